@@ -1,0 +1,82 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import fastifyStatic from '@fastify/static';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import type { AppConfig } from './config.js';
+import type { AppContext } from './context.js';
+import { migrateToLatest, openDatabase, type DatabaseHandle } from './db/database.js';
+import { handlers } from './handlers.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { listOperations, loadOpenApi } from './http/openapi.js';
+import { registerOperations } from './http/routes.js';
+import { registerSecurityHeaders } from './http/security-headers.js';
+import { RequestValidator } from './http/validation.js';
+import { createMailer, type Mailer } from './modules/email/mailer.js';
+import { ensureAdmin } from './modules/users/service.js';
+
+export interface BuildOptions {
+  /** Where openapi.yaml lives; the repository root by default. */
+  openapiPath?: string;
+  mailer?: Mailer;
+  now?: () => number;
+  logger?: boolean | Record<string, unknown>;
+}
+
+export interface BuiltApp {
+  fastify: FastifyInstance;
+  context: AppContext;
+  database: DatabaseHandle;
+  /** Set when this start created the admin with a generated password (shown once, never stored in clear). */
+  generatedAdminPassword?: string;
+}
+
+export const OPENAPI_PATH = join(process.cwd(), 'openapi.yaml');
+
+/** Builds the whole app (database migrated, admin seeded, routes bound) without listening. */
+export async function buildApp(config: AppConfig, options: BuildOptions = {}): Promise<BuiltApp> {
+  const fastify = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    logController: new LogController({ disableRequestLogging: !config.logRequests }),
+    trustProxy: config.trustProxy,
+    bodyLimit: 256 * 1024,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  const database = openDatabase(config.database);
+  try {
+    await migrateToLatest(database.db);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  const mailer = options.mailer ?? createMailer(config.smtpUrl, config.mailFrom, fastify.log as FastifyBaseLogger);
+  const context: AppContext = { db: database.db, config, mailer, log: fastify.log, now: options.now ?? Date.now };
+
+  const openapi = loadOpenApi(options.openapiPath ?? OPENAPI_PATH);
+  const validator = new RequestValidator(openapi);
+  fastify.setValidatorCompiler(({ schema, httpPart }) =>
+    validator.compile(schema as Record<string, unknown>, httpPart === 'body' ? 'body' : 'querystring'),
+  );
+  registerSecurityHeaders(fastify);
+  registerErrorHandling(fastify);
+  registerOperations(fastify, listOperations(openapi), handlers, context);
+
+  fastify.get('/api/openapi.json', { schema: { hide: true } }, async () => openapi);
+  await fastify.register(fastifySwagger, { mode: 'static', specification: { document: openapi as never } });
+  await fastify.register(fastifySwaggerUi, { routePrefix: '/api/docs', staticCSP: true });
+
+  if (existsSync(join(config.webRoot, 'index.html'))) {
+    await fastify.register(fastifyStatic, { root: config.webRoot, wildcard: false, index: false });
+  }
+
+  fastify.addHook('onClose', async () => {
+    mailer.close();
+    await database.close();
+  });
+
+  // Routes compile their schemas here, so a contract error stops the start before anything is seeded.
+  await fastify.ready();
+  const admin = await ensureAdmin(context);
+  return { fastify, context, database, generatedAdminPassword: admin.generatedPassword };
+}

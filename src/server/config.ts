@@ -1,0 +1,96 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { dirname, resolve } from 'node:path';
+
+/** Where the database lives: the embedded SQLite file by default, PostgreSQL when DATABASE_URL says so. */
+export type DatabaseConfig =
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'postgres'; url: string; schema?: string; poolSize: number };
+
+export interface AppConfig {
+  host: string;
+  port: number;
+  database: DatabaseConfig;
+  /** HMAC key for stored session-token and captcha hashes: a database leak alone yields nothing usable. */
+  sessionSecret: string;
+  /** Mark cookies Secure; on by default only when the operator says the site is served over HTTPS. */
+  cookieSecure: boolean;
+  /** Trust X-Forwarded-For from a reverse proxy when computing the client address for rate limits. */
+  trustProxy: boolean;
+  adminAccount: string;
+  /** Empty: a password is generated and printed once when the admin is first created. */
+  adminPassword: string;
+  smtpUrl: string;
+  mailFrom: string;
+  logLevel: string;
+  /** Per-request access logs; off by default because the reverse proxy usually keeps them. */
+  logRequests: boolean;
+  /** Built web app to serve; absent in API-only test runs. */
+  webRoot: string;
+}
+
+class ConfigError extends Error {}
+
+function integer(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function flag(raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  return ['1', 'true', 'yes', 'on'].includes(raw.toLowerCase());
+}
+
+export function parseDatabaseUrl(raw: string | undefined, poolSize = 10): DatabaseConfig {
+  const url = raw && raw.trim() !== '' ? raw.trim() : 'sqlite:./data/app.db';
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length).replace(/^\/\//, '');
+    if (path === '') throw new ConfigError('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/app.db');
+    return { kind: 'sqlite', path: path === ':memory:' ? path : resolve(path) };
+  }
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    return { kind: 'postgres', url, poolSize };
+  }
+  throw new ConfigError('DATABASE_URL must start with sqlite: or postgres://');
+}
+
+/**
+ * The session secret comes from SESSION_SECRET or, on a single machine, from a file generated once next to the
+ * database. Several processes on one PostgreSQL must share SESSION_SECRET, or no process accepts another's session.
+ */
+function loadSessionSecret(env: NodeJS.ProcessEnv): string {
+  if (env.SESSION_SECRET) {
+    if (env.SESSION_SECRET.length < 32) throw new ConfigError('SESSION_SECRET must be at least 32 characters');
+    return env.SESSION_SECRET;
+  }
+  const file = resolve(env.SESSION_SECRET_FILE ?? './data/session-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dirname(file), { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  writeFileSync(file, secret + '\n', { mode: 0o600 });
+  return secret;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  return {
+    host: env.HOST || '127.0.0.1',
+    port: integer('PORT', env.PORT, 8080, 0, 65535),
+    database: parseDatabaseUrl(env.DATABASE_URL, integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 10, 1, 200)),
+    sessionSecret: loadSessionSecret(env),
+    cookieSecure: flag(env.COOKIE_SECURE, false),
+    trustProxy: flag(env.TRUST_PROXY, false),
+    adminAccount: env.ADMIN_ACCOUNT || 'admin',
+    adminPassword: env.ADMIN_PASSWORD ?? '',
+    smtpUrl: env.SMTP_URL ?? '',
+    mailFrom: env.MAIL_FROM || '积分商城 <no-reply@localhost>',
+    logLevel: env.LOG_LEVEL || 'info',
+    logRequests: flag(env.LOG_REQUESTS, false),
+    webRoot: resolve(env.WEB_ROOT ?? './dist/web'),
+  };
+}
+
+export { ConfigError };

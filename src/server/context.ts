@@ -1,0 +1,13 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { AppConfig } from './config.js';
+import type { Db } from './db/database.js';
+import type { Mailer } from './modules/email/mailer.js';
+
+/** What services need from the running app; tests build one with their own clock or mailer. */
+export interface AppContext {
+  db: Db;
+  config: AppConfig;
+  mailer: Mailer;
+  log: FastifyBaseLogger;
+  now(): number;
+}

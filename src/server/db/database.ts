@@ -1,0 +1,60 @@
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider } from 'kysely';
+import type { DatabaseConfig } from '../config.js';
+import type { Database } from './types.js';
+import { migrations } from './migrations/index.js';
+
+export type Db = Kysely<Database>;
+
+export interface DatabaseHandle {
+  db: Db;
+  kind: DatabaseConfig['kind'];
+  close(): Promise<void>;
+}
+
+const INT8_OID = 20;
+
+function sqliteDialect(path: string): SqliteDialect {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const database = new BetterSqlite3(path);
+  database.pragma('journal_mode = WAL');
+  // WAL makes NORMAL durable across process crashes; only power loss can lose the last commits.
+  database.pragma('synchronous = NORMAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  return new SqliteDialect({ database });
+}
+
+function postgresDialect(url: string, poolSize: number, schema?: string): PostgresDialect {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    // Times and counts are bigint columns; every value we store fits a JS number exactly.
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  return new PostgresDialect({ pool });
+}
+
+export function openDatabase(config: DatabaseConfig): DatabaseHandle {
+  const dialect = config.kind === 'sqlite' ? sqliteDialect(config.path) : postgresDialect(config.url, config.poolSize, config.schema);
+  const db = new Kysely<Database>({ dialect, plugins: [new CamelCasePlugin()] });
+  return { db, kind: config.kind, close: () => db.destroy() };
+}
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+/** Applies pending migrations; Kysely's lock table keeps concurrent starts from applying one twice. */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  // Migrations are written against snake_case names, so they run without the camel-case plugin.
+  const raw = db.withoutPlugins() as unknown as Kysely<any>;
+  const { error, results } = await new Migrator({ db: raw, provider }).migrateToLatest();
+  if (error) throw error;
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import * as accountsAndSite from './2026_11_22_0001_accounts_and_site.js';
+
+/** Listed statically so the bundled server carries its migrations; names sort in the order they apply. */
+export const migrations: Record<string, Migration> = {
+  '2026_11_22_0001_accounts_and_site': accountsAndSite,
+};

@@ -1,0 +1,60 @@
+/** The envelope codes of PRODUCT.md, each with the HTTP status that carries it. */
+export const ErrorCode = {
+  BAD_PARAMS: 40000,
+  SESSION_INVALID: 40001,
+  NOT_LOGGED_IN: 40100,
+  NO_PERMISSION: 40101,
+  FORBIDDEN: 40300,
+  NOT_FOUND: 40400,
+  CONFLICT: 40900,
+  TOO_MANY_REQUESTS: 42900,
+  SERVER_ERROR: 50000,
+  OPERATION_FAILED: 50001,
+} as const;
+
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+const HTTP_STATUS: Record<ErrorCodeValue, number> = {
+  40000: 400,
+  40001: 401,
+  40100: 401,
+  40101: 403,
+  40300: 403,
+  40400: 404,
+  40900: 409,
+  42900: 429,
+  50000: 500,
+  50001: 500,
+};
+
+/** A failure the user can act on: its message is a short Chinese sentence shown as it is. */
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCodeValue,
+    message: string,
+    /** Seconds until a rate-limited call may be retried; sent as Retry-After. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.status = HTTP_STATUS[code];
+  }
+}
+
+export const badParams = (message: string) => new AppError(ErrorCode.BAD_PARAMS, message);
+export const notFound = (message: string) => new AppError(ErrorCode.NOT_FOUND, message);
+export const conflict = (message: string) => new AppError(ErrorCode.CONFLICT, message);
+export const forbidden = (message: string) => new AppError(ErrorCode.FORBIDDEN, message);
+export const noPermission = (message = '没有权限执行此操作') => new AppError(ErrorCode.NO_PERMISSION, message);
+export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
+  new AppError(ErrorCode.TOO_MANY_REQUESTS, message, retryAfterSeconds);
+export const operationFailed = (message: string) => new AppError(ErrorCode.OPERATION_FAILED, message);
+
+export interface Envelope<T> {
+  code: number;
+  message: string;
+  data: T;
+}
+
+export const ok = <T>(data: T): Envelope<T> => ({ code: 0, message: 'ok', data });
+export const failure = (code: number, message: string): Envelope<null> => ({ code, message, data: null });

@@ -1,0 +1,85 @@
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+
+export type Role = 'visitor' | 'user' | 'agent' | 'admin';
+export type JsonSchema = Record<string, unknown>;
+
+export interface OperationSpec {
+  operationId: string;
+  method: 'GET' | 'POST';
+  path: string;
+  roles: readonly Role[];
+  /** Needs the anti-CSRF header: every POST, and the seed's GETs that change state. */
+  stateChanging: boolean;
+  querySchema?: JsonSchema;
+  bodySchema?: JsonSchema;
+}
+
+export interface OpenApiDocument {
+  paths: Record<string, Record<string, Record<string, any>>>;
+  components: { schemas: Record<string, JsonSchema>; parameters: Record<string, any>; responses?: Record<string, any> };
+  [key: string]: unknown;
+}
+
+/** Schemas are handed to Ajv under this id, so `#/components/schemas/X` becomes `SCHEMA_ID#/$defs/X`. */
+export const SCHEMAS_ID = 'openapi.json';
+const ROLES: readonly Role[] = ['visitor', 'user', 'agent', 'admin'];
+
+export function loadOpenApi(file: string): OpenApiDocument {
+  return parse(readFileSync(file, 'utf8')) as OpenApiDocument;
+}
+
+/** Deep copy with component references pointed at the shared $defs document. */
+export function rebaseRefs<T>(value: T): T {
+  return JSON.parse(
+    JSON.stringify(value, (key, v) =>
+      key === '$ref' && typeof v === 'string' ? v.replace('#/components/schemas/', `${SCHEMAS_ID}#/$defs/`) : v,
+    ),
+  ) as T;
+}
+
+function resolveParameter(doc: OpenApiDocument, parameter: any): any {
+  if (typeof parameter.$ref === 'string') {
+    const name = parameter.$ref.replace('#/components/parameters/', '');
+    const target = doc.components.parameters[name];
+    if (!target) throw new Error(`openapi.yaml: unknown parameter ${parameter.$ref}`);
+    return target;
+  }
+  return parameter;
+}
+
+function querySchemaOf(doc: OpenApiDocument, parameters: any[] | undefined): JsonSchema | undefined {
+  const query = (parameters ?? []).map((p) => resolveParameter(doc, p)).filter((p) => p.in === 'query');
+  if (query.length === 0) return undefined;
+  return rebaseRefs({
+    type: 'object',
+    additionalProperties: false,
+    properties: Object.fromEntries(query.map((p) => [p.name, p.schema])),
+    required: query.filter((p) => p.required).map((p) => p.name),
+  });
+}
+
+export function listOperations(doc: OpenApiDocument): OperationSpec[] {
+  const operations: OperationSpec[] = [];
+  for (const [path, methods] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(methods)) {
+      const upper = method.toUpperCase();
+      if (upper !== 'GET' && upper !== 'POST') throw new Error(`openapi.yaml: ${method} ${path} is not GET or POST`);
+      const roles = op['x-roles'] as Role[] | undefined;
+      if (!op.operationId || !Array.isArray(roles) || roles.length === 0 || roles.some((r) => !ROLES.includes(r))) {
+        throw new Error(`openapi.yaml: ${upper} ${path} needs an operationId and x-roles from ${ROLES.join(', ')}`);
+      }
+      const body = op.requestBody?.content?.['application/json']?.schema;
+      operations.push({
+        operationId: op.operationId,
+        method: upper,
+        path,
+        roles,
+        stateChanging: upper !== 'GET' || op['x-state-changing'] === true,
+        querySchema: querySchemaOf(doc, op.parameters),
+        bodySchema: body ? rebaseRefs(body) : undefined,
+      });
+    }
+  }
+  return operations;
+}

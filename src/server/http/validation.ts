@@ -1,0 +1,106 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { AppError, ErrorCode } from './errors.js';
+import { SCHEMAS_ID, type JsonSchema, type OpenApiDocument, rebaseRefs } from './openapi.js';
+
+/** Keywords OpenAPI allows beside JSON Schema; Ajv's strict mode would reject them otherwise. */
+const ANNOTATIONS = ['example', 'x-message', 'x-roles', 'xml', 'externalDocs', 'discriminator'];
+
+function createAjv(coerceTypes: boolean, doc: OpenApiDocument): Ajv2020 {
+  const ajv = new Ajv2020({ allErrors: false, coerceTypes, useDefaults: true, strict: true, strictRequired: false });
+  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+  ajv.addVocabulary(ANNOTATIONS);
+  ajv.addSchema({ $id: SCHEMAS_ID, $defs: rebaseRefs(doc.components.schemas) });
+  return ajv;
+}
+
+/**
+ * Validates query strings (with type coercion: every query value arrives as text) and JSON bodies (without) against
+ * the operation's schemas, and turns the first failure into one Chinese sentence a user can act on.
+ */
+export class RequestValidator {
+  private readonly query: Ajv2020;
+  private readonly body: Ajv2020;
+  private readonly defs: Record<string, JsonSchema>;
+
+  constructor(doc: OpenApiDocument) {
+    this.query = createAjv(true, doc);
+    this.body = createAjv(false, doc);
+    this.defs = rebaseRefs(doc.components.schemas);
+  }
+
+  compile(schema: JsonSchema, part: 'querystring' | 'body'): (data: unknown) => { value?: unknown; error?: AppError } {
+    const validate: ValidateFunction = (part === 'body' ? this.body : this.query).compile(schema);
+    return (data) => {
+      if (part === 'body' && data === undefined) return { error: new AppError(ErrorCode.BAD_PARAMS, '请求内容不能为空') };
+      if (validate(data)) return { value: data };
+      return { error: new AppError(ErrorCode.BAD_PARAMS, this.describe(schema, validate.errors?.[0])) };
+    };
+  }
+
+  private deref(schema: JsonSchema | undefined): JsonSchema | undefined {
+    const ref = schema?.$ref;
+    if (typeof ref === 'string') return this.deref(this.defs[ref.slice(ref.lastIndexOf('/') + 1)]);
+    return schema;
+  }
+
+  /** The schemas that describe one property, outermost first (the property itself, then its $ref and allOf). */
+  private layers(schema: JsonSchema | undefined): JsonSchema[] {
+    if (!schema) return [];
+    const out: JsonSchema[] = [schema];
+    const target = typeof schema.$ref === 'string' ? this.deref(schema) : undefined;
+    if (target) out.push(...this.layers(target));
+    for (const part of (schema.allOf as JsonSchema[] | undefined) ?? []) out.push(...this.layers(part));
+    return out;
+  }
+
+  private propertySchema(root: JsonSchema, path: string[]): JsonSchema[] {
+    let layers = this.layers(root);
+    for (const segment of path) {
+      const next = layers
+        .map((l) => (l.properties as Record<string, JsonSchema> | undefined)?.[segment])
+        .find((p) => p !== undefined);
+      layers = this.layers(next);
+    }
+    return layers;
+  }
+
+  private describe(root: JsonSchema, error: ErrorObject | undefined): string {
+    if (!error) return '请求参数不正确';
+    const path = error.instancePath.split('/').slice(1).map(decodeURIComponent);
+    if (error.keyword === 'required') path.push(String(error.params.missingProperty));
+    if (error.keyword === 'additionalProperties' || error.keyword === 'unevaluatedProperties') {
+      const name = error.params.additionalProperty ?? error.params.unevaluatedProperty;
+      return `不支持的参数：${String(name).slice(0, 40)}`;
+    }
+    const layers = this.propertySchema(root, path);
+    const pick = (key: string) => layers.map((l) => l[key]).find((v) => v !== undefined);
+    const title = (pick('title') as string | undefined) ?? (path.at(-1) || '请求参数');
+    const p = error.params as Record<string, unknown>;
+    switch (error.keyword) {
+      case 'required':
+        return `请填写${title}`;
+      case 'type':
+        return `${title}的类型不正确`;
+      case 'minLength':
+        return p.limit === 1 ? `${title}不能为空` : `${title}至少 ${String(p.limit)} 个字符`;
+      case 'maxLength':
+        return `${title}最多 ${String(p.limit)} 个字符`;
+      case 'pattern':
+        return `${title}${(pick('x-message') as string | undefined) ?? '格式不正确'}`;
+      case 'format':
+        return `${title}格式不正确`;
+      case 'minimum':
+      case 'exclusiveMinimum':
+        return `${title}不能小于 ${String(p.limit)}`;
+      case 'maximum':
+      case 'exclusiveMaximum':
+        return `${title}不能大于 ${String(p.limit)}`;
+      case 'enum':
+      case 'const':
+        return `${title}的取值不正确`;
+      default:
+        return `${title}不正确`;
+    }
+  }
+}

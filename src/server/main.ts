@@ -1,0 +1,49 @@
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { deleteWindowsBefore } from './modules/limits/repo.js';
+import { purgeExpiredSessions } from './modules/sessions/service.js';
+
+const HOUR = 3600 * 1000;
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const { fastify, context, generatedAdminPassword } = await buildApp(config);
+  if (generatedAdminPassword) {
+    // Printed once, on the first start only; the hash is all that is stored.
+    console.log(`\n  管理员账号已创建：${config.adminAccount}\n  初始密码（只显示这一次，请登录后修改）：${generatedAdminPassword}\n`);
+  }
+
+  const housekeeping = setInterval(() => {
+    const now = context.now();
+    Promise.all([purgeExpiredSessions(context.db, now), deleteWindowsBefore(context.db, now - 24 * HOUR)]).catch((err) =>
+      fastify.log.error({ err }, 'housekeeping failed'),
+    );
+  }, HOUR);
+  housekeeping.unref();
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    fastify.log.info({ signal }, 'shutting down');
+    clearInterval(housekeeping);
+    // In-flight requests finish; new connections are refused; the database closes last (onClose).
+    fastify.close().then(
+      () => process.exit(0),
+      (err) => {
+        fastify.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+
+  const address = await fastify.listen({ host: config.host, port: config.port });
+  console.log(`积分商城已启动：${address.replace('127.0.0.1', 'localhost')}  (数据库：${config.database.kind})`);
+}
+
+main().catch((error) => {
+  console.error(error instanceof ConfigError ? `配置错误：${error.message}` : error);
+  process.exit(1);
+});

@@ -1,0 +1,66 @@
+import type { Db } from '../../db/database.js';
+import type { UserRow } from '../../db/types.js';
+
+export async function insertSession(db: Db, row: { tokenHash: string; userId: number; now: number; expiresAt: number }) {
+  await db
+    .insertInto('sessions')
+    .values({ tokenHash: row.tokenHash, userId: row.userId, createdAt: row.now, lastSeenAt: row.now, expiresAt: row.expiresAt })
+    .execute();
+}
+
+export type SessionWithUser = Pick<UserRow, 'userAccount' | 'userName' | 'userRole' | 'status' | 'deletedAt'> & {
+  userId: number;
+  createdAt: number;
+  lastSeenAt: number;
+  expiresAt: number;
+  revokedAt: number | null;
+  revokeReason: string | null;
+};
+
+/** The one query on every authenticated request: the session and the few user fields role checks need. */
+export function findSessionWithUser(db: Db, tokenHash: string): Promise<SessionWithUser | undefined> {
+  return db
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.userId')
+    .select([
+      'sessions.userId',
+      'sessions.createdAt',
+      'sessions.lastSeenAt',
+      'sessions.expiresAt',
+      'sessions.revokedAt',
+      'sessions.revokeReason',
+      'users.userAccount',
+      'users.userName',
+      'users.userRole',
+      'users.status',
+      'users.deletedAt',
+    ])
+    .where('sessions.tokenHash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
+export async function extendSession(db: Db, tokenHash: string, now: number, expiresAt: number) {
+  await db.updateTable('sessions').set({ lastSeenAt: now, expiresAt }).where('tokenHash', '=', tokenHash).execute();
+}
+
+export async function revokeSession(db: Db, tokenHash: string, reason: string, now: number) {
+  await db
+    .updateTable('sessions')
+    .set({ revokedAt: now, revokeReason: reason })
+    .where('tokenHash', '=', tokenHash)
+    .where('revokedAt', 'is', null)
+    .execute();
+}
+
+export async function revokeUserSessions(db: Db, userId: number, reason: string, now: number) {
+  await db
+    .updateTable('sessions')
+    .set({ revokedAt: now, revokeReason: reason })
+    .where('userId', '=', userId)
+    .where('revokedAt', 'is', null)
+    .execute();
+}
+
+export async function deleteSessionsExpiredBefore(db: Db, before: number) {
+  await db.deleteFrom('sessions').where('expiresAt', '<', before).execute();
+}

@@ -1,0 +1,56 @@
+import type { Db } from '../../db/database.js';
+import type { UserRole } from '../../db/types.js';
+import { keyedHash, newToken } from '../security/tokens.js';
+import * as repo from './repo.js';
+
+/** Idle sessions end after 7 days; any use slides the end forward, but a session never outlives 30 days. */
+export const IDLE_MS = 7 * 24 * 3600 * 1000;
+export const ABSOLUTE_MS = 30 * 24 * 3600 * 1000;
+/** Sliding writes at most this often per session, so reads stay reads on the hot path. */
+const TOUCH_EVERY_MS = 5 * 60 * 1000;
+
+export type RevokeReason = 'logout' | 'banned' | 'password' | 'deleted';
+
+export interface SessionUser {
+  id: number;
+  userAccount: string;
+  userName: string;
+  userRole: UserRole;
+}
+
+export type SessionState =
+  | { kind: 'none' }
+  | { kind: 'ended'; reason: RevokeReason }
+  | { kind: 'active'; user: SessionUser; tokenHash: string };
+
+export async function startSession(db: Db, secret: string, userId: number, now: number): Promise<string> {
+  const token = newToken();
+  await repo.insertSession(db, { tokenHash: keyedHash(secret, token), userId, now, expiresAt: now + IDLE_MS });
+  return token;
+}
+
+export async function resolveSession(db: Db, secret: string, token: string, now: number): Promise<SessionState> {
+  const tokenHash = keyedHash(secret, token);
+  const row = await repo.findSessionWithUser(db, tokenHash);
+  if (!row || row.expiresAt <= now || row.createdAt + ABSOLUTE_MS <= now) return { kind: 'none' };
+  // A ban or deletion ends sessions even if the revocation write raced with this read.
+  if (row.deletedAt !== null) return { kind: 'ended', reason: 'deleted' };
+  if (row.status === 'banned') return { kind: 'ended', reason: 'banned' };
+  if (row.revokedAt !== null) return { kind: 'ended', reason: (row.revokeReason as RevokeReason) ?? 'logout' };
+  if (now - row.lastSeenAt > TOUCH_EVERY_MS) {
+    await repo.extendSession(db, tokenHash, now, Math.min(now + IDLE_MS, row.createdAt + ABSOLUTE_MS));
+  }
+  return {
+    kind: 'active',
+    tokenHash,
+    user: { id: row.userId, userAccount: row.userAccount, userName: row.userName, userRole: row.userRole },
+  };
+}
+
+export const endSession = (db: Db, tokenHash: string, now: number) => repo.revokeSession(db, tokenHash, 'logout', now);
+
+export const endUserSessions = (db: Db, userId: number, reason: RevokeReason, now: number) =>
+  repo.revokeUserSessions(db, userId, reason, now);
+
+/** Revoked rows are kept until they would have expired, so a late call still learns why (40001). */
+export const purgeExpiredSessions = (db: Db, now: number) => repo.deleteSessionsExpiredBefore(db, now);

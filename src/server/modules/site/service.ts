@@ -1,0 +1,97 @@
+import type { Schemas } from '../../../api/operations.js';
+import type { AppContext } from '../../context.js';
+import type { Page } from '../../db/paging.js';
+import type { SiteInformationRow } from '../../db/types.js';
+import { badParams, notFound } from '../../http/errors.js';
+import { writeAudit } from '../audit/repo.js';
+import type { SessionUser } from '../sessions/service.js';
+import * as repo from './repo.js';
+
+/** The record the whole app reads: site name, notice bar, announcement, points notification. */
+export const LIVE_SITE_ID = 1;
+
+type Fields = Omit<Schemas['BasicInformationUpdateRequest'], 'id'>;
+
+const toView = (r: SiteInformationRow): Schemas['BasicInformation'] => ({
+  id: r.id,
+  websiteName: r.websiteName,
+  noticeBar: r.noticeBar,
+  noticeAnnouncementTitle: r.noticeAnnouncementTitle,
+  noticeAnnouncement: r.noticeAnnouncement,
+  pointsNotification: r.pointsNotification,
+  coinName: r.coinName,
+  addCoin: r.addCoin,
+  amount: r.amount,
+  status: r.status as 0 | 1,
+  analyticsUrl: r.analyticsUrl,
+  userId: r.userId,
+  updatedAt: r.updatedAt,
+});
+
+/** Only the fields the caller sent, so an update never blanks what it did not mention. */
+function pickFields(input: Fields): Fields {
+  const keys = ['websiteName', 'noticeBar', 'noticeAnnouncementTitle', 'noticeAnnouncement', 'pointsNotification', 'coinName', 'addCoin', 'amount', 'status', 'analyticsUrl'] as const;
+  return Object.fromEntries(keys.filter((k) => input[k] !== undefined).map((k) => [k, input[k]])) as Fields;
+}
+
+async function requireSite(app: AppContext, id: number): Promise<SiteInformationRow> {
+  const row = await repo.findSite(app.db, id);
+  if (!row) throw notFound('站点信息不存在');
+  return row;
+}
+
+export async function get(app: AppContext, id: number): Promise<Schemas['BasicInformation']> {
+  return toView(await requireSite(app, id));
+}
+
+export async function add(app: AppContext, actor: SessionUser, input: Schemas['BasicInformationAddRequest']): Promise<number> {
+  const now = app.now();
+  const fields = pickFields(input);
+  const id = await repo.insertSite(app.db, {
+    websiteName: input.websiteName,
+    noticeBar: fields.noticeBar ?? '',
+    noticeAnnouncementTitle: fields.noticeAnnouncementTitle ?? '',
+    noticeAnnouncement: fields.noticeAnnouncement ?? '',
+    pointsNotification: fields.pointsNotification ?? '',
+    coinName: fields.coinName ?? '积分',
+    addCoin: fields.addCoin ?? 0,
+    amount: fields.amount ?? 0,
+    status: fields.status ?? 0,
+    analyticsUrl: fields.analyticsUrl ?? '',
+    userId: actor.id,
+    createdAt: now,
+    updatedAt: now,
+  });
+  await writeAudit(app.db, { actorId: actor.id, action: 'site.add', targetType: 'site', targetId: id, after: fields }, now);
+  return id;
+}
+
+export async function update(app: AppContext, actor: SessionUser, input: Schemas['BasicInformationUpdateRequest']): Promise<void> {
+  const before = await requireSite(app, input.id);
+  const fields = pickFields(input);
+  const now = app.now();
+  await app.db.transaction().execute(async (trx) => {
+    await repo.updateSite(trx, input.id, { ...fields, userId: actor.id, updatedAt: now });
+    const previous = Object.fromEntries(Object.keys(fields).map((k) => [k, before[k as keyof SiteInformationRow]]));
+    await writeAudit(trx, { actorId: actor.id, action: 'site.update', targetType: 'site', targetId: input.id, before: previous, after: fields }, now);
+  });
+}
+
+export async function remove(app: AppContext, actor: SessionUser, id: number): Promise<void> {
+  if (id === LIVE_SITE_ID) throw badParams('正在使用的站点信息（编号 1）不能删除');
+  const before = await requireSite(app, id);
+  const now = app.now();
+  await app.db.transaction().execute(async (trx) => {
+    await repo.deleteSite(trx, id);
+    await writeAudit(trx, { actorId: actor.id, action: 'site.delete', targetType: 'site', targetId: id, before: toView(before) }, now);
+  });
+}
+
+export async function list(app: AppContext, query: repo.SiteListQuery): Promise<Schemas['BasicInformation'][]> {
+  return (await repo.listSites(app.db, query, false)).records.map(toView);
+}
+
+export async function listPage(app: AppContext, query: repo.SiteListQuery): Promise<Page<Schemas['BasicInformation']>> {
+  const { records, total } = await repo.listSites(app.db, query, true);
+  return { records: records.map(toView), total, current: query.current ?? 1, pageSize: query.pageSize ?? 10 };
+}

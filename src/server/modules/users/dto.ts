@@ -1,0 +1,42 @@
+import type { Schemas } from '../../../api/operations.js';
+import type { UserRow } from '../../db/types.js';
+import type { UserWithInviter } from './repo.js';
+
+// Responses are built field by field from rows: a new column (a hash, a token) can never leak by accident.
+
+export const toLoginUser = (u: UserRow): Schemas['LoginUser'] => ({
+  id: u.id,
+  userAccount: u.userAccount,
+  userName: u.userName,
+  userRole: u.userRole,
+  email: u.email,
+  invitationCode: u.invitationCode,
+  createdAt: u.createdAt,
+});
+
+export const toAdminView = (u: UserWithInviter): Schemas['UserAdminView'] => ({
+  id: u.id,
+  userAccount: u.userAccount,
+  userName: u.userName,
+  userRole: u.userRole,
+  status: u.status,
+  email: u.email,
+  invitationCode: u.invitationCode,
+  inviterAccount: u.inviterAccount,
+  createdAt: u.createdAt,
+  lastLoginAt: u.lastLoginAt,
+});
+
+export const toSubordinate = (u: UserRow): Schemas['Subordinate'] => ({
+  id: u.id,
+  userAccount: u.userAccount,
+  userName: u.userName,
+  status: u.status,
+  createdAt: u.createdAt,
+});
+
+/** Keeps the first character so a payer can recognise the payee without learning the whole name. */
+export function maskName(name: string): string {
+  const chars = Array.from(name);
+  return (chars[0] ?? '') + '*'.repeat(Math.min(Math.max(chars.length - 1, 1), 8));
+}

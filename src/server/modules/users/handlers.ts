@@ -1,0 +1,44 @@
+import type { Handlers } from '../../http/handler-types.js';
+import { endSession } from '../sessions/service.js';
+import * as email from '../email/service.js';
+import * as users from './service.js';
+
+type UserHandlers = Omit<Handlers, `basicInformation${string}`>;
+
+export const userHandlers: UserHandlers = {
+  userRegister: ({ app, body, ip }) => users.register(app, body, ip),
+  userLogin: async (ctx) => {
+    const { user, token } = await users.login(ctx.app, ctx.body, ctx.ip);
+    // A new session id at every login: a token planted before login is never promoted.
+    if (ctx.sessionHash) await endSession(ctx.app.db, ctx.sessionHash, ctx.app.now());
+    ctx.setSessionCookie(token);
+    return user;
+  },
+  userLogout: async (ctx) => {
+    if (ctx.sessionHash) await endSession(ctx.app.db, ctx.sessionHash, ctx.app.now());
+    ctx.clearSessionCookie();
+    return true;
+  },
+  userGetLogin: ({ app, actor }) => users.currentUser(app, actor),
+  userAdd: ({ app, actor, body }) => users.addUser(app, actor, body),
+  userDelete: async ({ app, actor, body }) => (await users.deleteUser(app, actor, body.id), true),
+  userBan: async ({ app, actor, query }) => (await users.setBanned(app, actor, query.id, true), true),
+  userUnBan: async ({ app, actor, query }) => (await users.setBanned(app, actor, query.id, false), true),
+  userUpdate: async ({ app, actor, body }) => (await users.updateProfile(app, actor, body), true),
+  userGet: ({ app, query }) => users.getForAdmin(app, query.id),
+  userGetUserInfo: ({ app, query }) => users.publicProfile(app, query.userAccount),
+  userList: ({ app, query }) => users.list(app, query),
+  userListPage: ({ app, query }) => users.listPage(app, query),
+  userUpdateBoss: ({ app, actor, query }) => users.toggleAgent(app, actor, query.userAccount),
+  userBossUpdatePassword: async ({ app, actor, body }) => (await users.resetPassword(app, actor, body), true),
+  userUpdatePassword: async (ctx) => {
+    await users.changeOwnPassword(ctx.app, ctx.actor, ctx.body);
+    ctx.clearSessionCookie();
+    return true;
+  },
+  userGetInvitationCode: ({ app, actor }) => users.ownInvitationCode(app, actor),
+  userSubordinate: ({ app, actor, body }) => users.subordinates(app, actor, body),
+  userGetCaptcha: ({ app, actor, query }) => email.sendCaptcha(app, actor, query.emailAccount),
+  userBindEmail: async ({ app, actor, body }) => (await email.bindEmail(app, actor, body), true),
+  userUnbindEmail: async ({ app, actor, body }) => (await email.unbindEmail(app, actor, body), true),
+};

@@ -1,0 +1,91 @@
+import type { Db } from '../../db/database.js';
+import type { NewUser, UserPatch, UserRow } from '../../db/types.js';
+import { direction, ilike, pageWindow, type PageQuery } from '../../db/paging.js';
+
+/** Live users: deleted ones keep their rows (and their account names) but are invisible everywhere else. */
+const live = (db: Db) => db.selectFrom('users').where('users.deletedAt', 'is', null);
+
+export const findLiveById = (db: Db, id: number): Promise<UserRow | undefined> =>
+  live(db).selectAll().where('id', '=', id).executeTakeFirst();
+
+export const findLiveByAccount = (db: Db, userAccount: string): Promise<UserRow | undefined> =>
+  live(db).selectAll().where('userAccount', '=', userAccount).executeTakeFirst();
+
+export const findLiveByInvitationCode = (db: Db, code: string): Promise<UserRow | undefined> =>
+  live(db).selectAll().where('invitationCode', '=', code).executeTakeFirst();
+
+export const findLiveByEmail = (db: Db, email: string): Promise<UserRow | undefined> =>
+  live(db).selectAll().where('email', '=', email).executeTakeFirst();
+
+/** Any user, deleted or not, holding the account name (names are never reused). */
+export async function accountTaken(db: Db, userAccount: string): Promise<boolean> {
+  const row = await db.selectFrom('users').select('id').where('userAccount', '=', userAccount).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function countAdmins(db: Db): Promise<number> {
+  const row = await live(db)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('userRole', '=', 'admin')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function insertUser(db: Db, user: NewUser): Promise<number> {
+  const row = await db.insertInto('users').values(user).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function updateUser(db: Db, id: number, patch: UserPatch): Promise<void> {
+  await db.updateTable('users').set(patch).where('id', '=', id).execute();
+}
+
+export const USER_SORT_COLUMNS = {
+  id: 'users.id',
+  userAccount: 'users.userAccount',
+  userName: 'users.userName',
+  createdAt: 'users.createdAt',
+  lastLoginAt: 'users.lastLoginAt',
+} as const;
+
+export interface UserListQuery extends PageQuery {
+  id?: number;
+  sortField?: keyof typeof USER_SORT_COLUMNS;
+}
+
+export type UserWithInviter = UserRow & { inviterAccount: string | null };
+
+function filtered(db: Db, query: UserListQuery, inviterId?: number) {
+  let q = live(db).leftJoin('users as inviter', 'inviter.id', 'users.inviterId');
+  if (query.id !== undefined) q = q.where('users.id', '=', query.id);
+  if (inviterId !== undefined) q = q.where('users.inviterId', '=', inviterId);
+  if (query.searchText) {
+    const text = query.searchText;
+    q = q.where((eb) => eb.or([ilike('users.userAccount', text), ilike('users.userName', text)]));
+  }
+  return q;
+}
+
+/** One page of users, newest first unless a whitelisted sort says otherwise; `total` counts the whole match. */
+export async function listUsers(
+  db: Db,
+  query: UserListQuery,
+  options: { inviterId?: number; withTotal: boolean },
+): Promise<{ records: UserWithInviter[]; total: number }> {
+  const { pageSize, offset } = pageWindow(query);
+  const column = USER_SORT_COLUMNS[query.sortField ?? 'id'];
+  const order = query.sortField ? direction(query.sortOrder) : 'desc';
+  const records = await filtered(db, query, options.inviterId)
+    .selectAll('users')
+    .select('inviter.userAccount as inviterAccount')
+    .orderBy(column, order)
+    .orderBy('users.id', order)
+    .limit(pageSize)
+    .offset(offset)
+    .execute();
+  if (!options.withTotal) return { records, total: records.length };
+  const count = await filtered(db, query, options.inviterId)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return { records, total: Number(count.n) };
+}

@@ -1,0 +1,281 @@
+import type { Schemas } from '../../../api/operations.js';
+import type { AppContext } from '../../context.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { Page } from '../../db/paging.js';
+import type { UserRole, UserRow } from '../../db/types.js';
+import { badParams, conflict, forbidden, noPermission, notFound } from '../../http/errors.js';
+import { writeAudit } from '../audit/repo.js';
+import * as limits from '../limits/service.js';
+import { DECOY_HASH, hashPassword, verifyPassword } from '../security/passwords.js';
+import { invitationCode } from '../security/tokens.js';
+import { endUserSessions, startSession, type SessionUser } from '../sessions/service.js';
+import { toAdminView, toLoginUser, toSubordinate, maskName } from './dto.js';
+import * as repo from './repo.js';
+
+const FIFTEEN_MINUTES = 15 * 60 * 1000;
+const HOUR = 60 * 60 * 1000;
+
+const loginFailuresByAccount = (account: string): limits.Limit => ({
+  bucket: `login-fail:acct:${account.toLowerCase()}`,
+  max: 5,
+  windowMs: FIFTEEN_MINUTES,
+  message: '登录失败次数过多，账号已暂时锁定，请 15 分钟后再试',
+});
+const loginFailuresByAddress = (ip: string): limits.Limit => ({
+  bucket: `login-fail:ip:${ip}`,
+  max: 20,
+  windowMs: FIFTEEN_MINUTES,
+  message: '登录失败次数过多，请 15 分钟后再试',
+});
+const registrationsByAddress = (ip: string): limits.Limit => ({
+  bucket: `register:ip:${ip}`,
+  max: 10,
+  windowMs: HOUR,
+  message: '注册太频繁，请稍后再试',
+});
+const passwordFailuresByUser = (userId: number): limits.Limit => ({
+  bucket: `password-fail:user:${userId}`,
+  max: 5,
+  windowMs: FIFTEEN_MINUTES,
+  message: '原密码错误次数过多，请 15 分钟后再试',
+});
+
+async function requireUser(app: AppContext, id: number): Promise<UserRow> {
+  const user = await repo.findLiveById(app.db, id);
+  if (!user) throw notFound('用户不存在');
+  return user;
+}
+
+/** Admin actions never touch other admins or the acting admin itself (no lock-out by mistake). */
+function ensureManageable(actor: SessionUser, target: UserRow, what: string): void {
+  if (target.id === actor.id) throw badParams(`不能${what}自己`);
+  if (target.userRole === 'admin') throw badParams(`不能${what}管理员账号`);
+}
+
+/** Inserts a user with a fresh invitation code, retrying the rare code collision; a taken account is 40900. */
+async function createUser(
+  app: AppContext,
+  input: { userAccount: string; password: string; userName?: string; userRole: UserRole; inviterId: number | null },
+): Promise<number> {
+  if (await repo.accountTaken(app.db, input.userAccount)) throw conflict('账号已被占用');
+  const passwordHash = await hashPassword(input.password);
+  for (let attempt = 0; ; attempt++) {
+    const now = app.now();
+    try {
+      return await repo.insertUser(app.db, {
+        userAccount: input.userAccount,
+        userName: input.userName ?? input.userAccount,
+        passwordHash,
+        userRole: input.userRole,
+        status: 'active',
+        email: null,
+        invitationCode: invitationCode(),
+        inviterId: input.inviterId,
+        createdAt: now,
+        updatedAt: now,
+        lastLoginAt: null,
+        deletedAt: null,
+      });
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      if (await repo.accountTaken(app.db, input.userAccount)) throw conflict('账号已被占用');
+      if (attempt >= 5) throw error;
+    }
+  }
+}
+
+export async function register(app: AppContext, input: Schemas['UserRegisterRequest'], ip: string): Promise<number> {
+  if (input.userPassword !== input.checkPassword) throw badParams('两次输入的密码不一致');
+  await limits.consume(app.db, registrationsByAddress(ip), app.now());
+  let inviterId: number | null = null;
+  if (input.invitationCode) {
+    const inviter = await repo.findLiveByInvitationCode(app.db, input.invitationCode.toUpperCase());
+    if (!inviter || inviter.status !== 'active') throw badParams('邀请码不存在，请检查后重试');
+    inviterId = inviter.id;
+  }
+  return createUser(app, { userAccount: input.userAccount, password: input.userPassword, userRole: 'user', inviterId });
+}
+
+export async function login(
+  app: AppContext,
+  input: Schemas['UserLoginRequest'],
+  ip: string,
+): Promise<{ user: Schemas['LoginUser']; token: string }> {
+  const byAccount = loginFailuresByAccount(input.userAccount);
+  const byAddress = loginFailuresByAddress(ip);
+  await limits.ensureBelow(app.db, byAccount, app.now());
+  await limits.ensureBelow(app.db, byAddress, app.now());
+  const user = await repo.findLiveByAccount(app.db, input.userAccount);
+  // Verify against a decoy when the account is unknown so both paths take the same time.
+  const valid = await verifyPassword(input.userPassword, user?.passwordHash ?? DECOY_HASH);
+  if (!user || !valid) {
+    await limits.record(app.db, byAccount, app.now());
+    await limits.record(app.db, byAddress, app.now());
+    throw badParams('账号或密码错误');
+  }
+  if (user.status === 'banned') throw forbidden('账号已被封禁，请联系管理员');
+  await limits.reset(app.db, byAccount);
+  const now = app.now();
+  await repo.updateUser(app.db, user.id, { lastLoginAt: now });
+  const token = await startSession(app.db, app.config.sessionSecret, user.id, now);
+  return { user: toLoginUser(user), token };
+}
+
+export async function currentUser(app: AppContext, actor: SessionUser): Promise<Schemas['LoginUser']> {
+  return toLoginUser(await requireUser(app, actor.id));
+}
+
+export async function addUser(app: AppContext, actor: SessionUser, input: Schemas['UserAddRequest']): Promise<number> {
+  const id = await createUser(app, {
+    userAccount: input.userAccount,
+    password: input.userPassword,
+    userName: input.userName,
+    userRole: input.userRole ?? 'user',
+    inviterId: null,
+  });
+  await writeAudit(app.db, { actorId: actor.id, action: 'user.add', targetType: 'user', targetId: id, after: { userAccount: input.userAccount, userRole: input.userRole ?? 'user' } }, app.now());
+  return id;
+}
+
+export async function deleteUser(app: AppContext, actor: SessionUser, id: number): Promise<void> {
+  const target = await requireUser(app, id);
+  ensureManageable(actor, target, '删除');
+  const now = app.now();
+  await app.db.transaction().execute(async (trx) => {
+    await repo.updateUser(trx, id, { deletedAt: now, updatedAt: now });
+    await endUserSessions(trx, id, 'deleted', now);
+    await writeAudit(trx, { actorId: actor.id, action: 'user.delete', targetType: 'user', targetId: id, before: { deletedAt: null }, after: { deletedAt: now } }, now);
+  });
+}
+
+export async function setBanned(app: AppContext, actor: SessionUser, id: number, banned: boolean): Promise<void> {
+  const target = await requireUser(app, id);
+  ensureManageable(actor, target, banned ? '封禁' : '解封');
+  const status = banned ? 'banned' : 'active';
+  if (target.status === status) return;
+  const now = app.now();
+  await app.db.transaction().execute(async (trx) => {
+    await repo.updateUser(trx, id, { status, updatedAt: now });
+    if (banned) await endUserSessions(trx, id, 'banned', now);
+    await writeAudit(trx, { actorId: actor.id, action: banned ? 'user.ban' : 'user.unban', targetType: 'user', targetId: id, before: { status: target.status }, after: { status } }, now);
+  });
+}
+
+export async function updateProfile(app: AppContext, actor: SessionUser, input: Schemas['UserUpdateRequest']): Promise<void> {
+  if (actor.userRole !== 'admin' && actor.id !== input.id) throw noPermission('只能修改自己的资料');
+  const target = await requireUser(app, input.id);
+  const now = app.now();
+  await repo.updateUser(app.db, input.id, { userName: input.userName, updatedAt: now });
+  if (actor.id !== input.id) {
+    await writeAudit(app.db, { actorId: actor.id, action: 'user.update', targetType: 'user', targetId: input.id, before: { userName: target.userName }, after: { userName: input.userName } }, now);
+  }
+}
+
+export async function getForAdmin(app: AppContext, id: number): Promise<Schemas['UserAdminView']> {
+  const { records } = await repo.listUsers(app.db, { id, pageSize: 1 }, { withTotal: false });
+  const user = records[0];
+  if (!user) throw notFound('用户不存在');
+  return toAdminView(user);
+}
+
+export async function publicProfile(app: AppContext, userAccount: string): Promise<Schemas['PublicProfile']> {
+  const user = await repo.findLiveByAccount(app.db, userAccount);
+  if (!user || user.status !== 'active') throw notFound('该账号不存在或不可用');
+  return { userAccount: user.userAccount, maskedName: maskName(user.userName) };
+}
+
+export async function listPage(app: AppContext, query: repo.UserListQuery): Promise<Page<Schemas['UserAdminView']>> {
+  const { records, total } = await repo.listUsers(app.db, query, { withTotal: true });
+  return { records: records.map(toAdminView), total, current: query.current ?? 1, pageSize: query.pageSize ?? 10 };
+}
+
+export async function list(app: AppContext, query: repo.UserListQuery): Promise<Schemas['UserAdminView'][]> {
+  const { records } = await repo.listUsers(app.db, query, { withTotal: false });
+  return records.map(toAdminView);
+}
+
+export async function subordinates(
+  app: AppContext,
+  actor: SessionUser,
+  query: Schemas['SubordinateQuery'],
+): Promise<Page<Schemas['Subordinate']>> {
+  const { records, total } = await repo.listUsers(app.db, query, { inviterId: actor.id, withTotal: true });
+  return { records: records.map(toSubordinate), total, current: query.current ?? 1, pageSize: query.pageSize ?? 10 };
+}
+
+/** The seed's update/boss: a user becomes an agent, an agent goes back to a user. */
+export async function toggleAgent(app: AppContext, actor: SessionUser, userAccount: string): Promise<Schemas['RoleChange']> {
+  const target = await repo.findLiveByAccount(app.db, userAccount);
+  if (!target) throw notFound('用户不存在');
+  if (target.userRole === 'admin') throw badParams('不能修改管理员的角色');
+  const userRole = target.userRole === 'agent' ? 'user' : 'agent';
+  const now = app.now();
+  await app.db.transaction().execute(async (trx) => {
+    await repo.updateUser(trx, target.id, { userRole, updatedAt: now });
+    await writeAudit(trx, { actorId: actor.id, action: 'user.role', targetType: 'user', targetId: target.id, before: { userRole: target.userRole }, after: { userRole } }, now);
+  });
+  return { userAccount: target.userAccount, userRole };
+}
+
+async function replacePassword(app: AppContext, userId: number, password: string, audit?: { actorId: number }) {
+  const passwordHash = await hashPassword(password);
+  const now = app.now();
+  await app.db.transaction().execute(async (trx) => {
+    await repo.updateUser(trx, userId, { passwordHash, updatedAt: now });
+    await endUserSessions(trx, userId, 'password', now);
+    if (audit) {
+      await writeAudit(trx, { actorId: audit.actorId, action: 'user.password.reset', targetType: 'user', targetId: userId, after: { passwordReset: true } }, now);
+    }
+  });
+}
+
+export async function resetPassword(app: AppContext, actor: SessionUser, input: Schemas['UserResetPasswordRequest']): Promise<void> {
+  const target = await requireUser(app, input.id);
+  if (target.userRole === 'admin' && target.id !== actor.id) throw badParams('不能重置其他管理员的密码');
+  await replacePassword(app, target.id, input.newPassword, { actorId: actor.id });
+}
+
+export async function changeOwnPassword(app: AppContext, actor: SessionUser, input: Schemas['UserChangePasswordRequest']): Promise<void> {
+  if (input.newPassword !== input.checkPassword) throw badParams('两次输入的新密码不一致');
+  if (input.newPassword === input.oldPassword) throw badParams('新密码不能与原密码相同');
+  const failures = passwordFailuresByUser(actor.id);
+  await limits.ensureBelow(app.db, failures, app.now());
+  const user = await requireUser(app, actor.id);
+  if (!(await verifyPassword(input.oldPassword, user.passwordHash))) {
+    await limits.record(app.db, failures, app.now());
+    throw badParams('原密码错误');
+  }
+  await limits.reset(app.db, failures);
+  await replacePassword(app, user.id, input.newPassword);
+}
+
+export async function ownInvitationCode(app: AppContext, actor: SessionUser): Promise<Schemas['InvitationCodeView']> {
+  const user = await requireUser(app, actor.id);
+  return { invitationCode: user.invitationCode };
+}
+
+/** First start: an admin account exists, with the configured password or a generated one printed once. */
+export async function ensureAdmin(app: AppContext): Promise<{ created: boolean; generatedPassword?: string }> {
+  if ((await repo.countAdmins(app.db)) > 0) return { created: false };
+  const generatedPassword = app.config.adminPassword ? undefined : generatePassword();
+  try {
+    await createUser(app, {
+      userAccount: app.config.adminAccount,
+      password: app.config.adminPassword || generatedPassword!,
+      userName: '管理员',
+      userRole: 'admin',
+      inviterId: null,
+    });
+  } catch (error) {
+    // Another process seeded it first.
+    if ((await repo.countAdmins(app.db)) > 0) return { created: false };
+    throw error;
+  }
+  return { created: true, generatedPassword };
+}
+
+function generatePassword(): string {
+  const alphabet = 'ABCDEFGHJKMNPQRSTUVWXYZabcdefghjkmnpqrstuvwxyz23456789';
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => alphabet[b % alphabet.length]).join('');
+}

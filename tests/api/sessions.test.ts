@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { ADMIN, PASSWORD, uniqueAccount, useTestApp } from '../helpers/test-app.js';
+
+const app = useTestApp();
+
+describe('register, login, current user, logout', () => {
+  it('registers a visitor, logs it in with an HttpOnly SameSite cookie, and answers get/login', async () => {
+    const c = app().client();
+    const userAccount = uniqueAccount();
+    const id = await c.ok('userRegister', { body: { userAccount, userPassword: PASSWORD, checkPassword: PASSWORD } });
+    expect(id).toBeGreaterThan(1);
+
+    const login = await c.call('userLogin', { body: { userAccount, userPassword: PASSWORD } });
+    expect(login.code).toBe(0);
+    const cookie = String(login.headers['set-cookie']);
+    expect(cookie).toMatch(/^sid=[A-Za-z0-9_-]{40,}; /);
+    expect(cookie).toContain('HttpOnly');
+    expect(cookie).toContain('SameSite=Lax');
+    expect(login.data).toMatchObject({ id, userAccount, userRole: 'user', userName: userAccount });
+
+    expect(await c.ok('userGetLogin')).toMatchObject({ id, userAccount });
+  });
+
+  it('answers 40100 to a visitor asking for the current user', async () => {
+    const r = await app().client().call('userGetLogin');
+    expect([r.status, r.code]).toEqual([401, 40100]);
+    expect(r.message).toBe('请先登录');
+  });
+
+  it('refuses a wrong password and an unknown account with the same message', async () => {
+    const { userAccount } = await app().newUser();
+    const wrong = await app().client().call('userLogin', { body: { userAccount, userPassword: 'Wrong-pass1' } });
+    const unknown = await app().client().call('userLogin', { body: { userAccount: uniqueAccount(), userPassword: 'Wrong-pass1' } });
+    expect([wrong.status, wrong.code, wrong.message]).toEqual([400, 40000, '账号或密码错误']);
+    expect(unknown.message).toBe(wrong.message);
+  });
+
+  it('gives a new session id at every login and never stores the token itself', async () => {
+    const { userAccount, client } = await app().newUser();
+    const first = client.cookie;
+    await client.ok('userLogin', { body: { userAccount, userPassword: PASSWORD } });
+    expect(client.cookie).not.toBe(first);
+    const token = client.cookie!.slice('sid='.length);
+    const rows = await app().built.context.db.selectFrom('sessions').select('tokenHash').execute();
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.some((r) => r.tokenHash === token)).toBe(false);
+  });
+
+  it('ends the session at logout: the old cookie answers 40001 afterwards', async () => {
+    const { client } = await app().newUser();
+    const cookie = client.cookie;
+    const out = await client.call('userLogout');
+    expect(out.code).toBe(0);
+    expect(String(out.headers['set-cookie'])).toContain('Max-Age=0');
+    const stale = app().client();
+    stale.cookie = cookie;
+    const r = await stale.call('userGetLogin');
+    expect([r.status, r.code]).toEqual([401, 40001]);
+  });
+
+  it('accepts a session in any process on the same database (nothing kept in memory)', async () => {
+    const { client } = await app().newUser();
+    const { buildApp } = await import('../../src/server/app.js');
+    const { testConfig } = await import('../helpers/test-app.js');
+    const second = await buildApp(testConfig(app().db.config), { logger: false });
+    try {
+      const { ApiClient } = await import('../helpers/client.js');
+      const other = new ApiClient(second.fastify);
+      other.cookie = client.cookie;
+      expect((await other.ok('userGetLogin')).userAccount).toBeTruthy();
+    } finally {
+      await second.fastify.close();
+    }
+  });
+
+  it('slides the session forward with use and ends it after 7 idle days', async () => {
+    const { client } = await app().newUser();
+    app().clock.advance(6 * 24 * 3600 * 1000);
+    expect((await client.call('userGetLogin')).code).toBe(0);
+    app().clock.advance(6 * 24 * 3600 * 1000);
+    expect((await client.call('userGetLogin')).code).toBe(0);
+    app().clock.advance(8 * 24 * 3600 * 1000);
+    expect((await client.call('userGetLogin')).code).toBe(40100);
+  });
+
+  it('lets the seeded admin log in', async () => {
+    const admin = await app().admin();
+    expect((await admin.ok('userGetLogin')).userRole).toBe('admin');
+    expect(ADMIN.userAccount).toBe('admin');
+  });
+});
+
+describe('ban ends live sessions', () => {
+  it('a banned user is logged out at its next call (40001) and cannot log in (40300)', async () => {
+    const { client, id, userAccount } = await app().newUser();
+    const admin = await app().admin();
+    await admin.ok('userBan', { query: { id } });
+    const r = await client.call('userGetLogin');
+    expect([r.status, r.code, r.message]).toEqual([401, 40001, '账号已被封禁，请联系管理员']);
+    const again = await app().client().call('userLogin', { body: { userAccount, userPassword: PASSWORD } });
+    expect([again.status, again.code]).toEqual([403, 40300]);
+    await admin.ok('userUnBan', { query: { id } });
+    expect((await app().client().call('userLogin', { body: { userAccount, userPassword: PASSWORD } })).code).toBe(0);
+  });
+});

@@ -1,0 +1,74 @@
+import type { FastifyInstance } from 'fastify';
+import { expect } from 'vitest';
+import type { OperationId } from '../../src/api/operations.js';
+import { operationById, responseValidator } from './contract.js';
+
+export interface CallOptions {
+  query?: Record<string, unknown>;
+  body?: unknown;
+  /** Leave out the anti-CSRF header, as a cross-site form post would. */
+  withoutCsrf?: boolean;
+  headers?: Record<string, string>;
+  /** A raw body string, for malformed-JSON tests. */
+  rawBody?: string;
+  ip?: string;
+}
+
+export interface CallResult<T = any> {
+  status: number;
+  code: number;
+  message: string;
+  data: T;
+  headers: Record<string, string | string[] | number | undefined>;
+}
+
+/**
+ * Calls operations by operationId through Fastify's injector, keeping the session cookie like a browser, and checks
+ * every answer against the response schema openapi.yaml declares (so a leaked field or a wrong shape fails a test).
+ */
+export class ApiClient {
+  cookie: string | undefined;
+
+  constructor(private readonly fastify: FastifyInstance) {}
+
+  async call<T = any>(operationId: OperationId, options: CallOptions = {}): Promise<CallResult<T>> {
+    const op = operationById.get(operationId);
+    if (!op) throw new Error(`unknown operation ${operationId}`);
+    const query = new URLSearchParams();
+    for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) query.append(k, String(v));
+    const qs = query.toString();
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    if (!options.withoutCsrf) headers['x-requested-with'] = 'XMLHttpRequest';
+    if (this.cookie) headers.cookie = this.cookie;
+    let payload: string | undefined;
+    if (options.rawBody !== undefined) payload = options.rawBody;
+    else if (options.body !== undefined) payload = JSON.stringify(options.body);
+    if (payload !== undefined) headers['content-type'] ??= 'application/json';
+    const response = await this.fastify.inject({
+      method: op.method,
+      url: op.path + (qs ? `?${qs}` : ''),
+      headers,
+      payload,
+      remoteAddress: options.ip ?? '127.0.0.1',
+    });
+    const setCookie = response.headers['set-cookie'];
+    for (const c of Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : []) {
+      const [pair] = c.split(';');
+      if (pair?.startsWith('sid=')) this.cookie = pair === 'sid=' ? undefined : pair;
+    }
+    const json = response.json<any>();
+    const validate = responseValidator(operationId, response.statusCode);
+    expect(validate, `${operationId} answered ${response.statusCode}, which openapi.yaml does not declare`).toBeDefined();
+    if (!(validate as (data: unknown) => boolean)(json)) {
+      throw new Error(`${operationId} ${response.statusCode} does not match openapi.yaml: ${JSON.stringify(validate!.errors)}\n${response.body}`);
+    }
+    return { status: response.statusCode, code: json.code, message: json.message, data: json.data, headers: response.headers };
+  }
+
+  /** Calls and insists on success, returning the envelope's data. */
+  async ok<T = any>(operationId: OperationId, options: CallOptions = {}): Promise<T> {
+    const result = await this.call<T>(operationId, options);
+    if (result.code !== 0) throw new Error(`${operationId} failed: ${result.status} ${result.code} ${result.message}`);
+    return result.data;
+  }
+}

@@ -1,0 +1,132 @@
+import { afterAll, beforeAll } from 'vitest';
+import { buildApp, type BuiltApp } from '../../src/server/app.js';
+import type { AppConfig } from '../../src/server/config.js';
+import type { Mail, Mailer } from '../../src/server/modules/email/mailer.js';
+import { ApiClient } from './client.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+
+export const ADMIN = { userAccount: 'admin', userPassword: 'AdminPassw0rd!' };
+export const PASSWORD = 'Passw0rd!';
+
+/** A clock tests can move forward (captcha expiry, lockout windows, session idle time). */
+export class TestClock {
+  current = Date.now();
+  now = () => this.current;
+  advance(ms: number) {
+    this.current += ms;
+  }
+}
+
+/** Keeps sent mail in memory; `failNext` simulates an SMTP outage. */
+export class MemoryMailer implements Mailer {
+  sent: Mail[] = [];
+  failNext = false;
+  async send(mail: Mail) {
+    if (this.failNext) {
+      this.failNext = false;
+      throw new Error('smtp down');
+    }
+    this.sent.push(mail);
+  }
+  close() {}
+  lastCode(to: string): string {
+    const mail = [...this.sent].reverse().find((m) => m.to === to);
+    const code = mail?.text.match(/\b(\d{6})\b/)?.[1];
+    if (!code) throw new Error(`no code mailed to ${to}`);
+    return code;
+  }
+}
+
+export interface TestApp {
+  built: BuiltApp;
+  clock: TestClock;
+  mailer: MemoryMailer;
+  db: TestDatabase;
+  /** A fresh client with no session (a visitor). */
+  client(): ApiClient;
+  admin(): Promise<ApiClient>;
+  /** Registers (through the API) and logs in a new user; `role` agent is granted by the admin. */
+  newUser(options?: { role?: 'user' | 'agent' | 'admin'; invitationCode?: string }): Promise<{ client: ApiClient; id: number; userAccount: string }>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+export const uniqueAccount = (prefix = 'u') => `${prefix}${process.pid % 1000}_${(counter++).toString(36)}${Math.random().toString(36).slice(2, 5)}`.slice(0, 16);
+
+export function testConfig(database: TestDatabase['config'], overrides: Partial<AppConfig> = {}): AppConfig {
+  return {
+    host: '127.0.0.1',
+    port: 0,
+    database,
+    sessionSecret: 'test-secret-test-secret-test-secret!',
+    cookieSecure: false,
+    trustProxy: false,
+    adminAccount: ADMIN.userAccount,
+    adminPassword: ADMIN.userPassword,
+    smtpUrl: '',
+    mailFrom: 'test <test@localhost>',
+    logLevel: 'silent',
+    logRequests: false,
+    webRoot: '/nonexistent',
+    ...overrides,
+  };
+}
+
+export async function startTestApp(overrides: Partial<AppConfig> = {}): Promise<TestApp> {
+  const db = await createTestDatabase();
+  const clock = new TestClock();
+  const mailer = new MemoryMailer();
+  const built = await buildApp(testConfig(db.config, overrides), { logger: false, mailer, now: clock.now });
+  const client = () => new ApiClient(built.fastify);
+  let adminClient: ApiClient | undefined;
+  const app: TestApp = {
+    built,
+    clock,
+    mailer,
+    db,
+    client,
+    async admin() {
+      if (!adminClient) {
+        adminClient = client();
+        await adminClient.ok('userLogin', { body: ADMIN });
+      }
+      return adminClient;
+    },
+    async newUser(options = {}) {
+      const userAccount = uniqueAccount();
+      const c = client();
+      let id: number;
+      if (options.role === 'admin') {
+        id = await (await app.admin()).ok('userAdd', { body: { userAccount, userPassword: PASSWORD, userRole: 'admin' } });
+      } else {
+        id = await c.ok('userRegister', {
+          body: { userAccount, userPassword: PASSWORD, checkPassword: PASSWORD, ...(options.invitationCode ? { invitationCode: options.invitationCode } : {}) },
+          ip: `10.0.${counter % 250}.${(counter++ % 250) + 1}`,
+        });
+        if (options.role === 'agent') await (await app.admin()).ok('userUpdateBoss', { query: { userAccount } });
+      }
+      await c.ok('userLogin', { body: { userAccount, userPassword: PASSWORD } });
+      return { client: c, id, userAccount };
+    },
+    async close() {
+      await built.fastify.close();
+      await db.drop();
+    },
+  };
+  return app;
+}
+
+/** Starts one app for the file's tests and closes it after them. */
+export function useTestApp(overrides: Partial<AppConfig> = {}): () => TestApp {
+  let app: TestApp | undefined;
+  beforeAll(async () => {
+    app = await startTestApp(overrides);
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  return () => {
+    if (!app) throw new Error('test app not started');
+    return app;
+  };
+}
