@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
@@ -32,7 +33,8 @@ export interface BuiltApp {
   generatedAdminPassword?: string;
 }
 
-export const OPENAPI_PATH = join(process.cwd(), 'openapi.yaml');
+// Two levels up from both src/server/app.ts and the bundled dist/server/main.js.
+export const OPENAPI_PATH = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
 
 /** Builds the whole app (database migrated, admin seeded, routes bound) without listening. */
 export async function buildApp(config: AppConfig, options: BuildOptions = {}): Promise<BuiltApp> {
