@@ -75,11 +75,22 @@ function loadSessionSecret(env: NodeJS.ProcessEnv): string {
   return secret;
 }
 
+/** DATABASE_SCHEMA: the PostgreSQL schema to use (its search_path), e.g. one private to a bench or test run. */
+function withSchema(database: DatabaseConfig, raw: string | undefined): DatabaseConfig {
+  if (raw === undefined || raw === '') return database;
+  if (database.kind !== 'postgres') throw new ConfigError('DATABASE_SCHEMA applies only to a postgres:// DATABASE_URL');
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw)) throw new ConfigError(`DATABASE_SCHEMA must be a lower-case identifier, got "${raw}"`);
+  return { ...database, schema: raw };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   return {
     host: env.HOST || '127.0.0.1',
     port: integer('PORT', env.PORT, 8080, 0, 65535),
-    database: parseDatabaseUrl(env.DATABASE_URL, integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 10, 1, 200)),
+    database: withSchema(
+      parseDatabaseUrl(env.DATABASE_URL, integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 10, 1, 200)),
+      env.DATABASE_SCHEMA,
+    ),
     sessionSecret: loadSessionSecret(env),
     cookieSecure: flag(env.COOKIE_SECURE, false),
     trustProxy: flag(env.TRUST_PROXY, false),

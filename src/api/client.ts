@@ -1,0 +1,115 @@
+import createClient from 'openapi-fetch';
+import type { paths } from './schema';
+import { displayMessage } from './message-filter';
+import { OPERATIONS } from './operations.gen';
+import type { OperationId, RequestBody, RequestQuery, ResponseData } from './operations';
+import { messages } from '../web/i18n/zh-CN';
+
+/** Codes that mean "sign in again": the session ended (40001) or there never was one (40100). */
+const SIGN_IN_AGAIN = new Set([40001, 40100]);
+
+export type ApiErrorKind = 'envelope' | 'http' | 'aborted';
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly kind: ApiErrorKind,
+    readonly details: { status?: number; statusText?: string; body?: unknown; code?: number } = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+  get code() {
+    return this.details.code;
+  }
+  get status() {
+    return this.details.status;
+  }
+}
+
+/** What the client does to the UI; the web app supplies toasts and navigation, tests supply spies. */
+export interface ApiHooks {
+  toast(message: string): void;
+  redirectToLogin(): void;
+  logError(code: number, message: string): void;
+}
+
+type QueryPart<K extends OperationId> = RequestQuery<K> extends undefined ? { query?: never } : { query: RequestQuery<K> };
+type BodyPart<K extends OperationId> = RequestBody<K> extends undefined ? { body?: never } : { body: RequestBody<K> };
+export type CallInit<K extends OperationId> = QueryPart<K> & BodyPart<K> & {
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+  /** Leave failures to the caller: no toast (the caller shows them on a form field, say). Redirects still happen. */
+  quiet?: boolean;
+};
+type InitArgs<K extends OperationId> = object extends QueryPart<K> & BodyPart<K> ? [init?: CallInit<K>] : [init: CallInit<K>];
+
+const isEnvelope = (v: unknown): v is { code: number; message: string; data: unknown } =>
+  typeof v === 'object' && v !== null && typeof (v as { code?: unknown }).code === 'number';
+
+const isAbort = (e: unknown) => (e as { name?: string } | null)?.name === 'AbortError';
+
+export function createApi(hooks: ApiHooks, options: { baseUrl?: string; fetch?: typeof fetch } = {}) {
+  const http = createClient<paths>({
+    baseUrl: options.baseUrl ?? '',
+    credentials: 'include',
+    headers: { 'X-Requested-With': 'XMLHttpRequest' },
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+
+  function fail(error: ApiError, quiet: boolean | undefined): never {
+    if (!quiet) hooks.toast(error.message);
+    throw error;
+  }
+
+  /** Calls an operation by its operationId and answers the envelope's data, or throws an ApiError after the UI rules. */
+  async function call<K extends OperationId>(operationId: K, ...args: InitArgs<K>): Promise<ResponseData<K>> {
+    const init = (args[0] ?? {}) as CallInit<K>;
+    const { method, path } = OPERATIONS[operationId];
+    let result: { data?: unknown; error?: unknown; response: Response };
+    try {
+      // The operation map and the typed init above already tie this call to the contract.
+      result = await (http.request as (m: string, p: string, i: object) => Promise<typeof result>)(method, path, {
+        params: { query: init.query },
+        body: init.body,
+        signal: init.signal,
+        headers: init.headers,
+      });
+    } catch (error) {
+      if (isAbort(error)) throw new ApiError(messages.requestAborted, 'aborted');
+      throw error; // network failures are the caller's to handle, as the seed says
+    }
+    const { response } = result;
+    const payload = result.data ?? result.error;
+    if (isEnvelope(payload)) {
+      if (payload.code === 0) return payload.data as ResponseData<K>;
+      const message = displayMessage(payload.message);
+      const error = new ApiError(message, 'envelope', { status: response.status, code: payload.code, body: payload });
+      if (SIGN_IN_AGAIN.has(payload.code)) {
+        hooks.toast(message);
+        hooks.redirectToLogin();
+        throw error;
+      }
+      hooks.logError(payload.code, payload.message);
+      return fail(error, init.quiet);
+    }
+    const known = messages.http[response.status];
+    if (known) return fail(new ApiError(known, 'http', { status: response.status, statusText: response.statusText, body: payload }), init.quiet);
+    if (!response.ok) {
+      return fail(
+        new ApiError(messages.genericFailure(response.status, response.statusText), 'http', {
+          status: response.status,
+          statusText: response.statusText,
+          body: payload,
+        }),
+        init.quiet,
+      );
+    }
+    // A 2xx that is not an envelope breaks the contract; treat it as a server failure.
+    return fail(new ApiError(messages.fetchFailedTryLater, 'http', { status: response.status, body: payload }), init.quiet);
+  }
+
+  return { call };
+}
+
+export type Api = ReturnType<typeof createApi>;

@@ -1,0 +1,125 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { ApiError, createApi, type ApiHooks } from '../../src/api/client';
+
+type Reply = { status: number; statusText?: string; body: unknown; contentType?: string };
+
+function fakeFetch(reply: Reply | (() => Promise<never>)) {
+  const calls: Request[] = [];
+  const fetch = vi.fn(async (input: Request) => {
+    calls.push(input);
+    if (typeof reply === 'function') return reply();
+    const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+    return new Response(text, {
+      status: reply.status,
+      statusText: reply.statusText ?? '',
+      headers: { 'content-type': reply.contentType ?? 'application/json' },
+    });
+  });
+  return { fetch: fetch as unknown as typeof globalThis.fetch, calls };
+}
+
+let hooks: ApiHooks & { toast: ReturnType<typeof vi.fn>; redirectToLogin: ReturnType<typeof vi.fn>; logError: ReturnType<typeof vi.fn> };
+beforeEach(() => {
+  hooks = { toast: vi.fn(), redirectToLogin: vi.fn(), logError: vi.fn() };
+});
+
+const api = (reply: Reply | (() => Promise<never>)) => {
+  const f = fakeFetch(reply);
+  return { ...createApi(hooks, { baseUrl: 'http://app.test', fetch: f.fetch }), calls: f.calls };
+};
+
+describe('the API client', () => {
+  it('answers the envelope data on code 0 and sends credentials and the anti-CSRF header', async () => {
+    const a = api({ status: 200, body: { code: 0, message: 'ok', data: { id: 1, websiteName: '站' } } });
+    const data = await a.call('basicInformationGet', { query: { id: 1 } });
+    expect(data).toEqual({ id: 1, websiteName: '站' });
+    const request = a.calls[0]!;
+    expect(request.url).toBe('http://app.test/api/basicInformation/get?id=1');
+    expect(request.method).toBe('GET');
+    expect(request.credentials).toBe('include');
+    expect(request.headers.get('x-requested-with')).toBe('XMLHttpRequest');
+    expect(hooks.toast).not.toHaveBeenCalled();
+  });
+
+  it('posts JSON bodies to the operation path', async () => {
+    const a = api({ status: 200, body: { code: 0, message: 'ok', data: 7 } });
+    await a.call('userRegister', { body: { userAccount: 'alice', userPassword: 'Passw0rd!', checkPassword: 'Passw0rd!' } });
+    const request = a.calls[0]!;
+    expect(request.method).toBe('POST');
+    expect(new URL(request.url).pathname).toBe('/api/user/register');
+    expect(await request.json()).toEqual({ userAccount: 'alice', userPassword: 'Passw0rd!', checkPassword: 'Passw0rd!' });
+  });
+
+  it.each([40001, 40100])('toasts the server message and goes to /login on code %i', async (code) => {
+    const a = api({ status: 401, body: { code, message: '登录已失效，请重新登录', data: null } });
+    const error = await a.call('userGetLogin').catch((e) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.code).toBe(code);
+    expect(hooks.toast).toHaveBeenCalledWith('登录已失效，请重新登录');
+    expect(hooks.redirectToLogin).toHaveBeenCalledOnce();
+  });
+
+  it('logs and toasts any other nonzero code without redirecting', async () => {
+    const a = api({ status: 409, body: { code: 40900, message: '账号已被占用', data: null } });
+    await expect(a.call('userAdd', { body: { userAccount: 'alice', userPassword: 'Passw0rd!' } })).rejects.toMatchObject({ code: 40900, message: '账号已被占用' });
+    expect(hooks.logError).toHaveBeenCalledWith(40900, '账号已被占用');
+    expect(hooks.toast).toHaveBeenCalledWith('账号已被占用');
+    expect(hooks.redirectToLogin).not.toHaveBeenCalled();
+  });
+
+  it('lets a form keep the failure to itself with quiet', async () => {
+    const a = api({ status: 400, body: { code: 40000, message: '账号或密码错误', data: null } });
+    await expect(a.call('userLogin', { body: { userAccount: 'alice', userPassword: 'x' }, quiet: true })).rejects.toMatchObject({ code: 40000 });
+    expect(hooks.toast).not.toHaveBeenCalled();
+  });
+
+  it.each([
+    ['the offensive message', '傻逼'],
+    ['a raw exception', 'java.lang.NullPointerException at foo'],
+    ['raw SQL', 'SQLITE_ERROR: syntax error near "from"'],
+    ['an empty message', ''],
+  ])('shows 获取失败，稍后再试 instead of %s', async (_name, message) => {
+    const a = api({ status: 500, body: { code: 50000, message, data: null } });
+    await expect(a.call('basicInformationGet', { query: { id: 1 } })).rejects.toMatchObject({ message: '获取失败，稍后再试' });
+    expect(hooks.toast).toHaveBeenCalledWith('获取失败，稍后再试');
+  });
+
+  it.each([
+    [400, '请求参数错误（400）'],
+    [401, '未登录或登录已过期（401）'],
+    [403, '没有权限访问（403）'],
+    [404, '请求的资源不存在（404）'],
+    [500, '服务器异常，请联系管理员（500）'],
+    [502, '网关错误，请稍后再试（502）'],
+    [503, '服务暂时不可用，请稍后再试（503）'],
+  ])('maps a non-envelope HTTP %i to its catalogue message', async (status, message) => {
+    const a = api({ status, body: '<html>proxy error</html>', contentType: 'text/html' });
+    const error = await a.call('basicInformationGet', { query: { id: 1 } }).catch((e) => e);
+    expect(error).toMatchObject({ kind: 'http', message, status });
+    expect(hooks.toast).toHaveBeenCalledWith(message);
+  });
+
+  it('raises a generic error with status, status text and body for any other failing status', async () => {
+    const a = api({ status: 418, statusText: "I'm a teapot", body: 'short and stout', contentType: 'text/plain' });
+    const error = await a.call('basicInformationGet', { query: { id: 1 } }).catch((e) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.details).toEqual({ status: 418, statusText: "I'm a teapot", body: 'short and stout' });
+    expect(error.message).toBe("请求失败（418 I'm a teapot）");
+  });
+
+  it("answers 'Request aborted' when the call is cancelled", async () => {
+    const controller = new AbortController();
+    const a = api(() => Promise.reject(new DOMException('The operation was aborted.', 'AbortError')));
+    controller.abort();
+    const error = await a.call('userGetLogin', { signal: controller.signal }).catch((e) => e);
+    expect(error).toMatchObject({ kind: 'aborted', message: 'Request aborted' });
+    expect(hooks.toast).not.toHaveBeenCalled();
+  });
+
+  it('passes network errors on unhandled', async () => {
+    const networkError = new TypeError('Failed to fetch');
+    const a = api(() => Promise.reject(networkError));
+    await expect(a.call('userGetLogin')).rejects.toBe(networkError);
+    expect(hooks.toast).not.toHaveBeenCalled();
+  });
+});
