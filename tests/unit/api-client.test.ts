@@ -18,9 +18,14 @@ function fakeFetch(reply: Reply | (() => Promise<never>)) {
   return { fetch: fetch as unknown as typeof globalThis.fetch, calls };
 }
 
-let hooks: ApiHooks & { toast: ReturnType<typeof vi.fn>; redirectToLogin: ReturnType<typeof vi.fn>; logError: ReturnType<typeof vi.fn> };
+const spies = () => ({
+  toast: vi.fn<ApiHooks['toast']>(),
+  redirectToLogin: vi.fn<ApiHooks['redirectToLogin']>(),
+  logError: vi.fn<ApiHooks['logError']>(),
+});
+let hooks = spies();
 beforeEach(() => {
-  hooks = { toast: vi.fn(), redirectToLogin: vi.fn(), logError: vi.fn() };
+  hooks = spies();
 });
 
 const api = (reply: Reply | (() => Promise<never>)) => {
