@@ -32,6 +32,8 @@ export default defineConfig(async () => {
         apiProject('sqlite'),
         ...(withPostgres ? [apiProject('postgres')] : []),
         { test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], environment: 'node' as const } },
+        // The React renderers, and the snapshots of what they build from the contract, in a browser-like DOM.
+        { test: { name: 'web', include: ['tests/web/**/*.test.tsx', 'tests/snapshots/**/*.test.ts'], environment: 'jsdom' as const } },
       ],
     },
   };

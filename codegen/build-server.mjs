@@ -18,6 +18,24 @@ await build({
 console.log('built dist/server/main.js');
 
 if (existsSync('index.html')) {
-  const vite = spawnSync('npx', ['vite', 'build'], { stdio: 'inherit' });
+  const vite = spawnSync('npx', ['vite', 'build', '--logLevel', 'warn'], { stdio: 'inherit' });
   if (vite.status !== 0) process.exit(vite.status ?? 1);
+  await precompress('dist/web');
+}
+
+/** Writes .br and .gz beside every text asset, for @fastify/static's preCompressed serving. */
+async function precompress(dir) {
+  const { readdir, readFile, writeFile } = await import('node:fs/promises');
+  const { brotliCompressSync, gzipSync, constants } = await import('node:zlib');
+  const { join } = await import('node:path');
+  let count = 0;
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !/\.(js|css|html|svg|json)$/.test(entry.name)) continue;
+    const path = join(entry.parentPath ?? entry.path, entry.name);
+    const body = await readFile(path);
+    await writeFile(`${path}.gz`, gzipSync(body, { level: 9 }));
+    await writeFile(`${path}.br`, brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
+    count++;
+  }
+  console.log(`built dist/web (${count} assets precompressed)`);
 }

@@ -60,16 +60,29 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   fastify.setValidatorCompiler(({ schema, httpPart }) =>
     validator.compile(schema as Record<string, unknown>, httpPart === 'body' ? 'body' : 'querystring'),
   );
+  // The API speaks JSON only; without this a text/plain body would reach validation and get a vaguer message.
+  fastify.removeContentTypeParser('text/plain');
   registerSecurityHeaders(fastify);
-  registerErrorHandling(fastify);
+  const hasWebApp = existsSync(join(config.webRoot, 'index.html'));
+  registerErrorHandling(fastify, { spaFallback: hasWebApp });
   registerOperations(fastify, listOperations(openapi), handlers, context);
 
   fastify.get('/api/openapi.json', { schema: { hide: true } }, async () => openapi);
   await fastify.register(fastifySwagger, { mode: 'static', specification: { document: openapi as never } });
   await fastify.register(fastifySwaggerUi, { routePrefix: '/api/docs', staticCSP: true });
 
-  if (existsSync(join(config.webRoot, 'index.html'))) {
-    await fastify.register(fastifyStatic, { root: config.webRoot, wildcard: false, index: false });
+  if (hasWebApp) {
+    await fastify.register(fastifyStatic, {
+      root: config.webRoot,
+      wildcard: false,
+      index: false,
+      // The build writes .br and .gz beside each asset; phones get the compressed file without work per request.
+      preCompressed: true,
+      setHeaders(res, path) {
+        // Hashed file names never change content; index.html always revalidates (served by the fallback).
+        res.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+      },
+    });
   }
 
   fastify.addHook('onClose', async () => {

@@ -37,9 +37,18 @@ export class MemoryMailer implements Mailer {
   }
 }
 
+export interface TestAppOptions {
+  /**
+   * Send mail through the app's own transport (nodemailer to `smtpUrl`, src/server/modules/email/mailer.ts) instead
+   * of the in-memory mailer; `mailer` then stays empty.
+   */
+  realMailer?: boolean;
+}
+
 export interface TestApp {
   built: BuiltApp;
   clock: TestClock;
+  /** The in-memory mailer the app sends through (unused, and empty, with `realMailer`). */
   mailer: MemoryMailer;
   db: TestDatabase;
   /** A fresh client with no session (a visitor). */
@@ -72,11 +81,15 @@ export function testConfig(database: TestDatabase['config'], overrides: Partial<
   };
 }
 
-export async function startTestApp(overrides: Partial<AppConfig> = {}): Promise<TestApp> {
+export async function startTestApp(overrides: Partial<AppConfig> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const db = await createTestDatabase();
   const clock = new TestClock();
   const mailer = new MemoryMailer();
-  const built = await buildApp(testConfig(db.config, overrides), { logger: false, mailer, now: clock.now });
+  const built = await buildApp(testConfig(db.config, overrides), {
+    logger: false,
+    ...(options.realMailer ? {} : { mailer }),
+    now: clock.now,
+  });
   const client = () => new ApiClient(built.fastify);
   let adminClient: ApiClient | undefined;
   const app: TestApp = {
@@ -117,10 +130,10 @@ export async function startTestApp(overrides: Partial<AppConfig> = {}): Promise<
 }
 
 /** Starts one app for the file's tests and closes it after them. */
-export function useTestApp(overrides: Partial<AppConfig> = {}): () => TestApp {
+export function useTestApp(overrides: Partial<AppConfig> = {}, options: TestAppOptions = {}): () => TestApp {
   let app: TestApp | undefined;
   beforeAll(async () => {
-    app = await startTestApp(overrides);
+    app = await startTestApp(overrides, options);
   });
   afterAll(async () => {
     await app?.close();

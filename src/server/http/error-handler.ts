@@ -11,7 +11,7 @@ const REQUEST_ERRORS: Record<string, string> = {
 };
 
 /** Every failure leaves as the envelope; nothing internal (stack, SQL, paths) ever reaches the client. */
-export function registerErrorHandling(fastify: FastifyInstance): void {
+export function registerErrorHandling(fastify: FastifyInstance, options: { spaFallback: boolean }): void {
   fastify.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     if (error instanceof AppError) {
       if (error.retryAfterSeconds) reply.header('retry-after', String(error.retryAfterSeconds));
@@ -27,6 +27,11 @@ export function registerErrorHandling(fastify: FastifyInstance): void {
   });
 
   fastify.setNotFoundHandler((request, reply) => {
-    reply.status(404).send(failure(ErrorCode.NOT_FOUND, request.url.startsWith('/api/') ? '接口不存在' : '页面不存在'));
+    const isPage = (request.method === 'GET' || request.method === 'HEAD') && !request.url.startsWith('/api/');
+    // Deep links (/mall, /gxy/update …) belong to the web app's router: answer them with the app itself.
+    if (isPage && options.spaFallback) {
+      return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').sendFile('index.html');
+    }
+    return reply.status(404).send(failure(ErrorCode.NOT_FOUND, request.url.startsWith('/api/') ? '接口不存在' : '页面不存在'));
   });
 }

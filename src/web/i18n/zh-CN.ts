@@ -1,4 +1,11 @@
 // Every string the web app shows, in one place, so another language is one more module of the same shape.
+
+const pad = (n: number) => String(n).padStart(2, '0');
+const dateTime = (ms: number) => {
+  const d = new Date(ms);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+};
+
 export const zhCN = {
   http: {
     400: '请求参数错误（400）',
@@ -13,6 +20,136 @@ export const zhCN = {
   /** What a user sees instead of a server message that must never reach them. */
   fetchFailedTryLater: '获取失败，稍后再试',
   genericFailure: (status: number, statusText: string) => `请求失败（${status}${statusText ? ` ${statusText}` : ''}）`,
+  networkError: '网络连接失败，请检查网络后重试',
+
+  shell: {
+    loading: '加载中...',
+    logout: '退出',
+    back: '返回',
+    ok: '确定',
+    cancel: '取消',
+    chat: '公告',
+    tabs: { home: '首页', mall: '积分商城', hub: '信息中台', me: '我的' },
+    comingSoon: '功能即将开放',
+    comingSoonHint: '这个页面的功能正在开发中，开放后会在这里使用。',
+    forbidden: '没有权限访问这个页面',
+    notFound: '页面不存在',
+    notFoundHint: '链接可能已失效，请返回首页。',
+    goHome: '返回首页',
+    retry: '重试',
+    loadFailed: '加载失败',
+  },
+  notice: {
+    serverError: '服务器异常，请联系管理员',
+    mallManagement: '向左滑动商品可以管理',
+    platformManagement: '向左滑动平台可以管理；平台创建后不能删除，只能上架或下架',
+  },
+  screens: {
+    platformEdit: (title: string) => `修改${title}信息`,
+  },
+  menu: {
+    service: '平台服务',
+    coins: '积分',
+    agent: '代理',
+    admin: '管理',
+    account: '账号',
+  } as Record<string, string>,
+  auth: {
+    account: '账号',
+    accountPlaceholder: '4–16 位字母、数字或下划线',
+    password: '密码',
+    passwordPlaceholder: '8–32 位字母、数字或符号',
+    checkPassword: '确认密码',
+    checkPasswordPlaceholder: '再输入一次密码',
+    invitationCode: '邀请码（选填）',
+    invitationCodePlaceholder: '8 位邀请码',
+    login: '登录',
+    register: '注册',
+    toRegister: '没有账号？去注册',
+    toLogin: '已有账号？去登录',
+    registered: '注册成功，请登录',
+    loggedOut: '已退出登录',
+    required: (field: string) => `请填写${field}`,
+    accountRule: '账号为 4–16 位字母、数字或下划线',
+    passwordRule: '密码为 8–32 位字母、数字或英文符号',
+    passwordMismatch: '两次输入的密码不一致',
+    invitationRule: '邀请码是 8 位字母或数字',
+  },
+  form: {
+    submit: '提交',
+    done: '提交成功',
+    saved: '保存成功',
+    created: '新增成功',
+    passwordChanged: '密码已修改，请重新登录',
+    passwordReset: '密码已重置，该用户需要重新登录',
+    fixErrors: '请先修正标红的内容',
+    placeholder: (title: string) => `请输入${title}`,
+    /** What a field is called when its schema has no title. */
+    thisField: '此项',
+    /** Client-side validation, worded as the server words the same failures. */
+    errors: {
+      required: (title: string) => `请填写${title}`,
+      type: (title: string) => `${title}的类型不正确`,
+      integer: (title: string) => `${title}应为整数`,
+      number: (title: string) => `${title}应为数字`,
+      empty: (title: string) => `${title}不能为空`,
+      minLength: (title: string, n: number) => `${title}至少 ${n} 个字符`,
+      maxLength: (title: string, n: number) => `${title}最多 ${n} 个字符`,
+      pattern: (title: string, rule?: string) => `${title}${rule ?? '格式不正确'}`,
+      format: (title: string) => `${title}格式不正确`,
+      minimum: (title: string, n: number) => `${title}不能小于 ${n}`,
+      maximum: (title: string, n: number) => `${title}不能大于 ${n}`,
+      enum: (title: string) => `${title}的取值不正确`,
+      unknownField: (name: string) => `不支持的参数：${name}`,
+      other: (title: string) => `${title}不正确`,
+    },
+    /** Display labels of enum values, by field name; a value without one shows as it is. */
+    enumLabels: {
+      userRole: { user: '普通用户', agent: '代理', admin: '管理员' },
+      status: { 0: '草稿', 1: '使用中' },
+    } as Record<string, Record<string, string>>,
+  },
+  list: {
+    search: '搜索',
+    searchPlaceholder: '输入关键字搜索',
+    empty: '暂无数据',
+    noSubordinates: '还没有下级。把邀请码发给好友，注册时填写即可成为你的下级。',
+    noMore: '没有更多了',
+    loadMore: '加载更多',
+    total: (n: number) => `共 ${n} 条`,
+    sort: '排序',
+    ascend: '升序',
+    descend: '降序',
+    done: '操作成功',
+    pullToRefresh: '下拉刷新',
+    releaseToRefresh: '释放立即刷新',
+    refreshing: '刷新中...',
+    refreshed: '刷新成功',
+  },
+  user: {
+    banned: '已封禁',
+    roles: { user: '普通用户', agent: '代理', admin: '管理员' } as Record<string, string>,
+    invitationCode: '我的邀请码',
+    inviteLink: '邀请链接',
+    copy: '复制',
+    copied: '已复制',
+    email: '邮箱',
+    noEmail: '未绑定',
+    sendCode: '获取验证码',
+    resendIn: (s: number) => `${s} 秒后重发`,
+    codeSent: '验证码已发送，请查收邮件',
+    captcha: '验证码',
+    captchaPlaceholder: '6 位数字',
+    bind: '绑定',
+    unbind: '解绑',
+    bound: '邮箱已绑定',
+    unbound: '邮箱已解绑',
+    greeting: (name: string) => `你好，${name}`,
+  },
+  format: {
+    dateTime,
+    joinedAt: (ms: number) => `注册于 ${dateTime(ms)}`,
+  },
 };
 
 export type Messages = typeof zhCN;

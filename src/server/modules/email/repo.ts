@@ -25,12 +25,19 @@ export const latestCaptcha = (db: Db, userId: number, email: string) =>
     .limit(1)
     .executeTakeFirst();
 
-export async function addAttempt(db: Db, id: number): Promise<void> {
-  await db
+/**
+ * Takes one try of the code in a single statement and answers its number (1 for the first), or undefined when all
+ * `max` tries are used: tries sent at once each get their own number, so no more than `max` are ever compared.
+ */
+export async function takeAttempt(db: Db, id: number, max: number): Promise<number | undefined> {
+  const row = await db
     .updateTable('emailCaptchas')
     .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
     .where('id', '=', id)
-    .execute();
+    .where('attempts', '<', max)
+    .returning('attempts')
+    .executeTakeFirst();
+  return row?.attempts;
 }
 
 /** Marks the code used; false when another request used it first. */

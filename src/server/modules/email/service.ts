@@ -71,10 +71,11 @@ async function verifyCaptcha(app: AppContext, userId: number, email: string, cod
   const now = app.now();
   const captcha = await repo.latestCaptcha(app.db, userId, email);
   if (!captcha || captcha.consumedAt !== null || captcha.expiresAt <= now) throw badParams('验证码已失效，请重新获取');
-  if (captcha.attempts >= MAX_ATTEMPTS) throw badParams('验证码错误次数过多，请重新获取');
+  // The try is counted before the code is compared, so guesses sent at once cannot get past the limit.
+  const attempt = await repo.takeAttempt(app.db, captcha.id, MAX_ATTEMPTS);
+  if (attempt === undefined) throw badParams('验证码错误次数过多，请重新获取');
   if (captcha.codeHash !== codeHash(app, userId, email, code)) {
-    await repo.addAttempt(app.db, captcha.id);
-    const left = MAX_ATTEMPTS - captcha.attempts - 1;
+    const left = MAX_ATTEMPTS - attempt;
     throw badParams(left > 0 ? `验证码错误，还可以再试 ${left} 次` : '验证码错误次数过多，请重新获取');
   }
   if (!(await repo.consumeCaptcha(app.db, captcha.id, now))) throw badParams('验证码已失效，请重新获取');

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 
-/** Adds one hit to a fixed window and answers the window's count; one statement, so concurrent hits all count. */
+/** Adds one hit to a slot and answers the slot's count; one statement, so concurrent hits all count. */
 export async function addHit(db: Db, bucket: string, windowStart: number): Promise<number> {
   const row = await db
     .insertInto('rateLimits')
@@ -12,14 +12,48 @@ export async function addHit(db: Db, bucket: string, windowStart: number): Promi
   return row.hits;
 }
 
-export async function countHits(db: Db, bucket: string, windowStart: number): Promise<number> {
-  const row = await db
-    .selectFrom('rateLimits')
-    .select('hits')
+/** Takes back one hit of a slot (a refused call, or an attempt that turned out not to be a failure). */
+export async function removeHit(db: Db, bucket: string, windowStart: number): Promise<void> {
+  await db
+    .updateTable('rateLimits')
+    .set({ hits: sql`hits - 1` })
     .where('bucket', '=', bucket)
     .where('windowStart', '=', windowStart)
+    .where('hits', '>', 0)
+    .execute();
+}
+
+/** The bucket's slots from `since` on, oldest first. */
+export function slotsSince(db: Db, bucket: string, since: number): Promise<{ windowStart: number; hits: number }[]> {
+  return db
+    .selectFrom('rateLimits')
+    .select(['windowStart', 'hits'])
+    .where('bucket', '=', bucket)
+    .where('windowStart', '>=', since)
+    .orderBy('windowStart')
+    .execute();
+}
+
+/** Records a lock that started at `lockedAt` (kept as a row whose window start is the lock's start). */
+export async function insertLock(db: Db, bucket: string, lockedAt: number): Promise<void> {
+  await db
+    .insertInto('rateLimits')
+    .values({ bucket, windowStart: lockedAt, hits: 1 })
+    .onConflict((oc) => oc.columns(['bucket', 'windowStart']).doNothing())
+    .execute();
+}
+
+/** The start of the newest lock that began after `since`, if any. */
+export async function latestLockSince(db: Db, bucket: string, since: number): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('rateLimits')
+    .select('windowStart')
+    .where('bucket', '=', bucket)
+    .where('windowStart', '>', since)
+    .orderBy('windowStart', 'desc')
+    .limit(1)
     .executeTakeFirst();
-  return row?.hits ?? 0;
+  return row?.windowStart;
 }
 
 export async function clearBucket(db: Db, bucket: string): Promise<void> {

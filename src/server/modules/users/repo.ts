@@ -74,11 +74,13 @@ export async function listUsers(
 ): Promise<{ records: UserWithInviter[]; total: number }> {
   const { pageSize, offset } = pageWindow(query);
   const column = USER_SORT_COLUMNS[query.sortField ?? 'id'];
-  const order = query.sortField ? direction(query.sortOrder) : 'desc';
+  // Newest first when nothing is asked; a sortOrder alone applies to the default field (id).
+  const order = query.sortOrder ? direction(query.sortOrder) : query.sortField ? 'asc' : 'desc';
   const records = await filtered(db, query, options.inviterId)
     .selectAll('users')
     .select('inviter.userAccount as inviterAccount')
-    .orderBy(column, order)
+    // NULLs (a user who never logged in) go last in either direction; SQLite and PostgreSQL disagree otherwise.
+    .orderBy(column, (ob) => (order === 'asc' ? ob.asc() : ob.desc()).nullsLast())
     .orderBy('users.id', order)
     .limit(pageSize)
     .offset(offset)

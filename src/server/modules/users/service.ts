@@ -15,16 +15,18 @@ import * as repo from './repo.js';
 const FIFTEEN_MINUTES = 15 * 60 * 1000;
 const HOUR = 60 * 60 * 1000;
 
-const loginFailuresByAccount = (account: string): limits.Limit => ({
+const loginFailuresByAccount = (account: string): limits.Lockout => ({
   bucket: `login-fail:acct:${account.toLowerCase()}`,
   max: 5,
   windowMs: FIFTEEN_MINUTES,
+  lockMs: FIFTEEN_MINUTES,
   message: '登录失败次数过多，账号已暂时锁定，请 15 分钟后再试',
 });
-const loginFailuresByAddress = (ip: string): limits.Limit => ({
+const loginFailuresByAddress = (ip: string): limits.Lockout => ({
   bucket: `login-fail:ip:${ip}`,
   max: 20,
   windowMs: FIFTEEN_MINUTES,
+  lockMs: FIFTEEN_MINUTES,
   message: '登录失败次数过多，请 15 分钟后再试',
 });
 const registrationsByAddress = (ip: string): limits.Limit => ({
@@ -33,10 +35,11 @@ const registrationsByAddress = (ip: string): limits.Limit => ({
   windowMs: HOUR,
   message: '注册太频繁，请稍后再试',
 });
-const passwordFailuresByUser = (userId: number): limits.Limit => ({
+const passwordFailuresByUser = (userId: number): limits.Lockout => ({
   bucket: `password-fail:user:${userId}`,
   max: 5,
   windowMs: FIFTEEN_MINUTES,
+  lockMs: FIFTEEN_MINUTES,
   message: '原密码错误次数过多，请 15 分钟后再试',
 });
 
@@ -101,20 +104,31 @@ export async function login(
   input: Schemas['UserLoginRequest'],
   ip: string,
 ): Promise<{ user: Schemas['LoginUser']; token: string }> {
-  const byAccount = loginFailuresByAccount(input.userAccount);
-  const byAddress = loginFailuresByAddress(ip);
-  await limits.ensureBelow(app.db, byAccount, app.now());
-  await limits.ensureBelow(app.db, byAddress, app.now());
-  const user = await repo.findLiveByAccount(app.db, input.userAccount);
-  // Verify against a decoy when the account is unknown so both paths take the same time.
-  const valid = await verifyPassword(input.userPassword, user?.passwordHash ?? DECOY_HASH);
+  // Both attempts count as failures until the password is checked, so guesses sent at once cannot pass the lock.
+  const [byAccount, byAddress] = await limits.beginAttempts(
+    app.db,
+    [loginFailuresByAccount(input.userAccount), loginFailuresByAddress(ip)],
+    app.now(),
+  );
+  let user: UserRow | undefined;
+  let valid: boolean;
+  try {
+    user = await repo.findLiveByAccount(app.db, input.userAccount);
+    // Verify against a decoy when the account is unknown so both paths take the same time.
+    valid = await verifyPassword(input.userPassword, user?.passwordHash ?? DECOY_HASH);
+  } catch (error) {
+    await limits.cancelAttempt(app.db, byAccount);
+    await limits.cancelAttempt(app.db, byAddress);
+    throw error;
+  }
   if (!user || !valid) {
-    await limits.record(app.db, byAccount, app.now());
-    await limits.record(app.db, byAddress, app.now());
+    await limits.failAttempt(app.db, byAccount, app.now());
+    await limits.failAttempt(app.db, byAddress, app.now());
     throw badParams('账号或密码错误');
   }
+  await limits.forgiveFailures(app.db, byAccount);
+  await limits.cancelAttempt(app.db, byAddress);
   if (user.status === 'banned') throw forbidden('账号已被封禁，请联系管理员');
-  await limits.reset(app.db, byAccount);
   const now = app.now();
   await repo.updateUser(app.db, user.id, { lastLoginAt: now });
   const token = await startSession(app.db, app.config.sessionSecret, user.id, now);
@@ -238,15 +252,21 @@ export async function resetPassword(app: AppContext, actor: SessionUser, input: 
 export async function changeOwnPassword(app: AppContext, actor: SessionUser, input: Schemas['UserChangePasswordRequest']): Promise<void> {
   if (input.newPassword !== input.checkPassword) throw badParams('两次输入的新密码不一致');
   if (input.newPassword === input.oldPassword) throw badParams('新密码不能与原密码相同');
-  const failures = passwordFailuresByUser(actor.id);
-  await limits.ensureBelow(app.db, failures, app.now());
-  const user = await requireUser(app, actor.id);
-  if (!(await verifyPassword(input.oldPassword, user.passwordHash))) {
-    await limits.record(app.db, failures, app.now());
+  const attempt = await limits.beginAttempt(app.db, passwordFailuresByUser(actor.id), app.now());
+  let valid: boolean;
+  try {
+    const user = await requireUser(app, actor.id);
+    valid = await verifyPassword(input.oldPassword, user.passwordHash);
+  } catch (error) {
+    await limits.cancelAttempt(app.db, attempt);
+    throw error;
+  }
+  if (!valid) {
+    await limits.failAttempt(app.db, attempt, app.now());
     throw badParams('原密码错误');
   }
-  await limits.reset(app.db, failures);
-  await replacePassword(app, user.id, input.newPassword);
+  await limits.forgiveFailures(app.db, attempt);
+  await replacePassword(app, actor.id, input.newPassword);
 }
 
 export async function ownInvitationCode(app: AppContext, actor: SessionUser): Promise<Schemas['InvitationCodeView']> {

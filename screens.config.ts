@@ -1,0 +1,188 @@
+import type { Schemas } from './src/api/operations';
+import { formScreen, listScreen, type Screen, type SignedInRole } from './src/web/config/types';
+import { messages as t } from './src/web/i18n/zh-CN';
+
+// The screen map: every route of the app, its title, notice text, frame, access and what renders it. The router,
+// the frame, home's entries and my page's links are all built from this list; a screen is added here, not in code.
+
+const SIGNED_IN: readonly SignedInRole[] = ['user', 'agent', 'admin'];
+const ADMIN: readonly SignedInRole[] = ['admin'];
+const AGENT: readonly SignedInRole[] = ['agent', 'admin'];
+
+export interface PlatformEntry {
+  /** The route segment, e.g. `gxy` for /gxy and /gxy/update. */
+  code: string;
+  title: string;
+}
+
+/** A platform's service page and its edit page: one entry, two routes. */
+export function platformScreens({ code, title }: PlatformEntry): Screen[] {
+  return [
+    { path: `/${code}`, title, access: SIGNED_IN, kind: 'pending', menu: 'service' },
+    { path: `/${code}/update`, title: t.screens.platformEdit(title), access: SIGNED_IN, kind: 'pending' },
+  ];
+}
+
+export const platforms: readonly PlatformEntry[] = [
+  { code: 'gxy', title: '工学云' },
+  { code: 'xxt', title: '学习通' },
+  { code: 'xxy', title: '实习签到' },
+  { code: 'qzt', title: '职教通' },
+  { code: 'sxzs', title: '云实习助手' },
+  { code: 'zxjy', title: '职校家园' },
+  { code: 'xyb', title: '校友邦' },
+  { code: 'hzj', title: '智慧职教' },
+];
+
+const userRow = (u: Schemas['UserAdminView']) => `${u.userName}（${u.userAccount}）`;
+
+export const screens: Screen[] = [
+  // Public
+  { path: '/login', title: '登录', access: 'public', chrome: 'bare', kind: 'custom', component: () => import('./src/web/screens/Login') },
+  { path: '/register', title: '注册', access: 'public', chrome: 'bare', kind: 'custom', component: () => import('./src/web/screens/Register') },
+  { path: '/500', title: '服务器异常', access: 'public', notice: t.notice.serverError, kind: 'custom', component: () => import('./src/web/screens/ServerError') },
+
+  // Everyone signed in
+  { path: '/', title: '首页', access: SIGNED_IN, back: false, kind: 'custom', component: () => import('./src/web/screens/Home') },
+  { path: '/about', title: '我的', access: SIGNED_IN, headerRight: 'logout', kind: 'custom', component: () => import('./src/web/screens/About') },
+  { path: '/clockInfo', title: '账号信息', access: SIGNED_IN, kind: 'pending' },
+  { path: '/mall', title: '积分商城', access: SIGNED_IN, kind: 'pending', menu: 'coins' },
+  { path: '/transferCoin', title: '积分转账', access: SIGNED_IN, kind: 'pending', menu: 'coins' },
+  { path: '/coin_detail', title: '积分明细', access: SIGNED_IN, kind: 'pending', menu: 'coins' },
+  { path: '/notice', title: '消息通知', access: SIGNED_IN, kind: 'pending', menu: 'account' },
+  { path: '/wk', title: '网课采集', access: SIGNED_IN, kind: 'pending', menu: 'service' },
+  ...platforms.flatMap(platformScreens),
+  formScreen({
+    path: '/update_password',
+    title: '修改密码',
+    access: SIGNED_IN,
+    kind: 'form',
+    submit: 'userUpdatePassword',
+    menu: 'account',
+    done: t.form.passwordChanged,
+    after: '/login',
+  }),
+  { path: '/bind_email', title: '绑定邮箱', access: SIGNED_IN, kind: 'custom', menu: 'account', component: () => import('./src/web/screens/BindEmail') },
+
+  // Agents
+  listScreen({
+    path: '/subordinate',
+    title: '代理',
+    access: AGENT,
+    kind: 'list',
+    menu: 'agent',
+    operation: 'userSubordinate',
+    search: true,
+    item: {
+      title: (u) => `${u.userName}（${u.userAccount}）`,
+      description: (u) => t.format.joinedAt(u.createdAt),
+      extra: (u) => (u.status === 'banned' ? t.user.banned : ''),
+    },
+    empty: t.list.noSubordinates,
+  }),
+
+  // Admins
+  formScreen({
+    path: '/system',
+    title: '系统管理',
+    access: ADMIN,
+    kind: 'form',
+    menu: 'admin',
+    submit: 'basicInformationUpdate',
+    fields: ['websiteName', 'noticeBar', 'noticeAnnouncementTitle', 'noticeAnnouncement', 'pointsNotification', 'coinName', 'addCoin', 'amount', 'analyticsUrl'],
+    textareas: ['noticeAnnouncement', 'pointsNotification'],
+    fixed: () => ({ id: 1 }),
+    load: { operation: 'basicInformationGet', args: () => ({ query: { id: 1 } }) },
+    done: t.form.saved,
+  }),
+  listScreen({
+    path: '/user_management',
+    title: '用户管理',
+    access: ADMIN,
+    kind: 'list',
+    menu: 'admin',
+    operation: 'userListPage',
+    search: true,
+    sortFields: [
+      { field: 'createdAt', label: '注册时间' },
+      { field: 'lastLoginAt', label: '最近登录' },
+      { field: 'userAccount', label: '账号' },
+    ],
+    addLink: { label: '新增用户', to: '/add_user' },
+    item: {
+      title: userRow,
+      description: (u) => `${t.user.roles[u.userRole]} · ${t.format.joinedAt(u.createdAt)}`,
+      extra: (u) => (u.status === 'banned' ? t.user.banned : ''),
+    },
+    rowActions: [
+      { label: '编辑', to: (u) => `/update_user?id=${u.id}` },
+      { label: '重置密码', color: 'warning', when: (u) => u.userRole !== 'admin', to: (u) => `/reset_password?id=${u.id}&account=${encodeURIComponent(u.userAccount)}` },
+      {
+        label: '设为代理',
+        color: 'primary',
+        when: (u) => u.userRole === 'user',
+        confirm: (u) => `确定把 ${userRow(u)} 设为代理吗？`,
+        call: { operation: 'userUpdateBoss', args: (u) => ({ query: { userAccount: u.userAccount } }) },
+      },
+      {
+        label: '取消代理',
+        color: 'warning',
+        when: (u) => u.userRole === 'agent',
+        confirm: (u) => `确定取消 ${userRow(u)} 的代理身份吗？`,
+        call: { operation: 'userUpdateBoss', args: (u) => ({ query: { userAccount: u.userAccount } }) },
+      },
+      {
+        label: '封禁',
+        color: 'danger',
+        when: (u) => u.userRole !== 'admin' && u.status === 'active',
+        confirm: (u) => `确定封禁 ${userRow(u)} 吗？封禁后立即下线。`,
+        call: { operation: 'userBan', args: (u) => ({ query: { id: u.id } }) },
+      },
+      {
+        label: '解封',
+        color: 'success',
+        when: (u) => u.status === 'banned',
+        call: { operation: 'userUnBan', args: (u) => ({ query: { id: u.id } }) },
+      },
+      {
+        label: '删除',
+        color: 'danger',
+        when: (u) => u.userRole !== 'admin',
+        confirm: (u) => `确定删除 ${userRow(u)} 吗？删除后不能恢复。`,
+        call: { operation: 'userDelete', args: (u) => ({ body: { id: u.id } }) },
+      },
+    ],
+  }),
+  formScreen({ path: '/add_user', title: '新增用户', access: ADMIN, kind: 'form', submit: 'userAdd', done: t.form.created }),
+  formScreen({
+    path: '/update_user',
+    title: '编辑用户',
+    access: ADMIN,
+    kind: 'form',
+    submit: 'userUpdate',
+    fields: ['userName'],
+    fixed: (q) => ({ id: Number(q.get('id')) }),
+    load: { operation: 'userGet', args: (q) => ({ query: { id: Number(q.get('id')) } }) },
+    done: t.form.saved,
+  }),
+  formScreen({
+    path: '/reset_password',
+    title: '重置密码',
+    access: ADMIN,
+    kind: 'form',
+    submit: 'userBossUpdatePassword',
+    fields: ['newPassword'],
+    fixed: (q) => ({ id: Number(q.get('id')) }),
+    done: t.form.passwordReset,
+  }),
+  { path: '/clockVip', title: '免费额度管理', access: ADMIN, kind: 'pending', menu: 'admin' },
+  { path: '/tasks', title: '批量任务', access: ADMIN, kind: 'pending', menu: 'admin' },
+  { path: '/ai/config', title: 'AI 配置', access: ADMIN, kind: 'pending', menu: 'admin' },
+  { path: '/coinChange', title: '积分变动', access: ADMIN, kind: 'pending', menu: 'admin' },
+  { path: '/mall_management', title: '商城管理', access: ADMIN, notice: t.notice.mallManagement, kind: 'pending', menu: 'admin' },
+  { path: '/add_mall', title: '添加积分套餐', access: ADMIN, kind: 'pending' },
+  { path: '/update_mall', title: '编辑积分套餐', access: ADMIN, kind: 'pending' },
+  { path: '/platform_management', title: '平台管理', access: ADMIN, notice: t.notice.platformManagement, kind: 'pending', menu: 'admin' },
+  { path: '/add_platform', title: '添加平台', access: ADMIN, kind: 'pending' },
+  { path: '/update_platform', title: '修改平台', access: ADMIN, kind: 'pending' },
+];

@@ -1,0 +1,126 @@
+import type { ComponentType } from 'react';
+import type { OperationId, RequestBody, RequestQuery, ResponseData } from '../../api/operations';
+import type { Role } from '../../api/operations.gen';
+
+// The screen map's vocabulary. A screen is a typed union keyed on `kind`, so the type checker, not the runtime,
+// catches a wrong operationId, parameter or field in screens.config.ts.
+
+export type SignedInRole = Exclude<Role, 'visitor'>;
+/** `public`: anyone (login, register, 500); otherwise the roles that may open the screen. */
+export type Access = 'public' | readonly SignedInRole[];
+
+/** `full`: header, tab bar, watermark and notice bar; `bare`: none of them (login, register). */
+export type Chrome = 'full' | 'bare';
+
+interface ScreenBase {
+  path: string;
+  title: string;
+  access: Access;
+  chrome?: Chrome;
+  /** Fixed notice-bar text; without it the bar shows the site's noticeBar. */
+  notice?: string;
+  /** The header's back arrow; shown on every framed page but home. */
+  back?: boolean;
+  /** The header's right-hand action. */
+  headerRight?: 'logout';
+  /** Listed as an entry on home and my page, in this group, for the roles in `access`. */
+  menu?: MenuGroup;
+}
+
+export type MenuGroup = 'service' | 'coins' | 'agent' | 'admin' | 'account';
+
+/** Operations that answer a page `{records, total, current, pageSize}`. */
+export type PageOperation = {
+  [K in OperationId]: ResponseData<K> extends { records: unknown[]; total: number } ? K : never;
+}[OperationId];
+export type RowOf<K extends PageOperation> = ResponseData<K> extends { records: (infer R)[] } ? R : never;
+
+/** What a row action sends: the operation's query or body, built from the row. */
+export type OperationArgs<K extends OperationId> = (RequestQuery<K> extends undefined ? unknown : { query: RequestQuery<K> }) &
+  (RequestBody<K> extends undefined ? unknown : { body: RequestBody<K> });
+
+export type RowAction<R> =
+  | {
+      label: string;
+      color?: 'primary' | 'warning' | 'danger' | 'light' | 'success';
+      /** Shown only where this holds for the row (e.g. ban for active users, unban for banned ones). */
+      when?: (row: R) => boolean;
+      /** Asked before the call; the row is there to name it. */
+      confirm?: (row: R) => string;
+      done?: string;
+      call: ActionCall<R>;
+    }
+  | { label: string; color?: 'primary' | 'warning' | 'danger' | 'light' | 'success'; when?: (row: R) => boolean; to: (row: R) => string };
+
+/** Ties an operation to the arguments built from a row, checked against that operation's contract. */
+export type ActionCall<R> = { [K in OperationId]: { operation: K; args: (row: R) => OperationArgs<K> } }[OperationId];
+
+export interface ListScreen<K extends PageOperation = PageOperation> extends ScreenBase {
+  kind: 'list';
+  operation: K;
+  /** Whether the list takes a search box (the operation must accept searchText). */
+  search?: boolean;
+  sortFields?: readonly { field: string; label: string }[];
+  // NoInfer: the operation alone decides K; the row callbacks are then checked against its rows.
+  item: {
+    title: (row: RowOf<NoInfer<K>>) => string;
+    description?: (row: RowOf<NoInfer<K>>) => string;
+    extra?: (row: RowOf<NoInfer<K>>) => string;
+  };
+  rowActions?: readonly RowAction<RowOf<NoInfer<K>>>[];
+  /** A link above the list, e.g. to the add form. */
+  addLink?: { label: string; to: string };
+  empty?: string;
+}
+
+/** Operations with a JSON body: what a generated form can submit. */
+export type FormOperation = { [K in OperationId]: RequestBody<K> extends undefined ? never : K }[OperationId];
+
+export interface FormLoad<K extends FormOperation> {
+  /** Reads the record to edit; its answer fills the form where field names match. */
+  operation: OperationId;
+  args: (search: URLSearchParams) => object;
+  pick?: (data: any) => Partial<RequestBody<K>>;
+}
+
+export interface FormScreen<K extends FormOperation = FormOperation> extends ScreenBase {
+  kind: 'form';
+  submit: K;
+  /** Fields shown, in order; the others are hidden. Typed by the operation's body. */
+  fields?: readonly (keyof RequestBody<K> & string)[];
+  /** Multi-line fields. */
+  textareas?: readonly (keyof RequestBody<K> & string)[];
+  /** Fields filled from the URL and not shown (e.g. the id being edited). */
+  fixed?: (search: URLSearchParams) => Partial<RequestBody<K>>;
+  load?: FormLoad<K>;
+  submitLabel?: string;
+  done?: string;
+  /** Where to go after success; back by default. */
+  after?: string;
+}
+
+export interface DetailScreen extends ScreenBase {
+  kind: 'detail';
+  operation: OperationId;
+  args: (search: URLSearchParams) => object;
+  fields: readonly { key: string; label: string; format?: 'time' | 'text' }[];
+}
+
+export interface CustomScreen extends ScreenBase {
+  kind: 'custom';
+  component: () => Promise<{ default: ComponentType }>;
+}
+
+/** A route whose operations are not in openapi.yaml yet: the frame and a plain '功能即将开放'. */
+export interface PendingScreen extends ScreenBase {
+  kind: 'pending';
+}
+
+export type Screen = ListScreen<any> | FormScreen<any> | DetailScreen | CustomScreen | PendingScreen;
+
+/**
+ * Keep each list's row type tied to its own operation while the map holds them together. They answer the plain
+ * `Screen` on purpose: a generic return type would let the array's type steer the inference of K.
+ */
+export const listScreen = <K extends PageOperation>(screen: ListScreen<K>): Screen => screen;
+export const formScreen = <K extends FormOperation>(screen: FormScreen<K>): Screen => screen;

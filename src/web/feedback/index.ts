@@ -1,0 +1,36 @@
+import type { ReactNode } from 'react';
+import { NOTIFY_MS, TOAST_MS } from '../config/constants';
+import { messages as t } from '../i18n/zh-CN';
+
+/** Toasts, dialogs and action sheets, loaded on first use (they are not part of any page's first download). */
+const kit = () => import('./kit');
+
+export function toast(content: string, icon?: 'success' | 'fail'): void {
+  void kit().then(({ Toast }) => Toast.show({ content, duration: TOAST_MS, ...(icon ? { icon } : {}) }));
+}
+
+/** A longer-lived notification (the seed's notify: 3000 ms). */
+export function notify(content: string): void {
+  void kit().then(({ Toast }) => Toast.show({ content, duration: NOTIFY_MS, position: 'top' }));
+}
+
+export async function confirm(content: string): Promise<boolean> {
+  const { Dialog } = await kit();
+  return Dialog.confirm({ content, confirmText: t.shell.ok, cancelText: t.shell.cancel });
+}
+
+/** A dialog with one OK button; OK, Escape (cancel) and a tap on the overlay all close it. */
+export async function alert(title: string, content: ReactNode): Promise<void> {
+  const { Dialog } = await kit();
+  return Dialog.alert({ title, content, confirmText: t.shell.ok, closeOnMaskClick: true });
+}
+
+export async function actionSheet(actions: { text: string; danger?: boolean; onAction: () => void }[]): Promise<void> {
+  const { ActionSheet } = await kit();
+  ActionSheet.show({
+    actions: actions.map((a, i) => ({ key: String(i), text: a.text, danger: a.danger })),
+    cancelText: t.shell.cancel,
+    closeOnAction: true,
+    onAction: (item) => actions[Number(item.key)]?.onAction(),
+  });
+}

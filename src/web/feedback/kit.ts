@@ -1,0 +1,17 @@
+import { createRoot, type Root } from 'react-dom/client';
+import { ActionSheet, Dialog, Toast, unstableSetRender } from 'antd-mobile';
+
+// antd-mobile renders Toast and Dialog imperatively with React 18's API; on React 19 it needs this shim before the
+// first one. It lives here, with the only modules that need it, so pages that never show one never download it.
+unstableSetRender((node, container) => {
+  const host = container as (Element | DocumentFragment) & { __root?: Root };
+  host.__root ??= createRoot(host);
+  host.__root.render(node);
+  return async () => {
+    await Promise.resolve();
+    host.__root?.unmount();
+    delete host.__root;
+  };
+});
+
+export { ActionSheet, Dialog, Toast };

@@ -1,0 +1,5 @@
+import { createRoot } from 'react-dom/client';
+import { App } from './app/App';
+import './app/global.css';
+
+createRoot(document.getElementById('root')!).render(<App />);

@@ -1,0 +1,53 @@
+import { useEffect, useState } from 'react';
+import { Button, ErrorBlock, List } from 'antd-mobile';
+import { useSearchParams } from 'react-router-dom';
+import type { DetailScreen } from '../config/types';
+import { api } from '../api';
+import { messages as t } from '../i18n/zh-CN';
+import { Loading } from '../shell/Loading';
+
+function display(value: unknown, format: DetailScreen['fields'][number]['format']): string {
+  if (value === null || value === undefined || value === '') return '—';
+  if (format === 'time' && typeof value === 'number') return t.format.dateTime(value);
+  return String(value);
+}
+
+/** One record as label/value rows; every value is rendered as text (never as HTML). */
+export function DetailRenderer({ screen }: { screen: DetailScreen }) {
+  const [params] = useSearchParams();
+  const [state, setState] = useState<{ status: 'loading' | 'ready' | 'error'; data?: Record<string, unknown> }>({ status: 'loading' });
+  const [attempt, setAttempt] = useState(0);
+  const search = params.toString();
+
+  useEffect(() => {
+    let live = true;
+    setState({ status: 'loading' });
+    (api.call as (op: string, init: object) => Promise<Record<string, unknown>>)(screen.operation, screen.args(new URLSearchParams(search))).then(
+      (data) => live && setState({ status: 'ready', data }),
+      () => live && setState({ status: 'error' }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [screen, search, attempt]);
+
+  if (state.status === 'loading') return <Loading />;
+  if (state.status === 'error' || !state.data) {
+    return (
+      <ErrorBlock status="default" title={t.shell.loadFailed} description={t.fetchFailedTryLater}>
+        <Button color="primary" onClick={() => setAttempt((n) => n + 1)}>
+          {t.shell.retry}
+        </Button>
+      </ErrorBlock>
+    );
+  }
+  return (
+    <List mode="card">
+      {screen.fields.map((field) => (
+        <List.Item key={field.key} extra={display(state.data![field.key], field.format)}>
+          {field.label}
+        </List.Item>
+      ))}
+    </List>
+  );
+}

@@ -1,0 +1,141 @@
+import { useCallback } from 'react';
+import { Button, ErrorBlock, InfiniteScroll, List, PullToRefresh, SearchBar, Skeleton, SwipeAction } from 'antd-mobile';
+import { Link, useNavigate, useSearchParams } from 'react-router-dom';
+import type { ListScreen, RowAction } from '../config/types';
+import { actionSheet } from '../feedback';
+import { messages as t } from '../i18n/zh-CN';
+import { sessionStore } from '../state/session';
+import { useStore } from '../state/store';
+import { readListQuery, writeListQuery, type ListQuery } from './list/list-query';
+import { actionsFor, runAction } from './list/row-actions';
+import { usePagedList } from './list/usePagedList';
+import './list/list.css';
+
+const SWIPE_COLORS = { primary: 'primary', warning: 'warning', danger: 'danger', light: 'light', success: 'success' } as const;
+
+/**
+ * Rows are opaque here: screens.config.ts typed each list's row callbacks against its own operation, so the renderer
+ * only passes rows back to them.
+ */
+type Row = unknown;
+type ErasedListScreen = Omit<ListScreen, 'item' | 'rowActions'> & {
+  item: { title(row: Row): string; description?(row: Row): string; extra?(row: Row): string };
+  rowActions?: readonly RowAction<Row>[];
+};
+
+/** Any paged operation as an infinite list: search, sort, pull to refresh, and row actions by swipe or tap. */
+export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
+  const screen = typed as unknown as ErasedListScreen;
+  const [params, setParams] = useSearchParams();
+  const navigate = useNavigate();
+  const { role } = useStore(sessionStore);
+  const query = readListQuery(params, typed);
+  const update = (patch: Partial<ListQuery>) => setParams(writeListQuery({ ...query, current: 1, ...patch }), { replace: true });
+  const onPagesLoaded = useCallback(
+    (current: number) => setParams((p) => writeListQuery({ ...readListQuery(p, typed), current }), { replace: true }),
+    [setParams, screen],
+  );
+  const list = usePagedList<unknown>(screen.operation, query, onPagesLoaded);
+
+  const act = async (action: RowAction<unknown>, row: unknown) => {
+    if ('to' in action) return navigate(action.to(row));
+    if (await runAction(action, row)) await list.reload();
+  };
+
+  const openSheet = (row: unknown, actions: RowAction<unknown>[]) =>
+    actionSheet(actions.map((a) => ({ text: a.label, danger: a.color === 'danger', onAction: () => void act(a, row) })));
+
+  return (
+    <div className="list-screen">
+      {(screen.search || screen.addLink) && (
+        <div className="list-toolbar">
+          {screen.search && (
+            <SearchBar
+              placeholder={t.list.searchPlaceholder}
+              defaultValue={query.searchText ?? ''}
+              onSearch={(v) => update({ searchText: v.trim() || undefined })}
+              onClear={() => update({ searchText: undefined })}
+              style={{ flex: 1 }}
+            />
+          )}
+          {screen.addLink && (
+            <Link to={screen.addLink.to}>
+              <Button size="small" color="primary">
+                {screen.addLink.label}
+              </Button>
+            </Link>
+          )}
+        </div>
+      )}
+      {screen.sortFields && (
+        <div className="list-sort" role="group" aria-label={t.list.sort}>
+          {screen.sortFields.map(({ field, label }) => {
+            const active = query.sortField === field;
+            const order = active && query.sortOrder === 'ascend' ? 'ascend' : 'descend';
+            return (
+              <button
+                key={field}
+                type="button"
+                className={active ? 'list-sort-item active' : 'list-sort-item'}
+                aria-pressed={active}
+                onClick={() => update({ sortField: field, sortOrder: active ? (order === 'ascend' ? 'descend' : 'ascend') : 'descend' })}
+              >
+                {label}
+                {active ? (order === 'ascend' ? ' ↑' : ' ↓') : ''}
+              </button>
+            );
+          })}
+        </div>
+      )}
+      <PullToRefresh onRefresh={list.reload} pullingText={t.list.pullToRefresh} canReleaseText={t.list.releaseToRefresh} refreshingText={t.list.refreshing} completeText={t.list.refreshed}>
+        {list.status === 'loading' && list.rows.length === 0 ? (
+          <div className="list-skeleton" aria-busy="true" aria-label={t.shell.loading}>
+            <Skeleton.Title animated />
+            <Skeleton.Paragraph lineCount={5} animated />
+          </div>
+        ) : list.status === 'error' && list.rows.length === 0 ? (
+          <ErrorBlock status="default" title={t.shell.loadFailed} description={t.fetchFailedTryLater}>
+            <Button color="primary" onClick={list.reload}>
+              {t.shell.retry}
+            </Button>
+          </ErrorBlock>
+        ) : list.rows.length === 0 ? (
+          <ErrorBlock status="empty" title={t.list.empty} description={screen.empty ?? ''} />
+        ) : (
+          <>
+            <div className="list-total">{t.list.total(list.total)}</div>
+            <List>
+              {list.rows.map((row, index) => {
+                const actions = actionsFor(screen.rowActions, row, role);
+                const item = (
+                  <List.Item
+                    description={screen.item.description?.(row)}
+                    extra={screen.item.extra?.(row)}
+                    arrow={actions.length > 0}
+                    onClick={actions.length > 0 ? () => openSheet(row, actions) : undefined}
+                  >
+                    {screen.item.title(row)}
+                  </List.Item>
+                );
+                const key = (row as { id?: number }).id ?? index;
+                return actions.length > 0 ? (
+                  <SwipeAction
+                    key={key}
+                    rightActions={actions.map((a, i) => ({ key: String(i), text: a.label, color: SWIPE_COLORS[a.color ?? 'light'], onClick: () => void act(a, row) }))}
+                  >
+                    {item}
+                  </SwipeAction>
+                ) : (
+                  <div key={key}>{item}</div>
+                );
+              })}
+            </List>
+            <InfiniteScroll loadMore={list.loadMore} hasMore={list.hasMore}>
+              {list.hasMore ? t.shell.loading : t.list.noMore}
+            </InfiniteScroll>
+          </>
+        )}
+      </PullToRefresh>
+    </div>
+  );
+}

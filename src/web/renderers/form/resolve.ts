@@ -1,0 +1,71 @@
+import type { RJSFSchema, UiSchema } from '@rjsf/utils';
+import { formPatternMessages, formSchemas, type FormSchemaId } from '../../../api/forms.gen';
+import type { FormOperation, FormScreen } from '../../config/types';
+import { messages as t } from '../../i18n/zh-CN';
+
+// What a form screen renders, worked out from its config and the generated contract alone: a pure function, so the
+// schema snapshot test sees exactly what the renderer uses.
+
+// Every operation a screen may submit has a generated schema; a contract change that breaks this fails the type check.
+type MissingSchema = Exclude<FormOperation, FormSchemaId>;
+const everyFormHasASchema: [MissingSchema] extends [never] ? true : MissingSchema = true;
+void everyFormHasASchema;
+
+/** A form screen of any operation, as the screen map holds them. */
+export type AnyFormScreen = FormScreen<any>;
+
+export interface ResolvedForm {
+  operation: FormSchemaId;
+  /** The generated schema itself, untouched: the precompiled validator checks its root schema is this one. */
+  schema: RJSFSchema;
+  uiSchema: UiSchema;
+  /** The fields shown, in order. */
+  fields: string[];
+  /** The fields filled from the URL (`fixed`): hidden, and merged into the submission. */
+  fixed: string[];
+  /** The contract's wording for each field's pattern failure. */
+  patternMessages: Readonly<Record<string, string>>;
+}
+
+interface PropertySchema {
+  type?: string | string[];
+  title?: string;
+  writeOnly?: boolean;
+  enum?: readonly unknown[];
+}
+
+function fieldUi(name: string, property: PropertySchema, textarea: boolean): Record<string, unknown> {
+  const ui: Record<string, unknown> = {};
+  const labels = t.form.enumLabels[name];
+  if (property.enum) {
+    if (labels) ui['ui:enumNames'] = Object.fromEntries(property.enum.map((v) => [String(v), labels[String(v)] ?? String(v)]));
+    return ui;
+  }
+  if (property.type === 'boolean') return ui;
+  ui['ui:placeholder'] = t.form.placeholder(property.title ?? name);
+  if (textarea) ui['ui:widget'] = 'textarea';
+  else if (property.writeOnly && property.type === 'string') {
+    ui['ui:widget'] = 'password';
+    // Tells password managers which password this is: the one in use, or a new one to save.
+    ui['ui:autocomplete'] = name === 'oldPassword' ? 'current-password' : 'new-password';
+  }
+  return ui;
+}
+
+export function resolveForm(screen: AnyFormScreen): ResolvedForm {
+  const operation = screen.submit as FormSchemaId;
+  const schema = formSchemas[operation] as unknown as RJSFSchema;
+  const properties = (schema.properties ?? {}) as Record<string, PropertySchema>;
+  // `fixed` reads values from the URL; its keys do not depend on them.
+  const fixed = Object.keys(screen.fixed?.(new URLSearchParams()) ?? {});
+  const fields: string[] = screen.fields ? [...screen.fields] : Object.keys(properties).filter((name) => !fixed.includes(name));
+  const textareas: readonly string[] = screen.textareas ?? [];
+  for (const name of [...fields, ...textareas, ...fixed]) {
+    if (!(name in properties)) throw new Error(`${screen.path}: ${operation} has no field ${name}`);
+  }
+  const uiSchema: UiSchema = { 'ui:order': [...fields, '*'] };
+  for (const [name, property] of Object.entries(properties)) {
+    uiSchema[name] = fields.includes(name) ? fieldUi(name, property, textareas.includes(name)) : { 'ui:widget': 'hidden' };
+  }
+  return { operation, schema, uiSchema, fields, fixed, patternMessages: formPatternMessages[operation] };
+}

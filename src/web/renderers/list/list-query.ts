@@ -1,0 +1,48 @@
+import type { ListScreen } from '../../config/types';
+
+/** List state lives in the URL (search, sort, page size, pages loaded), so a reload or a shared link keeps it. */
+export interface ListQuery {
+  searchText?: string;
+  sortField?: string;
+  sortOrder?: 'ascend' | 'descend';
+  pageSize: number;
+  /** Pages loaded so far (infinite scroll); reloading the URL loads them again. */
+  current: number;
+}
+
+export const DEFAULT_PAGE_SIZE = 20;
+
+export function readListQuery(params: URLSearchParams, screen: ListScreen): ListQuery {
+  const pageSize = Number(params.get('pageSize'));
+  const current = Number(params.get('current'));
+  const sortField = params.get('sortField') ?? undefined;
+  const sortOrder = params.get('sortOrder');
+  return {
+    searchText: screen.search ? params.get('searchText') || undefined : undefined,
+    sortField: sortField && screen.sortFields?.some((s) => s.field === sortField) ? sortField : undefined,
+    sortOrder: sortOrder === 'ascend' || sortOrder === 'descend' ? sortOrder : undefined,
+    pageSize: Number.isInteger(pageSize) && pageSize >= 1 && pageSize <= 100 ? pageSize : DEFAULT_PAGE_SIZE,
+    current: Number.isInteger(current) && current >= 1 && current <= 50 ? current : 1,
+  };
+}
+
+/** The URL parameters for a query, leaving out defaults so links stay short. */
+export function writeListQuery(query: ListQuery): URLSearchParams {
+  const params = new URLSearchParams();
+  if (query.searchText) params.set('searchText', query.searchText);
+  if (query.sortField) params.set('sortField', query.sortField);
+  if (query.sortField && query.sortOrder) params.set('sortOrder', query.sortOrder);
+  if (query.pageSize !== DEFAULT_PAGE_SIZE) params.set('pageSize', String(query.pageSize));
+  if (query.current > 1) params.set('current', String(query.current));
+  return params;
+}
+
+/** What the operation receives for one page. */
+export function pageArgs(query: ListQuery, current: number): Record<string, unknown> {
+  return {
+    current,
+    pageSize: query.pageSize,
+    ...(query.searchText ? { searchText: query.searchText } : {}),
+    ...(query.sortField ? { sortField: query.sortField, sortOrder: query.sortOrder ?? 'descend' } : {}),
+  };
+}

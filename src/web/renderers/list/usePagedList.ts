@@ -1,0 +1,88 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { OPERATIONS } from '../../../api/operations.gen';
+import type { PageOperation } from '../../config/types';
+import { api } from '../../api';
+import { pageArgs, type ListQuery } from './list-query';
+
+type Page = { records: unknown[]; total: number };
+
+export interface PagedList<R> {
+  rows: R[];
+  total: number;
+  status: 'loading' | 'ready' | 'error';
+  hasMore: boolean;
+  loadMore(): Promise<void>;
+  /** Loads the pages shown again (after an action changed a row, or a pull to refresh). */
+  reload(): Promise<void>;
+}
+
+function fetchPage(operation: PageOperation, query: ListQuery, current: number): Promise<Page> {
+  const args = pageArgs(query, current);
+  const init = OPERATIONS[operation].method === 'get' ? { query: args } : { body: args };
+  return (api.call as (op: string, init: object) => Promise<Page>)(operation, init);
+}
+
+/**
+ * Headless list state (react-admin's lesson: keep it apart from the UI kit): pages of an operation for a query,
+ * appended as the user scrolls. A newer query wins over answers still in flight for an older one.
+ */
+export function usePagedList<R>(operation: PageOperation, query: ListQuery, onPagesLoaded: (pages: number) => void): PagedList<R> {
+  const [rows, setRows] = useState<R[]>([]);
+  const [total, setTotal] = useState(0);
+  const [pages, setPages] = useState(0);
+  const [status, setStatus] = useState<PagedList<R>['status']>('loading');
+  const generation = useRef(0);
+  const key = JSON.stringify({ ...query, current: 0 });
+
+  const loadPages = useCallback(
+    async (count: number) => {
+      const mine = ++generation.current;
+      setStatus('loading');
+      try {
+        const loaded: R[] = [];
+        let lastTotal = 0;
+        for (let p = 1; p <= count; p++) {
+          const page = await fetchPage(operation, query, p);
+          loaded.push(...(page.records as R[]));
+          lastTotal = page.total;
+          if (loaded.length >= page.total) break;
+        }
+        if (mine !== generation.current) return;
+        setRows(loaded);
+        setTotal(lastTotal);
+        setPages(Math.max(1, Math.ceil(loaded.length / query.pageSize)));
+        setStatus('ready');
+      } catch {
+        if (mine === generation.current) setStatus('error');
+      }
+    },
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [operation, key],
+  );
+
+  useEffect(() => {
+    void loadPages(query.current);
+    // Only a new query reloads; `current` in the URL follows the pages loaded.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [loadPages]);
+
+  const loadMore = useCallback(async () => {
+    const mine = generation.current;
+    const page = await fetchPage(operation, query, pages + 1);
+    if (mine !== generation.current) return;
+    setRows((r) => [...r, ...(page.records as R[])]);
+    setTotal(page.total);
+    setPages(pages + 1);
+    onPagesLoaded(pages + 1);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [operation, key, pages, onPagesLoaded]);
+
+  return {
+    rows,
+    total,
+    status,
+    hasMore: status === 'ready' && rows.length < total,
+    loadMore,
+    reload: () => loadPages(Math.max(pages, 1)),
+  };
+}

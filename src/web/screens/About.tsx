@@ -1,0 +1,55 @@
+import { List, Tag } from 'antd-mobile';
+import { useNavigate } from 'react-router-dom';
+import { menuFor } from '../app/menu';
+import { toast } from '../feedback';
+import { messages as t } from '../i18n/zh-CN';
+import { sessionStore } from '../state/session';
+import { useStore } from '../state/store';
+import './home.css';
+
+async function copy(text: string) {
+  try {
+    await navigator.clipboard.writeText(text);
+    toast(t.user.copied);
+  } catch {
+    toast(text);
+  }
+}
+
+/** My page: who I am, my invitation link, and the areas my role may use. '退出' is in the header (screen map). */
+export default function About() {
+  const { user, role } = useStore(sessionStore);
+  const navigate = useNavigate();
+  if (!user) return null;
+  const inviteLink = `${window.location.origin}/register?code=${user.invitationCode}`;
+  return (
+    <div className="app-page">
+      <div className="home-hero">
+        <h2>{user.userName}</h2>
+        <p>
+          {user.userAccount} · <Tag color="#ffffff33" style={{ color: '#fff' }}>{t.user.roles[user.userRole]}</Tag>
+        </p>
+      </div>
+      <List mode="card" style={{ margin: '0 0 12px' }}>
+        <List.Item extra={user.invitationCode} onClick={() => copy(user.invitationCode)}>
+          {t.user.invitationCode}
+        </List.Item>
+        <List.Item description={inviteLink} onClick={() => copy(inviteLink)}>
+          {t.user.inviteLink}
+        </List.Item>
+        <List.Item extra={user.email ?? t.user.noEmail} onClick={() => navigate('/bind_email')}>
+          {t.user.email}
+        </List.Item>
+      </List>
+      {menuFor(role).map((section) => (
+        <List key={section.group} mode="card" header={t.menu[section.group]} style={{ margin: '0 0 12px' }}>
+          {section.entries.map((screen) => (
+            <List.Item key={screen.path} onClick={() => navigate(screen.path)}>
+              {screen.title}
+            </List.Item>
+          ))}
+        </List>
+      ))}
+    </div>
+  );
+}

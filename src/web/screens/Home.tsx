@@ -1,0 +1,25 @@
+import { menuFor } from '../app/menu';
+import { messages as t } from '../i18n/zh-CN';
+import { sessionStore } from '../state/session';
+import { siteStore } from '../state/site';
+import { useStore } from '../state/store';
+import { MenuGrid } from './MenuGrid';
+import './home.css';
+
+/** Home: a greeting and the entries the signed-in role may use, from the screen map. */
+export default function Home() {
+  const { user, role } = useStore(sessionStore);
+  const site = useStore(siteStore);
+  const sections = menuFor(role, ['service', 'coins', 'agent', 'admin']);
+  return (
+    <div className="app-page">
+      <div className="home-hero">
+        <h2>{t.user.greeting(user?.userName ?? '')}</h2>
+        <p>{site?.websiteName}</p>
+      </div>
+      {sections.map((section, i) => (
+        <MenuGrid key={section.group} section={section} index={i} />
+      ))}
+    </div>
+  );
+}

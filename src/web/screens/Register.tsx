@@ -1,0 +1,77 @@
+import { Button } from 'antd-mobile';
+import { useForm } from 'react-hook-form';
+import { Link, useNavigate, useSearchParams } from 'react-router-dom';
+import { ApiError } from '../../api/client';
+import { api } from '../api';
+import { toast } from '../feedback';
+import { messages as t } from '../i18n/zh-CN';
+import { siteStore } from '../state/site';
+import { useStore } from '../state/store';
+import { AuthField } from './AuthField';
+import { accountRules, passwordRules } from './rules';
+import './auth.css';
+
+interface RegisterForm {
+  userAccount: string;
+  userPassword: string;
+  checkPassword: string;
+  invitationCode: string;
+}
+
+export default function Register() {
+  const navigate = useNavigate();
+  const [search] = useSearchParams();
+  const site = useStore(siteStore);
+  const { control, handleSubmit, formState, getValues } = useForm<RegisterForm>({
+    // An invitation link is /register?code=XXXXXXXX.
+    defaultValues: { userAccount: '', userPassword: '', checkPassword: '', invitationCode: search.get('code') ?? '' },
+  });
+
+  const onSubmit = async ({ invitationCode, ...rest }: RegisterForm) => {
+    try {
+      await api.call('userRegister', { body: { ...rest, ...(invitationCode ? { invitationCode } : {}) }, quiet: true });
+      toast(t.auth.registered, 'success');
+      navigate(`/login?account=${encodeURIComponent(rest.userAccount)}`, { replace: true });
+    } catch (error) {
+      toast(error instanceof ApiError ? error.message : t.networkError);
+    }
+  };
+
+  return (
+    <div className="auth-page">
+      <h1 className="auth-title">{site?.websiteName || t.auth.register}</h1>
+      <p className="auth-subtitle">{t.auth.register}</p>
+      <form className="auth-card" onSubmit={handleSubmit(onSubmit)} noValidate>
+        <AuthField control={control} name="userAccount" label={t.auth.account} placeholder={t.auth.accountPlaceholder} autoComplete="username" rules={accountRules} error={formState.errors.userAccount?.message} />
+        <AuthField control={control} name="userPassword" type="password" label={t.auth.password} placeholder={t.auth.passwordPlaceholder} autoComplete="new-password" rules={passwordRules} error={formState.errors.userPassword?.message} />
+        <AuthField
+          control={control}
+          name="checkPassword"
+          type="password"
+          label={t.auth.checkPassword}
+          placeholder={t.auth.checkPasswordPlaceholder}
+          autoComplete="new-password"
+          rules={{ required: t.auth.required(t.auth.checkPassword), validate: (v) => v === getValues('userPassword') || t.auth.passwordMismatch }}
+          error={formState.errors.checkPassword?.message}
+        />
+        <AuthField
+          control={control}
+          name="invitationCode"
+          label={t.auth.invitationCode}
+          placeholder={t.auth.invitationCodePlaceholder}
+          autoComplete="off"
+          rules={{ pattern: { value: /^[A-Za-z0-9]{8}$/, message: t.auth.invitationRule } }}
+          error={formState.errors.invitationCode?.message}
+        />
+        <div className="auth-actions">
+          <Button block type="submit" color="primary" size="large" loading={formState.isSubmitting} disabled={formState.isSubmitting}>
+            {t.auth.register}
+          </Button>
+        </div>
+        <Link className="auth-switch" to="/login">
+          {t.auth.toLogin}
+        </Link>
+      </form>
+    </div>
+  );
+}

@@ -1,0 +1,26 @@
+import { TabBar } from 'antd-mobile';
+import { AppOutline, GlobalOutline, ShopbagOutline, UserOutline } from 'antd-mobile-icons';
+import { useLocation, useNavigate } from 'react-router-dom';
+import { messages as t } from '../i18n/zh-CN';
+
+const TABS = [
+  { key: '/', title: t.shell.tabs.home, icon: <AppOutline /> },
+  { key: '/mall', title: t.shell.tabs.mall, icon: <ShopbagOutline /> },
+  { key: '/clockInfo', title: t.shell.tabs.hub, icon: <GlobalOutline /> },
+  { key: '/about', title: t.shell.tabs.me, icon: <UserOutline /> },
+];
+
+export function BottomTabs() {
+  const { pathname } = useLocation();
+  const navigate = useNavigate();
+  const active = TABS.find((tab) => tab.key === pathname)?.key ?? '';
+  return (
+    <nav className="app-tabbar" aria-label="主导航">
+      <TabBar activeKey={active} onChange={(key) => navigate(key)} safeArea={false}>
+        {TABS.map((tab) => (
+          <TabBar.Item key={tab.key} icon={tab.icon} title={tab.title} />
+        ))}
+      </TabBar>
+    </nav>
+  );
+}

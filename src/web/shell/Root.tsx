@@ -1,0 +1,52 @@
+import { lazy, Suspense, useEffect } from 'react';
+import { Outlet, useLocation, useNavigation } from 'react-router-dom';
+import { api } from '../api';
+import { SITE_INFORMATION_ID } from '../config/constants';
+import { messages as t } from '../i18n/zh-CN';
+import { siteStore } from '../state/site';
+import { useStore } from '../state/store';
+import { Loading } from './Loading';
+import { useAnalytics } from './useAnalytics';
+import { useCurrentScreen } from './useCurrentScreen';
+
+// Login and register show no frame, so its pieces (nav bar, tab bar, notice bar, watermark, bubble) load later.
+const Frame = lazy(() => import('./Frame'));
+
+/** Reads the site information once at start (except on /500, which must show even when the API is down). */
+function useSiteInformation(pathname: string) {
+  useEffect(() => {
+    if (pathname === '/500' || siteStore.get()) return;
+    api.call('basicInformationGet', { query: { id: SITE_INFORMATION_ID } }).then(siteStore.set, () => undefined);
+    // Only the first page matters: the record stays in memory for the session.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+}
+
+export function Root() {
+  const location = useLocation();
+  const navigation = useNavigation();
+  const screen = useCurrentScreen();
+  const site = useStore(siteStore);
+  useSiteInformation(location.pathname);
+  useAnalytics(site?.analyticsUrl ?? '', location.pathname);
+
+  const title = screen?.title ?? t.shell.notFound;
+  useEffect(() => {
+    document.title = site?.websiteName ? `${site.websiteName} - ${title}` : title;
+  }, [site?.websiteName, title]);
+
+  return (
+    <>
+      {navigation.state === 'loading' && <div className="app-navigating" role="progressbar" aria-label={t.shell.loading} />}
+      {screen?.chrome === 'bare' ? (
+        <Outlet />
+      ) : (
+        <Suspense fallback={<Loading />}>
+          <Frame screen={screen}>
+            <Outlet />
+          </Frame>
+        </Suspense>
+      )}
+    </>
+  );
+}
