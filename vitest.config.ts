@@ -33,7 +33,20 @@ export default defineConfig(async () => {
         ...(withPostgres ? [apiProject('postgres')] : []),
         { test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], environment: 'node' as const } },
         // The React renderers, and the snapshots of what they build from the contract, in a browser-like DOM.
-        { test: { name: 'web', include: ['tests/web/**/*.test.tsx', 'tests/snapshots/**/*.test.ts'], environment: 'jsdom' as const } },
+        { test: { name: 'web', include: ['tests/web/**/*.test.tsx', 'tests/snapshots/**/*.test.ts'], environment: 'jsdom' as const, setupFiles: ['tests/web/setup.ts'] } },
+        // The built app in Debian's Chromium as a phone, against the production server on a fresh SQLite database
+        // (tests/e2e/global-setup.ts builds, starts and stops it). One file at a time: they share that server.
+        {
+          test: {
+            name: 'e2e',
+            include: ['tests/e2e/**/*.test.ts'],
+            environment: 'node' as const,
+            testTimeout: 60_000,
+            hookTimeout: 180_000,
+            fileParallelism: false,
+            globalSetup: 'tests/e2e/global-setup.ts',
+          },
+        },
       ],
     },
   };

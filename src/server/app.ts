@@ -15,6 +15,7 @@ import { registerOperations } from './http/routes.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { RequestValidator } from './http/validation.js';
 import { createMailer, type Mailer } from './modules/email/mailer.js';
+import { refreshAnalyticsOrigin } from './modules/site/analytics.js';
 import { ensureAdmin } from './modules/users/service.js';
 
 export interface BuildOptions {
@@ -53,7 +54,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     throw error;
   }
   const mailer = options.mailer ?? createMailer(config.smtpUrl, config.mailFrom, fastify.log as FastifyBaseLogger);
-  const context: AppContext = { db: database.db, config, mailer, log: fastify.log, now: options.now ?? Date.now };
+  const context: AppContext = { db: database.db, config, mailer, log: fastify.log, now: options.now ?? Date.now, live: { analyticsOrigin: '' } };
 
   const openapi = loadOpenApi(options.openapiPath ?? OPENAPI_PATH);
   const validator = new RequestValidator(openapi);
@@ -62,7 +63,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   );
   // The API speaks JSON only; without this a text/plain body would reach validation and get a vaguer message.
   fastify.removeContentTypeParser('text/plain');
-  registerSecurityHeaders(fastify);
+  registerSecurityHeaders(fastify, () => context.live.analyticsOrigin);
   const hasWebApp = existsSync(join(config.webRoot, 'index.html'));
   registerErrorHandling(fastify, { spaFallback: hasWebApp });
   registerOperations(fastify, listOperations(openapi), handlers, context);
@@ -85,7 +86,9 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     });
   }
 
+  let refresh: NodeJS.Timeout | undefined;
   fastify.addHook('onClose', async () => {
+    clearInterval(refresh);
     mailer.close();
     await database.close();
   });
@@ -93,5 +96,9 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   // Routes compile their schemas here, so a contract error stops the start before anything is seeded.
   await fastify.ready();
   const admin = await ensureAdmin(context);
+  await refreshAnalyticsOrigin(context);
+  // Another process may change the site record; a minute is soon enough for an analytics address.
+  refresh = setInterval(() => refreshAnalyticsOrigin(context).catch((err) => fastify.log.warn({ err }, 'analytics refresh failed')), 60_000);
+  refresh.unref();
   return { fastify, context, database, generatedAdminPassword: admin.generatedPassword };
 }

@@ -10,4 +10,6 @@ export interface AppContext {
   mailer: Mailer;
   log: FastifyBaseLogger;
   now(): number;
+  /** Facts read often and changed rarely, refreshed from the database (see modules/site/analytics.ts). */
+  live: { analyticsOrigin: string };
 }

@@ -85,11 +85,18 @@ export async function startTestApp(overrides: Partial<AppConfig> = {}, options: 
   const db = await createTestDatabase();
   const clock = new TestClock();
   const mailer = new MemoryMailer();
-  const built = await buildApp(testConfig(db.config, overrides), {
-    logger: false,
-    ...(options.realMailer ? {} : { mailer }),
-    now: clock.now,
-  });
+  let built: BuiltApp;
+  try {
+    built = await buildApp(testConfig(db.config, overrides), {
+      logger: false,
+      ...(options.realMailer ? {} : { mailer }),
+      now: clock.now,
+    });
+  } catch (error) {
+    // A start that fails (e.g. a migration error) leaves no schema or file behind.
+    await db.drop();
+    throw error;
+  }
   const client = () => new ApiClient(built.fastify);
   let adminClient: ApiClient | undefined;
   const app: TestApp = {

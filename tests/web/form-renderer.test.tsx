@@ -1,16 +1,17 @@
 import { act, cleanup, fireEvent, render, screen as view, waitFor } from '@testing-library/react';
-import { Toast } from 'antd-mobile';
 import { createMemoryRouter, RouterProvider, useLocation } from 'react-router-dom';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../src/api/client';
 import { screens } from '../../screens.config';
 import { api } from '../../src/web/api';
+import { toast } from '../../src/web/feedback';
 import { FormRenderer, type AnyFormScreen } from '../../src/web/renderers/FormRenderer';
 
 // The generic form renderer against real screens of screens.config.ts, with the API faked: what it shows, what it
 // refuses to send, what it sends, and where it goes after.
 
 vi.mock('../../src/web/api', () => ({ api: { call: vi.fn() } }));
+vi.mock('../../src/web/feedback', () => ({ toast: vi.fn() }));
 
 const call = vi.mocked(api.call) as unknown as ReturnType<typeof vi.fn>;
 
@@ -66,9 +67,8 @@ let toasts: string[];
 beforeEach(() => {
   call.mockReset();
   toasts = [];
-  vi.spyOn(Toast, 'show').mockImplementation((p) => {
-    toasts.push(String(typeof p === 'string' ? p : p.content));
-    return { close: () => {} };
+  vi.mocked(toast).mockImplementation((content) => {
+    toasts.push(content);
   });
 });
 

@@ -7,7 +7,13 @@ import { screens } from './screens';
 export function App() {
   const router = useMemo(() => {
     const r = createBrowserRouter(buildRoutes(screens));
-    setLoginNavigator(() => void r.navigate('/login', { replace: true }));
+    // Keep where the user was going (the screen being opened, else the current one), as the route guard does; the
+    // client calls this before the guard's own redirect, which then no longer applies.
+    setLoginNavigator(() => {
+      const from = r.state.navigation.location ?? r.state.location;
+      const back = from.pathname === '/login' ? '' : `?redirect=${encodeURIComponent(from.pathname + from.search)}`;
+      void r.navigate(`/login${back}`, { replace: true });
+    });
     return r;
   }, []);
   return <RouterProvider router={router} />;

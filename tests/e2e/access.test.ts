@@ -1,0 +1,125 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { screens } from '../../screens.config';
+import { launchBrowser, type ApiSession, newPhone, newSignedInUser, pathOf, shot, uniqueAccount, PASSWORD } from './helpers';
+
+// Who may open what: a visitor is sent to /login from every signed-in screen; a user registers, logs in, walks to
+// my page and logs out; deep links open the right screen inside the frame.
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('a visitor', () => {
+  it('lands on /login from every signed-in route of screens.config.ts', async () => {
+    const signedIn = screens.filter((s) => s.access !== 'public');
+    expect(signedIn.length).toBeGreaterThan(20);
+    const { context, page } = await newPhone(browser);
+    try {
+      for (const screen of signedIn) {
+        await page.goto(screen.path);
+        await page.waitForURL((u) => u.pathname === '/login', { timeout: 10_000 }).catch(() => {
+          throw new Error(`${screen.path} stayed on ${page.url()} instead of going to /login`);
+        });
+        // The login screen itself, and the way back to where the visitor wanted to go.
+        expect.soft(new URL(page.url()).searchParams.get('redirect'), screen.path).toBe(screen.path);
+        await page.locator('#field-userAccount').waitFor();
+      }
+      await shot(page, 'visitor-login');
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('a new user', () => {
+  it('registers, logs in, reaches home and my page, and logs out with 退出', async () => {
+    const { context, page } = await newPhone(browser, { announcementRead: true });
+    const account = uniqueAccount('reg');
+    try {
+      await page.goto('/register');
+      await page.locator('#field-userAccount').fill(account);
+      await page.locator('#field-userPassword').fill(PASSWORD);
+      await page.locator('#field-checkPassword').fill(PASSWORD);
+      await shot(page, 'register-filled');
+      await page.getByRole('button', { name: '注册', exact: true }).click();
+
+      // Registered: back on the login screen with the account filled in.
+      await page.waitForURL((u) => u.pathname === '/login');
+      await page.locator('.adm-toast-main', { hasText: '注册成功，请登录' }).waitFor();
+      expect(await page.locator('#field-userAccount').inputValue()).toBe(account);
+      await page.locator('#field-userPassword').fill(PASSWORD);
+      await page.getByRole('button', { name: '登录', exact: true }).click();
+
+      // Home: its title, no back arrow, the tab bar.
+      await page.waitForURL((u) => u.pathname === '/');
+      await expect.poll(() => page.locator('.adm-nav-bar-title').textContent()).toBe('首页');
+      expect(await page.locator('.adm-nav-bar-back-arrow').count()).toBe(0);
+      await page.locator('.app-tabbar').waitFor();
+      await shot(page, 'home');
+
+      // My page through the tab bar: title, account, back arrow and 退出 on the right.
+      await page.locator('.app-tabbar').getByText('我的', { exact: true }).click();
+      await page.waitForURL((u) => u.pathname === '/about');
+      await expect.poll(() => page.locator('.adm-nav-bar-title').textContent()).toBe('我的');
+      await page.locator('.home-hero', { hasText: account }).waitFor();
+      await page.locator('.adm-nav-bar-back-arrow').waitFor();
+      await shot(page, 'about');
+
+      await page.getByRole('button', { name: '退出', exact: true }).click();
+      await page.waitForURL((u) => u.pathname === '/login');
+      await page.locator('#field-userAccount').waitFor();
+
+      // The session is gone on the server too: my page sends to /login again, even on a fresh load.
+      await page.goto('/about');
+      await page.waitForURL((u) => u.pathname === '/login');
+      expect(pathOf(page)).toBe('/login');
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('deep links (signed in)', () => {
+  let api: ApiSession;
+  beforeAll(async () => {
+    ({ api } = await newSignedInUser('deep'));
+  });
+
+  it('opens /gxy/update directly, with its title and the coming-soon notice', async () => {
+    const { context, page } = await newPhone(browser, { session: api, announcementRead: true });
+    try {
+      await page.goto('/gxy/update');
+      await expect.poll(() => page.locator('.adm-nav-bar-title').textContent()).toBe('修改工学云信息');
+      await page.getByText('功能即将开放', { exact: true }).waitFor();
+      expect(pathOf(page)).toBe('/gxy/update');
+      // A deep link has no history of its own: the back arrow goes home.
+      await page.locator('.adm-nav-bar-back-arrow').click();
+      await page.waitForURL((u) => u.pathname === '/');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('shows the not-found screen inside the frame for an unknown path', async () => {
+    const { context, page } = await newPhone(browser, { session: api, announcementRead: true });
+    try {
+      await page.goto('/no/such/page');
+      await expect.poll(() => page.locator('.adm-nav-bar-title').textContent()).toBe('页面不存在');
+      await page.locator('.adm-error-block', { hasText: '链接可能已失效，请返回首页。' }).waitFor();
+      // Inside the frame: header, tab bar and watermark are all there.
+      await page.locator('.app-tabbar').waitFor();
+      await page.locator('.adm-water-mark').waitFor({ state: 'attached' });
+      expect(pathOf(page)).toBe('/no/such/page');
+      await shot(page, 'not-found');
+      await page.getByRole('button', { name: '返回首页' }).click();
+      await page.waitForURL((u) => u.pathname === '/');
+    } finally {
+      await context.close();
+    }
+  });
+});

@@ -1,0 +1,99 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { TestProject } from 'vitest/node';
+
+// The e2e project's global setup: build once, start the production server (dist/server/main.js) on a free loopback
+// port with a fresh SQLite database in a temp dir, and hand its address to the tests (`inject('baseUrl')`).
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    baseUrl: string;
+    adminPassword: string;
+  }
+}
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const ADMIN_PASSWORD = 'AdminPassw0rd!';
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? done(address.port) : fail(new Error('no port'))));
+    });
+  });
+}
+
+async function waitUntilAnswering(url: string, child: ChildProcess, output: () => string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode} before answering:\n${output()}`);
+    try {
+      const response = await fetch(`${url}/api/basicInformation/get?id=1`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the server did not answer ${url} within ${timeoutMs} ms:\n${output()}`);
+}
+
+export default async function setup(project: TestProject) {
+  if (process.env.E2E_SKIP_BUILD !== '1') {
+    const build = spawnSync(process.execPath, ['codegen/build-server.mjs'], { cwd: ROOT, stdio: 'inherit' });
+    if (build.status !== 0) throw new Error(`the build failed (exit ${build.status})`);
+  }
+
+  const dir = mkdtempSync(join(tmpdir(), 'points-mall-e2e-'));
+  writeFileSync(join(dir, 'secret'), `${crypto.randomUUID()}${crypto.randomUUID()}`, { mode: 0o600 });
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  let log = '';
+  const child = spawn(process.execPath, ['dist/server/main.js'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: `sqlite:${join(dir, 'app.db')}`,
+      SESSION_SECRET_FILE: join(dir, 'secret'),
+      ADMIN_PASSWORD,
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => {
+    log += chunk.toString();
+    process.stderr.write(chunk); // warnings and errors of the server show in the test output
+  });
+
+  const stop = async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+
+  try {
+    await waitUntilAnswering(baseUrl, child, () => log);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+
+  project.provide('baseUrl', baseUrl);
+  project.provide('adminPassword', ADMIN_PASSWORD);
+  return stop;
+}

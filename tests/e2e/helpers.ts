@@ -1,0 +1,194 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { inject } from 'vitest';
+import type { OperationId, RequestBody, RequestQuery, ResponseData } from '../../src/api/operations';
+import { OPERATIONS } from '../../src/api/operations.gen';
+
+// What every e2e test needs: the running server's address, the API as a signed-in user or the admin (with the
+// session cookie kept like a browser keeps it), Debian's Chromium as a phone, and screenshots under test-results/e2e.
+
+export const baseUrl = (): string => inject('baseUrl');
+export const url = (path: string): string => new URL(path, baseUrl()).href;
+
+export const ADMIN_ACCOUNT = 'admin';
+export const adminPassword = (): string => inject('adminPassword');
+
+// ---------------------------------------------------------------------------------------------------------------- API
+
+export interface Envelope<T> {
+  status: number;
+  code: number;
+  message: string;
+  data: T;
+}
+
+type Init<K extends OperationId> = { query?: RequestQuery<K>; body?: RequestBody<K> };
+
+/** The API by operationId, keeping the `sid` cookie between calls; every call carries `X-Requested-With`. */
+export class ApiSession {
+  sid: string | undefined;
+
+  async call<K extends OperationId>(operationId: K, init: Init<K> = {}): Promise<Envelope<ResponseData<K>>> {
+    const { method, path } = OPERATIONS[operationId];
+    const target = new URL(path, baseUrl());
+    for (const [k, v] of Object.entries((init.query ?? {}) as Record<string, unknown>)) {
+      if (v !== undefined) target.searchParams.append(k, String(v));
+    }
+    const headers: Record<string, string> = { 'X-Requested-With': 'XMLHttpRequest' };
+    if (this.sid) headers.cookie = `sid=${this.sid}`;
+    if (init.body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetch(target, {
+      method: method.toUpperCase(),
+      headers,
+      ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+    });
+    for (const cookie of response.headers.getSetCookie()) {
+      const [pair = ''] = cookie.split(';');
+      if (pair.startsWith('sid=')) this.sid = pair.slice(4) || undefined;
+    }
+    const json = (await response.json()) as Omit<Envelope<ResponseData<K>>, 'status'>;
+    return { status: response.status, ...json };
+  }
+
+  /** Calls and insists on success (code 0), answering the envelope's data. */
+  async ok<K extends OperationId>(operationId: K, init: Init<K> = {}): Promise<ResponseData<K>> {
+    const result = await this.call(operationId, init);
+    if (result.code !== 0) throw new Error(`${operationId} failed: ${result.status} ${result.code} ${result.message}`);
+    return result.data;
+  }
+}
+
+export interface TestUser {
+  id: number;
+  userAccount: string;
+  userPassword: string;
+}
+
+let counter = 0;
+/** A fresh account name: 4–16 letters, digits or underscores. */
+export function uniqueAccount(prefix = 'e2e'): string {
+  counter++;
+  return `${prefix}_${Date.now().toString(36).slice(-5)}${counter.toString(36)}${Math.floor(Math.random() * 36 ** 2).toString(36)}`.slice(0, 16);
+}
+
+export const PASSWORD = 'E2ePassw0rd!';
+
+/**
+ * Registers a new user through the API (the server allows 10 registrations per address per hour, and each run starts
+ * a fresh database: keep the number of registered users per run under that).
+ */
+export async function registerUser(prefix = 'e2e'): Promise<TestUser> {
+  const userAccount = uniqueAccount(prefix);
+  const id = await new ApiSession().ok('userRegister', { body: { userAccount, userPassword: PASSWORD, checkPassword: PASSWORD } });
+  return { id, userAccount, userPassword: PASSWORD };
+}
+
+export async function loginApi(userAccount: string, userPassword: string): Promise<ApiSession> {
+  const session = new ApiSession();
+  await session.ok('userLogin', { body: { userAccount, userPassword } });
+  if (!session.sid) throw new Error(`logging in ${userAccount} set no session cookie`);
+  return session;
+}
+
+/** A new user, registered and logged in through the API. */
+export async function newSignedInUser(prefix = 'e2e'): Promise<{ user: TestUser; api: ApiSession }> {
+  const user = await registerUser(prefix);
+  return { user, api: await loginApi(user.userAccount, user.userPassword) };
+}
+
+export const loginAdmin = (): Promise<ApiSession> => loginApi(ADMIN_ACCOUNT, adminPassword());
+
+export async function siteInformation() {
+  return new ApiSession().ok('basicInformationGet', { query: { id: 1 } });
+}
+
+// ------------------------------------------------------------------------------------------------------------ Browser
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+export interface ContextOptions {
+  /** Signs the context in with this API session's cookie. */
+  session?: ApiSession;
+  /**
+   * Marks the announcement read for this browser session (sessionStorage `dialog`), so the dialog the app opens by
+   * itself once per session does not cover what a test taps. The announcement tests leave it unset.
+   */
+  announcementRead?: boolean;
+}
+
+/** A phone: 390×844, touch, zh-CN; optionally signed in. */
+export async function newPhone(browser: Browser, options: ContextOptions = {}): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({
+    baseURL: baseUrl(),
+    viewport: { width: 390, height: 844 },
+    deviceScaleFactor: 2,
+    isMobile: true,
+    hasTouch: true,
+    locale: 'zh-CN',
+  });
+  if (options.session?.sid) {
+    await context.addCookies([{ name: 'sid', value: options.session.sid, url: baseUrl(), httpOnly: true, sameSite: 'Lax' }]);
+  }
+  if (options.announcementRead) {
+    await context.addInitScript(() => {
+      const saved = JSON.parse(window.sessionStorage.getItem('dialog') ?? '{}') as Record<string, unknown>;
+      window.sessionStorage.setItem('dialog', JSON.stringify({ mallRead: false, ...saved, isRead: true }));
+    });
+  }
+  context.setDefaultTimeout(15_000);
+  const page = await context.newPage();
+  return { context, page };
+}
+
+/** Logs in through the login screen and waits until the app has left it. */
+export async function loginThroughUi(page: Page, userAccount: string, userPassword: string): Promise<void> {
+  if (new URL(page.url() === 'about:blank' ? url('/') : page.url()).pathname !== '/login') await page.goto('/login');
+  await page.locator('#field-userAccount').fill(userAccount);
+  await page.locator('#field-userPassword').fill(userPassword);
+  await page.getByRole('button', { name: '登录' }).click();
+  await page.waitForURL((u) => u.pathname !== '/login');
+}
+
+/** The path of the page's URL (without query). */
+export const pathOf = (page: Page): string => new URL(page.url()).pathname;
+
+/** A finger drag through the DevTools protocol (the floating bubble listens to touch events on a touch screen). */
+export async function touchDrag(page: Page, from: { x: number; y: number }, to: { x: number; y: number }, steps = 12): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const point = (x: number, y: number) => [{ x: Math.round(x), y: Math.round(y), id: 1, radiusX: 1, radiusY: 1, force: 1 }];
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: point(from.x, from.y) });
+    for (let i = 1; i <= steps; i++) {
+      const x = from.x + ((to.x - from.x) * i) / steps;
+      const y = from.y + ((to.y - from.y) * i) / steps;
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: point(x, y) });
+    }
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  } finally {
+    await cdp.detach();
+  }
+}
+
+export const SHOT_DIR = resolve(import.meta.dirname, '../../test-results/e2e');
+
+/** Saves a screenshot of the viewport as test-results/e2e/<name>.png (gitignored) and answers its path. */
+export async function shot(page: Page, name: string): Promise<string> {
+  mkdirSync(SHOT_DIR, { recursive: true });
+  const path = resolve(SHOT_DIR, `${name}.png`);
+  await page.screenshot({ path, animations: 'disabled', caret: 'hide' });
+  return path;
+}

@@ -1,0 +1,123 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { screens } from '../../screens.config';
+import { messages as t } from '../../src/web/i18n/zh-CN';
+import { launchBrowser, loginAdmin, newPhone, newSignedInUser, pathOf, shot, siteInformation, type ApiSession } from './helpers';
+
+// The frame around the screens: the account watermark, the document title and the scrolling notice bar.
+
+let browser: Browser;
+let user: { context: BrowserContext; page: Page };
+let admin: { context: BrowserContext; page: Page };
+let userApi: ApiSession;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  ({ api: userApi } = await newSignedInUser('shell'));
+  user = await newPhone(browser, { session: userApi, announcementRead: true });
+  admin = await newPhone(browser, { session: await loginAdmin(), announcementRead: true });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+const titleOf = (path: string) => {
+  const screen = screens.find((s) => s.path === path);
+  if (!screen) throw new Error(`no screen ${path}`);
+  return screen.title;
+};
+
+/** Opens a path and waits until the frame shows that screen's title (a frame screen) or the form (login, register). */
+async function open(page: Page, path: string) {
+  await page.goto(path);
+  const screen = screens.find((s) => s.path === path);
+  if (screen?.chrome === 'bare') await page.locator('#field-userAccount').waitFor();
+  else await expect.poll(() => page.locator('.adm-nav-bar-title').textContent()).toBe(screen?.title ?? t.shell.notFound);
+  expect(pathOf(page)).toBe(path);
+}
+
+describe('the watermark', () => {
+  it('shows the account on home, my page and (for the admin) user management', async () => {
+    for (const [who, path] of [
+      [user, '/'],
+      [user, '/about'],
+      [admin, '/user_management'],
+    ] as const) {
+      await open(who.page, path);
+      const mark = who.page.locator('.adm-water-mark');
+      await mark.waitFor({ state: 'attached' });
+      // A full-page layer drawn from the account name, above the content and letting taps through.
+      const style = await mark.evaluate((el) => {
+        const s = getComputedStyle(el);
+        return { position: s.position, pointerEvents: s.pointerEvents, image: s.backgroundImage };
+      });
+      expect(style, path).toMatchObject({ position: 'fixed', pointerEvents: 'none' });
+      expect(style.image, path).toMatch(/^url\("data:image\/png;base64,/);
+    }
+    await shot(admin.page, 'user-management');
+  });
+
+  it('is absent on /login and /register, even for a signed-in user', async () => {
+    for (const path of ['/login', '/register']) {
+      await open(user.page, path);
+      await user.page.locator('.app-tabbar, .adm-nav-bar').first().waitFor({ state: 'detached' });
+      expect(await user.page.locator('.adm-water-mark').count(), path).toBe(0);
+    }
+  });
+});
+
+describe('the document title', () => {
+  it("is '<site name> - <page title>' on the frame's screens and on login", async () => {
+    const site = await siteInformation();
+    const siteName = site.websiteName || '积分商城';
+    expect(siteName).toBe('积分商城'); // the default record of a fresh database
+    for (const path of ['/', '/about', '/mall', '/clockInfo', '/gxy/update', '/login', '/register']) {
+      await open(user.page, path);
+      await expect.poll(() => user.page.title(), { message: path }).toBe(`${siteName} - ${titleOf(path)}`);
+    }
+    await open(admin.page, '/system');
+    await expect.poll(() => admin.page.title()).toBe(`${siteName} - 系统管理`);
+    await open(user.page, '/no/such/page');
+    await expect.poll(() => user.page.title()).toBe(`${siteName} - ${t.shell.notFound}`);
+  });
+});
+
+describe('the notice bar', () => {
+  const noticeText = (page: Page) => page.locator('.adm-notice-bar .adm-notice-bar-content-inner');
+
+  it("says the server failed on /500, whoever opens it", async () => {
+    for (const page of [user.page, admin.page]) {
+      await open(page, '/500');
+      await expect.poll(() => noticeText(page).textContent()).toBe(t.notice.serverError);
+    }
+    // A visitor too: /500 needs no session.
+    const visitor = await newPhone(browser);
+    try {
+      await open(visitor.page, '/500');
+      await expect.poll(() => noticeText(visitor.page).textContent()).toBe('服务器异常，请联系管理员');
+      await shot(visitor.page, 'server-error');
+    } finally {
+      await visitor.context.close();
+    }
+  });
+
+  it('explains swiping on /mall_management and /platform_management', async () => {
+    await open(admin.page, '/mall_management');
+    await expect.poll(() => noticeText(admin.page).textContent()).toBe(t.notice.mallManagement);
+    await open(admin.page, '/platform_management');
+    await expect.poll(() => noticeText(admin.page).textContent()).toBe(t.notice.platformManagement);
+    expect(t.notice.platformManagement).toContain('不能删除');
+    await shot(admin.page, 'platform-management');
+  });
+
+  it("shows the site's noticeBar on a normal page", async () => {
+    const { noticeBar } = await siteInformation();
+    expect(noticeBar).not.toBe('');
+    for (const path of ['/', '/about', '/mall']) {
+      await open(user.page, path);
+      await expect.poll(() => noticeText(user.page).textContent(), { message: path }).toBe(noticeBar);
+    }
+    await open(admin.page, '/user_management');
+    await expect.poll(() => noticeText(admin.page).textContent()).toBe(noticeBar);
+  });
+});

@@ -1,0 +1,98 @@
+import { cleanup, render, screen as view, waitFor } from '@testing-library/react';
+import { createMemoryRouter, RouterProvider } from 'react-router-dom';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ApiError } from '../../src/api/client';
+import { platformScreens, screens } from '../../screens.config';
+import { api } from '../../src/web/api';
+import { buildRoutes } from '../../src/web/app/routes';
+import { sessionStore, signOut } from '../../src/web/state/session';
+import { siteStore } from '../../src/web/state/site';
+
+// The router built from the screen map: the guard before each navigation, the frame's title, and a platform added
+// by one config entry.
+
+vi.mock('../../src/web/api', () => ({ api: { call: vi.fn() }, setLoginNavigator: vi.fn() }));
+vi.mock('../../src/web/feedback', () => ({ toast: vi.fn(), alert: vi.fn(), confirm: vi.fn(), actionSheet: vi.fn() }));
+const call = vi.mocked(api.call) as unknown as ReturnType<typeof vi.fn>;
+
+const USER = { id: 2, userAccount: 'alice_01', userName: '小红', userRole: 'user', email: null, invitationCode: 'K7P2M9QX', createdAt: 1795000000000 };
+const SITE = { id: 1, websiteName: '测试站', noticeBar: '滚动通知文字', noticeAnnouncementTitle: '', noticeAnnouncement: '', pointsNotification: '', coinName: '积分', addCoin: 0, amount: 0, status: 1, analyticsUrl: '', userId: null, updatedAt: 0 };
+
+function answer(signedIn: boolean) {
+  call.mockImplementation(async (op: string) => {
+    if (op === 'basicInformationGet') return SITE;
+    if (op === 'userGetLogin') {
+      if (signedIn) return USER;
+      throw new ApiError('请先登录', 'envelope', { code: 40100, status: 401 });
+    }
+    throw new Error(`unexpected ${op}`);
+  });
+}
+
+function open(path: string, extra = screens) {
+  const router = createMemoryRouter(buildRoutes(extra), { initialEntries: [path] });
+  render(<RouterProvider router={router} />);
+  return router;
+}
+
+beforeEach(() => {
+  call.mockReset();
+  signOut();
+  siteStore.set(null);
+});
+afterEach(cleanup);
+
+describe('routes from screens.config.ts', () => {
+  it('adds a platform page and its edit page with one config entry', async () => {
+    answer(true);
+    const withDemo = [...screens, ...platformScreens({ code: 'demo', title: '演示平台' })];
+    const router = open('/demo', withDemo);
+    expect(await view.findByText('功能即将开放', undefined, { timeout: 10_000 })).toBeTruthy();
+    expect(view.getAllByText('演示平台').length).toBeGreaterThan(0);
+    await router.navigate('/demo/update');
+    expect(await view.findByText('修改演示平台信息')).toBeTruthy();
+    await waitFor(() => expect(document.title).toBe('测试站 - 修改演示平台信息'));
+  });
+
+  it('fetches the current user before each navigation to a signed-in screen', async () => {
+    answer(true);
+    const router = open('/clockInfo');
+    await view.findByText('功能即将开放', undefined, { timeout: 10_000 });
+    const before = call.mock.calls.filter(([op]) => op === 'userGetLogin').length;
+    await router.navigate('/notice');
+    await view.findByText('消息通知');
+    expect(call.mock.calls.filter(([op]) => op === 'userGetLogin').length).toBe(before + 1);
+    expect(sessionStore.get()).toMatchObject({ role: 'user', user: { userAccount: 'alice_01' } });
+  });
+
+  it('sends a visitor to /login and marks the role notLogin', async () => {
+    answer(false);
+    const router = open('/about');
+    await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
+    expect(router.state.location.search).toBe('?redirect=%2Fabout');
+    expect(sessionStore.get().role).toBe('notLogin');
+  });
+
+  it('does not ask who is signed in on /login, /register and /500', async () => {
+    answer(false);
+    for (const path of ['/login', '/register', '/500']) {
+      cleanup();
+      call.mockClear();
+      open(path);
+      await waitFor(() => expect(document.body.textContent).not.toBe(''));
+      expect(call.mock.calls.some(([op]) => op === 'userGetLogin'), path).toBe(false);
+    }
+  });
+
+  it('keeps a role out of screens it may not open', async () => {
+    answer(true);
+    open('/system');
+    expect(await view.findByText('没有权限访问这个页面', undefined, { timeout: 10_000 })).toBeTruthy();
+  });
+
+  it('shows the not-found screen inside the frame for unknown paths', async () => {
+    answer(true);
+    open('/no/such/page');
+    expect(await view.findByText('链接可能已失效，请返回首页。', undefined, { timeout: 10_000 })).toBeTruthy();
+  });
+});

@@ -1,0 +1,9 @@
+// jsdom has no canvas; antd-mobile's WaterMark draws its tile on one. A context that draws nothing is enough to
+// render the frame (the watermark itself is checked in the browser tests).
+const noop = () => undefined;
+const fakeContext = new Proxy(
+  { measureText: () => ({ width: 10 }), canvas: null as unknown },
+  { get: (target, key) => (key in target ? target[key as keyof typeof target] : noop), set: () => true },
+);
+HTMLCanvasElement.prototype.getContext = (() => fakeContext) as unknown as HTMLCanvasElement['getContext'];
+HTMLCanvasElement.prototype.toDataURL = () => 'data:image/png;base64,';
