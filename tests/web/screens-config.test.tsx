@@ -45,8 +45,9 @@ describe('screens.config.ts', () => {
       for (const op of named) {
         const info = OPERATIONS[op as keyof typeof OPERATIONS];
         expect(info, `${s.path} names ${op}`).toBeDefined();
-        if (s.access !== 'public' && !info.roles.includes('visitor')) {
-          for (const role of s.access) expect(info.roles, `${s.path}: ${role} may open it but not call ${op}`).toContain(role);
+        const roles: readonly string[] = info.roles;
+        if (s.access !== 'public' && !roles.includes('visitor')) {
+          for (const role of s.access) expect(roles, `${s.path}: ${role} may open it but not call ${op}`).toContain(role);
         }
       }
       if (s.kind === 'form') expect(formSchemas[s.submit as keyof typeof formSchemas], s.path).toBeDefined();
