@@ -48,7 +48,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   });
   const database = openDatabase(config.database);
   try {
-    await migrateToLatest(database.db);
+    await migrateToLatest(database);
   } catch (error) {
     await database.close();
     throw error;

@@ -103,3 +103,15 @@ describe('ban ends live sessions', () => {
     expect((await app().client().call('userLogin', { body: { userAccount, userPassword: PASSWORD } })).code).toBe(0);
   });
 });
+
+describe('account names ignore letter case', () => {
+  it('refuses an account that differs from an existing one only by case, and logs in either way', async () => {
+    const { userAccount } = await app().newUser();
+    const upper = userAccount.toUpperCase();
+    const taken = await app().client().call('userRegister', { body: { userAccount: upper, userPassword: PASSWORD, checkPassword: PASSWORD }, ip: '10.9.9.9' });
+    expect([taken.status, taken.code]).toEqual([409, 40900]);
+    const login = await app().client().call('userLogin', { body: { userAccount: upper, userPassword: PASSWORD } });
+    expect(login.code).toBe(0);
+    expect(login.data.userAccount).toBe(userAccount);
+  });
+});

@@ -46,12 +46,15 @@ function runBareServer(port) {
 // ---------------------------------------------------------------------------------------------------------------------
 // Settings
 
+/** A failure the operator can act on (bad setting, unreachable database, server that does not start). */
+class BenchError extends Error {}
+
 function setting(name, fallback, min, max) {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isFinite(value) || value < min || value > max) {
-    throw new Error(`${name} must be a number from ${min} to ${max}, got "${raw}"`);
+    throw new BenchError(`${name} must be a number from ${min} to ${max}, got "${raw}"`);
   }
   return value;
 }
@@ -174,7 +177,7 @@ async function startBareServer() {
   children.add(child);
   const output = captureOutput(child, '[bare]');
   await new Promise((done, fail) => {
-    const timer = setTimeout(() => fail(new Error('bare server did not start within 10 s')), 10_000);
+    const timer = setTimeout(() => fail(new BenchError('bare server did not start within 10 s')), 10_000);
     child.once('message', (message) => {
       clearTimeout(timer);
       if (message?.ready) done();
@@ -182,7 +185,7 @@ async function startBareServer() {
     });
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      fail(new Error(`bare server exited (${signal ?? code}) before it was ready:\n${output.tail.join('\n')}`));
+      fail(new BenchError(`bare server exited (${signal ?? code}) before it was ready:\n${output.tail.join('\n')}`));
     });
   });
   child.removeAllListeners('exit');
@@ -219,8 +222,8 @@ async function startAppServer({ label, databaseUrl, schema, adminPassword, cpuPr
   child.once('exit', (code, signal) => (exited = signal ?? code));
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (exited !== null) throw new Error(`app (${label}) exited (${exited}) before answering:\n${output.tail.join('\n')}`);
-    if (Date.now() > deadline) throw new Error(`app (${label}) did not answer within 60 s:\n${output.tail.join('\n')}`);
+    if (exited !== null) throw new BenchError(`app (${label}) exited (${exited}) before answering:\n${output.tail.join('\n')}`);
+    if (Date.now() > deadline) throw new BenchError(`app (${label}) did not answer within 60 s:\n${output.tail.join('\n')}`);
     try {
       const response = await fetch(`${base}/api/basicInformation/get?id=1`, { signal: AbortSignal.timeout(2000) });
       await response.arrayBuffer();
@@ -245,13 +248,13 @@ async function login(base, adminPassword) {
   });
   const text = await response.text();
   if (response.status !== 200 || !text.startsWith('{"code":0')) {
-    throw new Error(`admin login failed: HTTP ${response.status} ${text.slice(0, 300)}`);
+    throw new BenchError(`admin login failed: HTTP ${response.status} ${text.slice(0, 300)}`);
   }
   const sid = response.headers
     .getSetCookie()
     .map((c) => c.split(';')[0].trim())
     .find((c) => c.startsWith('sid='));
-  if (!sid) throw new Error('admin login answered without a sid cookie');
+  if (!sid) throw new BenchError('admin login answered without a sid cookie');
   return sid;
 }
 
@@ -259,7 +262,7 @@ async function probe(url, headers) {
   const response = await fetch(url, { headers, signal: AbortSignal.timeout(10_000) });
   const text = await response.text();
   if (response.status !== 200 || !text.startsWith('{"code":0')) {
-    throw new Error(`${url} answered HTTP ${response.status}: ${text.slice(0, 300)}`);
+    throw new BenchError(`${url} answered HTTP ${response.status}: ${text.slice(0, 300)}`);
   }
   return { bytes: Buffer.byteLength(text), headerCount: [...response.headers.keys()].length };
 }
@@ -485,12 +488,34 @@ function checkLoopbackPostgres(raw) {
   try {
     url = new URL(raw);
   } catch {
-    throw new Error('BENCH_DATABASE_URL is not a URL');
+    throw new BenchError('BENCH_DATABASE_URL is not a URL');
   }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new Error('BENCH_DATABASE_URL must be postgres://…');
-  if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) throw new Error('BENCH_DATABASE_URL must point at a loopback address');
-  if (url.searchParams.size > 0) throw new Error('BENCH_DATABASE_URL must not carry query options; the bench picks the schema');
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new BenchError('BENCH_DATABASE_URL must be postgres://…');
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) throw new BenchError('BENCH_DATABASE_URL must point at a loopback address');
+  if (url.searchParams.size > 0) throw new BenchError('BENCH_DATABASE_URL must not carry query options; the bench picks the schema');
   return raw;
+}
+
+/** A schema of its own on the PostgreSQL server, dropped when the bench ends however it ends. */
+async function createPostgresSchema(url) {
+  const { default: pg } = await import('pg');
+  const schema = `bench_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const run = async (sql) => {
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+    try {
+      await client.connect();
+      await client.query(sql);
+    } finally {
+      await client.end().catch(() => {});
+    }
+  };
+  try {
+    await run(`create schema ${schema}`);
+  } catch (error) {
+    throw new BenchError(`cannot create a schema on BENCH_DATABASE_URL: ${error.message}`);
+  }
+  cleanups.push(() => run(`drop schema if exists ${schema} cascade`));
+  return schema;
 }
 
 async function main() {
@@ -517,7 +542,7 @@ async function main() {
   watchdog.unref();
 
   const mainJs = join(ROOT, 'dist/server/main.js');
-  if (!existsSync(mainJs)) throw new Error('dist/server/main.js is missing; run `npm run build` first');
+  if (!existsSync(mainJs)) throw new BenchError('dist/server/main.js is missing; run `npm run build` first');
   const { default: autocannon } = await import('autocannon');
 
   const tmp = mkdtempSync(join(tmpdir(), 'points-mall-bench-'));
@@ -529,34 +554,13 @@ async function main() {
   const bare = await startBareServer();
   await probe(`${bare.base}/`, {});
 
+  const targets = { sqlite: { databaseUrl: `sqlite:${join(tmp, 'bench.db')}` } };
+  if (postgresUrl) targets.postgres = { databaseUrl: postgresUrl, schema: await createPostgresSchema(postgresUrl) };
+
   const measurements = [];
   const ratios = [];
   for (const db of databases) {
-    let databaseUrl;
-    let schema;
-    if (db === 'sqlite') {
-      databaseUrl = `sqlite:${join(tmp, 'bench.db')}`;
-    } else {
-      const { default: pg } = await import('pg');
-      schema = `bench_${process.pid}_${randomBytes(4).toString('hex')}`;
-      const admin = new pg.Client({ connectionString: postgresUrl });
-      await admin.connect();
-      try {
-        await admin.query(`create schema ${schema}`);
-      } finally {
-        await admin.end();
-      }
-      cleanups.push(async () => {
-        const c = new pg.Client({ connectionString: postgresUrl });
-        await c.connect();
-        try {
-          await c.query(`drop schema if exists ${schema} cascade`);
-        } finally {
-          await c.end();
-        }
-      });
-      databaseUrl = postgresUrl;
-    }
+    const { databaseUrl, schema } = targets[db];
     console.log(`starting app on ${db} …`);
     const app = await startAppServer({ label: db, databaseUrl, schema, adminPassword, cpuProfDir });
     const cookie = await login(app.base, adminPassword);
@@ -598,7 +602,7 @@ async function main() {
 }
 
 function fail(error) {
-  console.error(`bench failed: ${error?.stack ?? error}`);
+  console.error(`bench failed: ${error instanceof BenchError ? error.message : (error?.stack ?? error)}`);
   cleanup().finally(() => process.exit(1));
 }
 

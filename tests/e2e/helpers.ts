@@ -183,6 +183,20 @@ export async function touchDrag(page: Page, from: { x: number; y: number }, to: 
   }
 }
 
+/**
+ * Waits until the open overlays (dialog, action sheet, their masks) have finished animating in: antd-mobile animates
+ * them with springs, not CSS, so a tap or a screenshot right after they appear meets them half-faded.
+ */
+export async function overlaysSettled(page: Page): Promise<void> {
+  await page.waitForFunction(() => {
+    const shown = (el: HTMLElement) => el.style.display !== 'none';
+    // Both refuse taps (pointer-events: none) until fully in; the dialog's and the masks' opacity rises to 1.
+    const bodies = [...document.querySelectorAll<HTMLElement>('.adm-center-popup-wrap, .adm-popup-body')].filter(shown);
+    const faders = [...document.querySelectorAll<HTMLElement>('.adm-center-popup-wrap, .adm-mask')].filter(shown);
+    return bodies.every((el) => el.style.pointerEvents !== 'none') && faders.every((el) => getComputedStyle(el).opacity === '1');
+  });
+}
+
 export const SHOT_DIR = resolve(import.meta.dirname, '../../test-results/e2e');
 
 /** Saves a screenshot of the viewport as test-results/e2e/<name>.png (gitignored) and answers its path. */

@@ -12,6 +12,8 @@ export type Db = Kysely<Database>;
 export interface DatabaseHandle {
   db: Db;
   kind: DatabaseConfig['kind'];
+  /** PostgreSQL schema in use, when one is configured (the migration tables live there too). */
+  schema?: string;
   close(): Promise<void>;
 }
 
@@ -45,16 +47,18 @@ function postgresDialect(url: string, poolSize: number, schema?: string): Postgr
 export function openDatabase(config: DatabaseConfig): DatabaseHandle {
   const dialect = config.kind === 'sqlite' ? sqliteDialect(config.path) : postgresDialect(config.url, config.poolSize, config.schema);
   const db = new Kysely<Database>({ dialect, plugins: [new CamelCasePlugin()] });
-  return { db, kind: config.kind, close: () => db.destroy() };
+  return { db, kind: config.kind, schema: config.kind === 'postgres' ? config.schema : undefined, close: () => db.destroy() };
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 /** Applies pending migrations; Kysely's lock table keeps concurrent starts from applying one twice. */
-export async function migrateToLatest(db: Db): Promise<string[]> {
+export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]> {
   // Migrations are written against snake_case names, so they run without the camel-case plugin.
-  const raw = db.withoutPlugins() as unknown as Kysely<any>;
-  const { error, results } = await new Migrator({ db: raw, provider }).migrateToLatest();
+  const raw = handle.db.withoutPlugins() as unknown as Kysely<any>;
+  // Name the schema: otherwise Kysely would take migration tables in *another* schema of the database for its own.
+  const migrator = new Migrator({ db: raw, provider, ...(handle.schema ? { migrationTableSchema: handle.schema } : {}) });
+  const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

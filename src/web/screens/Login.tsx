@@ -1,4 +1,3 @@
-import { Button } from 'antd-mobile';
 import { useForm } from 'react-hook-form';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { ApiError } from '../../api/client';
@@ -22,7 +21,7 @@ export default function Login() {
   const navigate = useNavigate();
   const [search] = useSearchParams();
   const site = useStore(siteStore);
-  const { control, handleSubmit, formState } = useForm<LoginForm>({
+  const { register, handleSubmit, formState } = useForm<LoginForm>({
     defaultValues: { userAccount: search.get('account') ?? '', userPassword: '' },
   });
 
@@ -40,12 +39,12 @@ export default function Login() {
       <h1 className="auth-title">{site?.websiteName || t.auth.login}</h1>
       <p className="auth-subtitle">{t.auth.login}</p>
       <form className="auth-card" onSubmit={handleSubmit(onSubmit)} noValidate>
-        <AuthField control={control} name="userAccount" label={t.auth.account} placeholder={t.auth.accountPlaceholder} autoComplete="username" rules={accountRules} error={formState.errors.userAccount?.message} />
-        <AuthField control={control} name="userPassword" type="password" label={t.auth.password} placeholder={t.auth.passwordPlaceholder} autoComplete="current-password" rules={passwordRules} error={formState.errors.userPassword?.message} />
+        <AuthField register={register} name="userAccount" label={t.auth.account} placeholder={t.auth.accountPlaceholder} autoComplete="username" rules={accountRules} error={formState.errors.userAccount?.message} />
+        <AuthField register={register} name="userPassword" type="password" label={t.auth.password} placeholder={t.auth.passwordPlaceholder} autoComplete="current-password" rules={passwordRules} error={formState.errors.userPassword?.message} />
         <div className="auth-actions">
-          <Button block type="submit" color="primary" size="large" loading={formState.isSubmitting} disabled={formState.isSubmitting}>
-            {t.auth.login}
-          </Button>
+          <button type="submit" className="auth-submit" disabled={formState.isSubmitting} aria-busy={formState.isSubmitting}>
+            {formState.isSubmitting ? t.shell.loading : t.auth.login}
+          </button>
         </div>
         <Link className="auth-switch" to="/register">
           {t.auth.toRegister}

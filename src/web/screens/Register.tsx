@@ -1,4 +1,3 @@
-import { Button } from 'antd-mobile';
 import { useForm } from 'react-hook-form';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { ApiError } from '../../api/client';
@@ -22,7 +21,7 @@ export default function Register() {
   const navigate = useNavigate();
   const [search] = useSearchParams();
   const site = useStore(siteStore);
-  const { control, handleSubmit, formState, getValues } = useForm<RegisterForm>({
+  const { register, handleSubmit, formState, getValues } = useForm<RegisterForm>({
     // An invitation link is /register?code=XXXXXXXX.
     defaultValues: { userAccount: '', userPassword: '', checkPassword: '', invitationCode: search.get('code') ?? '' },
   });
@@ -42,10 +41,10 @@ export default function Register() {
       <h1 className="auth-title">{site?.websiteName || t.auth.register}</h1>
       <p className="auth-subtitle">{t.auth.register}</p>
       <form className="auth-card" onSubmit={handleSubmit(onSubmit)} noValidate>
-        <AuthField control={control} name="userAccount" label={t.auth.account} placeholder={t.auth.accountPlaceholder} autoComplete="username" rules={accountRules} error={formState.errors.userAccount?.message} />
-        <AuthField control={control} name="userPassword" type="password" label={t.auth.password} placeholder={t.auth.passwordPlaceholder} autoComplete="new-password" rules={passwordRules} error={formState.errors.userPassword?.message} />
+        <AuthField register={register} name="userAccount" label={t.auth.account} placeholder={t.auth.accountPlaceholder} autoComplete="username" rules={accountRules} error={formState.errors.userAccount?.message} />
+        <AuthField register={register} name="userPassword" type="password" label={t.auth.password} placeholder={t.auth.passwordPlaceholder} autoComplete="new-password" rules={passwordRules} error={formState.errors.userPassword?.message} />
         <AuthField
-          control={control}
+          register={register}
           name="checkPassword"
           type="password"
           label={t.auth.checkPassword}
@@ -55,7 +54,7 @@ export default function Register() {
           error={formState.errors.checkPassword?.message}
         />
         <AuthField
-          control={control}
+          register={register}
           name="invitationCode"
           label={t.auth.invitationCode}
           placeholder={t.auth.invitationCodePlaceholder}
@@ -64,9 +63,9 @@ export default function Register() {
           error={formState.errors.invitationCode?.message}
         />
         <div className="auth-actions">
-          <Button block type="submit" color="primary" size="large" loading={formState.isSubmitting} disabled={formState.isSubmitting}>
-            {t.auth.register}
-          </Button>
+          <button type="submit" className="auth-submit" disabled={formState.isSubmitting} aria-busy={formState.isSubmitting}>
+            {formState.isSubmitting ? t.shell.loading : t.auth.register}
+          </button>
         </div>
         <Link className="auth-switch" to="/login">
           {t.auth.toLogin}

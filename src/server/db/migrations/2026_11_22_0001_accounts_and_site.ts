@@ -5,7 +5,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('users')
     .addColumn('id', 'integer', idColumn(db))
-    .addColumn('user_account', 'varchar(16)', (c) => c.notNull().unique())
+    .addColumn('user_account', 'varchar(16)', (c) => c.notNull())
     .addColumn('user_name', 'varchar(20)', (c) => c.notNull())
     .addColumn('password_hash', 'varchar(200)', (c) => c.notNull())
     .addColumn('user_role', 'varchar(10)', (c) => c.notNull().check(sql`user_role in ('user', 'agent', 'admin')`))
@@ -18,6 +18,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('last_login_at', 'bigint')
     .addColumn('deleted_at', 'bigint')
     .execute();
+  // Accounts differ by more than letter case: 'Alice' cannot pose as 'alice' when a payer checks a payee.
+  await sql`create unique index users_account_ci on users (lower(user_account))`.execute(db);
   // One live account per address; a deleted account releases its address.
   await sql`create unique index users_email_live on users (email) where email is not null and deleted_at is null`.execute(db);
   await db.schema.createIndex('users_inviter').on('users').column('inviter_id').execute();

@@ -1,6 +1,10 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { NewUser, UserPatch, UserRow } from '../../db/types.js';
 import { direction, ilike, pageWindow, type PageQuery } from '../../db/paging.js';
+
+/** Account names compare without letter case (the unique index is on lower(user_account)). */
+const sameAccount = (userAccount: string) => sql<boolean>`lower(${sql.ref('users.userAccount')}) = ${userAccount.toLowerCase()}`;
 
 /** Live users: deleted ones keep their rows (and their account names) but are invisible everywhere else. */
 const live = (db: Db) => db.selectFrom('users').where('users.deletedAt', 'is', null);
@@ -9,7 +13,7 @@ export const findLiveById = (db: Db, id: number): Promise<UserRow | undefined> =
   live(db).selectAll().where('id', '=', id).executeTakeFirst();
 
 export const findLiveByAccount = (db: Db, userAccount: string): Promise<UserRow | undefined> =>
-  live(db).selectAll().where('userAccount', '=', userAccount).executeTakeFirst();
+  live(db).selectAll().where(sameAccount(userAccount)).executeTakeFirst();
 
 export const findLiveByInvitationCode = (db: Db, code: string): Promise<UserRow | undefined> =>
   live(db).selectAll().where('invitationCode', '=', code).executeTakeFirst();
@@ -19,7 +23,7 @@ export const findLiveByEmail = (db: Db, email: string): Promise<UserRow | undefi
 
 /** Any user, deleted or not, holding the account name (names are never reused). */
 export async function accountTaken(db: Db, userAccount: string): Promise<boolean> {
-  const row = await db.selectFrom('users').select('id').where('userAccount', '=', userAccount).executeTakeFirst();
+  const row = await db.selectFrom('users').select('id').where(sameAccount(userAccount)).executeTakeFirst();
   return row !== undefined;
 }
 
