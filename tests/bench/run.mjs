@@ -310,6 +310,12 @@ async function measure(autocannon, settings, { target, server, path, headers }) 
   const result = await autocannon(opts);
   const cpuAfter = processCpuSeconds(server.child.pid);
   const loadCpu = process.cpuUsage(loadCpuBefore);
+  if (server.child.exitCode !== null || server.child.signalCode !== null) {
+    throw new BenchError(
+      `${server.name} server exited (${server.child.signalCode ?? `code ${server.child.exitCode}`}) while ${path} was measured` +
+        (server.output.tail.length ? `; its last lines:\n${server.output.tail.slice(-10).join('\n')}` : '; it printed nothing'),
+    );
+  }
   const total = result.requests.total;
   const serverCpu = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
   return {

@@ -68,6 +68,7 @@ describe('a new user', () => {
       await expect.poll(() => page.locator('.adm-nav-bar-title').textContent()).toBe('我的');
       await page.locator('.home-hero', { hasText: account }).waitFor();
       await page.locator('.adm-nav-bar-back-arrow').waitFor();
+      await page.locator('.adm-toast-main').waitFor({ state: 'detached' }); // the sign-up toast, for a clean picture
       await shot(page, 'about');
 
       await page.getByRole('button', { name: '退出', exact: true }).click();

@@ -50,6 +50,7 @@ describe('a session ended on the server mid-use', () => {
       await page.waitForURL((u) => u.pathname === '/login');
       expect(new URL(page.url()).searchParams.get('redirect')).toBe('/about');
       await page.locator('#field-userAccount').waitFor();
+      await overlaysSettled(page);
       await shot(page, 'session-ended-banned');
 
       // The session cookie is no good any more: a fresh load of a signed-in screen goes to /login as well.
@@ -94,6 +95,7 @@ describe('the admin', () => {
       const field = admin.page.getByLabel('滚动通知', { exact: true });
       await expect.poll(() => field.inputValue()).toBe(original); // the form shows the record as it is
       await field.fill(text);
+      await shot(admin.page, 'system-form');
       await admin.page.getByRole('button', { name: '提交', exact: true }).click();
       await toast(admin.page, '保存成功').waitFor();
       expect((await siteInformation()).noticeBar).toBe(text);
@@ -141,13 +143,14 @@ describe('the admin', () => {
       await confirm.waitFor();
       await overlaysSettled(page);
       expect(await confirm.locator('.adm-dialog-content').textContent()).toBe(
-        `确定封禁 ${user.userAccount}（${user.userAccount}）吗？封禁后立即下线。`,
+        `确定封禁 ${user.userAccount}（${user.userAccount}） 吗？封禁后立即下线。`,
       );
       await shot(page, 'ban-confirm');
       await confirm.getByRole('button', { name: '确定', exact: true }).click();
 
       await toast(page, '操作成功').waitFor();
       await expect.poll(() => row.locator('.adm-list-item-content-extra').textContent()).toBe('已封禁');
+      await confirm.waitFor({ state: 'detached' });
       await shot(page, 'user-banned');
 
       // The banned user's next step ends on /login with the reason.

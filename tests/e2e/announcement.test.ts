@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newPhone, overlaysSettled, newSignedInUser, shot, siteInformation, touchDrag, type ApiSession, type TestUser } from './helpers';
+import { launchBrowser, loginThroughUi, newPhone, overlaysSettled, newSignedInUser, shot, siteInformation, touchDrag, type ApiSession, type TestUser } from './helpers';
 
 // The announcement: the draggable chat bubble that opens it, and the dialog the app opens by itself once per browser
 // session (sessionStorage `dialog`, flag isRead).
@@ -113,11 +113,8 @@ describe('the announcement dialog', () => {
     const { context, page } = await newPhone(browser);
     try {
       const dialogs = await countDialogs(page);
-      await page.goto('/login');
-      await page.locator('#field-userAccount').fill(user.userAccount);
-      await page.locator('#field-userPassword').fill(user.userPassword);
-      await page.getByRole('button', { name: '登录', exact: true }).click();
-      await page.waitForURL((u) => u.pathname === '/');
+      await loginThroughUi(page, user.userAccount, user.userPassword);
+      expect(new URL(page.url()).pathname).toBe('/');
       await expectAnnouncement(page);
       await dialog(page).getByRole('button', { name: '确定' }).click();
       await dialog(page).waitFor({ state: 'detached' });

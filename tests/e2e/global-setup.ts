@@ -34,7 +34,9 @@ function freePort(): Promise<number> {
 async function waitUntilAnswering(url: string, child: ChildProcess, output: () => string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode} before answering:\n${output()}`);
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`the server exited (${child.exitCode ?? child.signalCode}) before answering:\n${output()}`);
+    }
     try {
       const response = await fetch(`${url}/api/basicInformation/get?id=1`);
       if (response.ok) return;
@@ -90,10 +92,15 @@ export default async function setup(project: TestProject) {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   let log = '';
+  // The server's settings are these alone: none inherited from the shell (a SESSION_SECRET or COOKIE_SECURE there
+  // would change what the tests meet).
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !/^(SESSION_SECRET|ADMIN_ACCOUNT|DATABASE_|COOKIE_SECURE|TRUST_PROXY|SMTP_URL|MAIL_FROM|LOG_REQUESTS)/.test(key)),
+  );
   const child = spawn(process.execPath, ['dist/server/main.js'], {
     cwd: ROOT,
     env: {
-      ...process.env,
+      ...inherited,
       PORT: String(port),
       HOST: '127.0.0.1',
       DATABASE_URL: `sqlite:${join(dir, 'app.db')}`,
@@ -111,7 +118,7 @@ export default async function setup(project: TestProject) {
   });
 
   const stop = async () => {
-    if (child.exitCode === null) {
+    if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 5000);

@@ -156,7 +156,7 @@ export async function newPhone(browser: Browser, options: ContextOptions = {}): 
 
 /** Logs in through the login screen and waits until the app has left it. */
 export async function loginThroughUi(page: Page, userAccount: string, userPassword: string): Promise<void> {
-  if (new URL(page.url() === 'about:blank' ? url('/') : page.url()).pathname !== '/login') await page.goto('/login');
+  if (page.url() === 'about:blank' || pathOf(page) !== '/login') await page.goto('/login');
   await page.locator('#field-userAccount').fill(userAccount);
   await page.locator('#field-userPassword').fill(userPassword);
   await page.getByRole('button', { name: '登录' }).click();

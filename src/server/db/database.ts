@@ -2,7 +2,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider } from 'kysely';
+import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider, type SqliteDatabase } from 'kysely';
 import type { DatabaseConfig } from '../config.js';
 import type { Database } from './types.js';
 import { migrations } from './migrations/index.js';
@@ -27,7 +27,30 @@ function sqliteDialect(path: string): SqliteDialect {
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  return new SqliteDialect({ database });
+  return new SqliteDialect({ database: withStatementCache(database) });
+}
+
+/**
+ * Kysely prepares every statement anew, which costs more than running it. The app has a few dozen distinct
+ * statements, so they are kept (least recently used out first). Reusing one is safe: Kysely's SQLite driver runs one
+ * query at a time on its single connection.
+ */
+function withStatementCache(database: BetterSqlite3.Database, max = 500): SqliteDatabase {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(sql) {
+      let statement = statements.get(sql);
+      if (statement) {
+        statements.delete(sql);
+      } else {
+        statement = database.prepare(sql);
+        if (statements.size >= max) statements.delete(statements.keys().next().value!);
+      }
+      statements.set(sql, statement);
+      return statement;
+    },
+  };
 }
 
 function postgresDialect(url: string, poolSize: number, schema?: string): PostgresDialect {

@@ -12,17 +12,22 @@ const ENDED_MESSAGES: Record<RevokeReason, string> = {
   deleted: '账号已被删除',
 };
 
+export async function sessionOf(app: AppContext, request: FastifyRequest): Promise<SessionState> {
+  const token = readSessionCookie(request);
+  return token ? resolveSession(app.db, app.config.sessionSecret, token, app.now()) : { kind: 'none' };
+}
+
 /**
- * Runs before the body is read: the anti-CSRF header first (a cross-site form cannot set it), then the session,
- * then the operation's x-roles. Returns the session for the handler.
+ * Runs before the body is read: the anti-CSRF header first (a cross-site form cannot set it), then, for operations
+ * closed to visitors, the session and the operation's x-roles. Operations open to visitors skip the session lookup
+ * (the handler asks for it if it needs it), so a logged-in browser's cookie costs public reads nothing.
  */
-export async function guard(app: AppContext, op: OperationSpec, request: FastifyRequest): Promise<SessionState> {
+export async function guard(app: AppContext, op: OperationSpec, request: FastifyRequest): Promise<SessionState | undefined> {
   if (op.stateChanging && !request.headers['x-requested-with']) {
     throw new AppError(ErrorCode.FORBIDDEN, '请求缺少安全校验头，请刷新页面后重试');
   }
-  const token = readSessionCookie(request);
-  const state: SessionState = token ? await resolveSession(app.db, app.config.sessionSecret, token, app.now()) : { kind: 'none' };
-  if (op.roles.includes('visitor')) return state;
+  if (op.roles.includes('visitor')) return undefined;
+  const state = await sessionOf(app, request);
   if (state.kind === 'ended') throw new AppError(ErrorCode.SESSION_INVALID, ENDED_MESSAGES[state.reason]);
   if (state.kind === 'none') throw new AppError(ErrorCode.NOT_LOGGED_IN, '请先登录');
   if (!op.roles.includes(state.user.userRole)) throw noPermission();

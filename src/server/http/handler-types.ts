@@ -1,18 +1,16 @@
 import type { OperationId, RequestBody, RequestQuery, ResponseData } from '../../api/operations.js';
 import type { AppContext } from '../context.js';
-import type { SessionUser } from '../modules/sessions/service.js';
+import type { SessionState, SessionUser } from '../modules/sessions/service.js';
 
 export interface HandlerContext<K extends OperationId> {
-  app: AppContext;
-  query: RequestQuery<K>;
-  body: RequestBody<K>;
-  /** The signed-in caller; reading it on an operation open to visitors throws 40100 when nobody is signed in. */
+  readonly app: AppContext;
+  readonly query: RequestQuery<K>;
+  readonly body: RequestBody<K>;
+  /** The signed-in caller of an operation closed to visitors (the guard has checked it); 40100 otherwise. */
   readonly actor: SessionUser;
-  /** The caller if signed in, for operations open to visitors. */
-  viewer: SessionUser | null;
-  /** The current session's hash, to end it at logout. */
-  sessionHash: string | null;
-  ip: string;
+  /** The caller's session on operations open to visitors, looked up only when a handler asks. */
+  session(): Promise<SessionState>;
+  readonly ip: string;
   setSessionCookie(token: string): void;
   clearSessionCookie(): void;
 }

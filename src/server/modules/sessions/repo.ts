@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import type { UserRow } from '../../db/types.js';
+import { preparedQuery } from '../../db/prepared.js';
 
 export async function insertSession(db: Db, row: { tokenHash: string; userId: number; now: number; expiresAt: number }) {
   await db
@@ -8,36 +8,31 @@ export async function insertSession(db: Db, row: { tokenHash: string; userId: nu
     .execute();
 }
 
-export type SessionWithUser = Pick<UserRow, 'userAccount' | 'userName' | 'userRole' | 'status' | 'deletedAt'> & {
-  userId: number;
-  createdAt: number;
-  lastSeenAt: number;
-  expiresAt: number;
-  revokedAt: number | null;
-  revokeReason: string | null;
-};
-
-/** The one query on every authenticated request: the session and the few user fields role checks need. */
-export function findSessionWithUser(db: Db, tokenHash: string): Promise<SessionWithUser | undefined> {
-  return db
-    .selectFrom('sessions')
-    .innerJoin('users', 'users.id', 'sessions.userId')
-    .select([
-      'sessions.userId',
-      'sessions.createdAt',
-      'sessions.lastSeenAt',
-      'sessions.expiresAt',
-      'sessions.revokedAt',
-      'sessions.revokeReason',
-      'users.userAccount',
-      'users.userName',
-      'users.userRole',
-      'users.status',
-      'users.deletedAt',
-    ])
-    .where('sessions.tokenHash', '=', tokenHash)
-    .executeTakeFirst();
-}
+/** The one query on every authenticated request: the session and the signed-in user (what get/login answers). */
+export const findSessionWithUser = preparedQuery(
+  (db, tokenHash: string) =>
+    db
+      .selectFrom('sessions')
+      .innerJoin('users', 'users.id', 'sessions.userId')
+      .select([
+        'sessions.userId',
+        'sessions.createdAt',
+        'sessions.lastSeenAt',
+        'sessions.expiresAt',
+        'sessions.revokedAt',
+        'sessions.revokeReason',
+        'users.userAccount',
+        'users.userName',
+        'users.userRole',
+        'users.status',
+        'users.deletedAt',
+        'users.email',
+        'users.invitationCode',
+        'users.createdAt as userCreatedAt',
+      ])
+      .where('sessions.tokenHash', '=', tokenHash),
+  [''] as [string],
+);
 
 export async function extendSession(db: Db, tokenHash: string, now: number, expiresAt: number) {
   await db.updateTable('sessions').set({ lastSeenAt: now, expiresAt }).where('tokenHash', '=', tokenHash).execute();

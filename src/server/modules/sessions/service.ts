@@ -11,11 +11,15 @@ const TOUCH_EVERY_MS = 5 * 60 * 1000;
 
 export type RevokeReason = 'logout' | 'banned' | 'password' | 'deleted';
 
+/** The signed-in user, as get/login answers it (the contract's LoginUser). */
 export interface SessionUser {
   id: number;
   userAccount: string;
   userName: string;
   userRole: UserRole;
+  email: string | null;
+  invitationCode: string;
+  createdAt: number;
 }
 
 export type SessionState =
@@ -43,7 +47,15 @@ export async function resolveSession(db: Db, secret: string, token: string, now:
   return {
     kind: 'active',
     tokenHash,
-    user: { id: row.userId, userAccount: row.userAccount, userName: row.userName, userRole: row.userRole },
+    user: {
+      id: row.userId,
+      userAccount: row.userAccount,
+      userName: row.userName,
+      userRole: row.userRole,
+      email: row.email,
+      invitationCode: row.invitationCode,
+      createdAt: row.userCreatedAt,
+    },
   };
 }
 

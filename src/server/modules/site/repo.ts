@@ -1,10 +1,11 @@
 import type { Db } from '../../db/database.js';
+import { preparedQuery } from '../../db/prepared.js';
 import type { SiteInformationRow, SiteInformationTable } from '../../db/types.js';
 import { direction, ilike, pageWindow, type PageQuery } from '../../db/paging.js';
 import type { Insertable, Updateable } from 'kysely';
 
-export const findSite = (db: Db, id: number): Promise<SiteInformationRow | undefined> =>
-  db.selectFrom('siteInformation').selectAll().where('id', '=', id).executeTakeFirst();
+/** Every page load reads the site record: built once, run many times. */
+export const findSite = preparedQuery((db, id: number) => db.selectFrom('siteInformation').selectAll().where('id', '=', id), [0] as [number]);
 
 export async function insertSite(db: Db, row: Insertable<SiteInformationTable>): Promise<number> {
   const inserted = await db.insertInto('siteInformation').values(row).returning('id').executeTakeFirstOrThrow();

@@ -10,16 +10,19 @@ export const userHandlers: UserHandlers = {
   userLogin: async (ctx) => {
     const { user, token } = await users.login(ctx.app, ctx.body, ctx.ip);
     // A new session id at every login: a token planted before login is never promoted.
-    if (ctx.sessionHash) await endSession(ctx.app.db, ctx.sessionHash, ctx.app.now());
+    const previous = await ctx.session();
+    if (previous.kind === 'active') await endSession(ctx.app.db, previous.tokenHash, ctx.app.now());
     ctx.setSessionCookie(token);
     return user;
   },
   userLogout: async (ctx) => {
-    if (ctx.sessionHash) await endSession(ctx.app.db, ctx.sessionHash, ctx.app.now());
+    const current = await ctx.session();
+    if (current.kind === 'active') await endSession(ctx.app.db, current.tokenHash, ctx.app.now());
     ctx.clearSessionCookie();
     return true;
   },
-  userGetLogin: ({ app, actor }) => users.currentUser(app, actor),
+  // The session lookup already read the user: answering needs no second query.
+  userGetLogin: async ({ actor }) => actor,
   userAdd: ({ app, actor, body }) => users.addUser(app, actor, body),
   userDelete: async ({ app, actor, body }) => (await users.deleteUser(app, actor, body.id), true),
   userBan: async ({ app, actor, query }) => (await users.setBanned(app, actor, query.id, true), true),

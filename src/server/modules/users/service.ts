@@ -135,10 +135,6 @@ export async function login(
   return { user: toLoginUser(user), token };
 }
 
-export async function currentUser(app: AppContext, actor: SessionUser): Promise<Schemas['LoginUser']> {
-  return toLoginUser(await requireUser(app, actor.id));
-}
-
 export async function addUser(app: AppContext, actor: SessionUser, input: Schemas['UserAddRequest']): Promise<number> {
   const id = await createUser(app, {
     userAccount: input.userAccount,
