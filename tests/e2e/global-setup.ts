@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -48,46 +48,13 @@ async function waitUntilAnswering(url: string, child: ChildProcess, output: () =
   throw new Error(`the server did not answer ${url} within ${timeoutMs} ms:\n${output()}`);
 }
 
-/**
- * Copies dist/web into `target` and answers whether the copy is whole: index.html and every asset that it or any
- * chunk names. (Another build in the same tree, say `npm run build` in a second terminal, empties dist/web first.)
- */
-function copyWebApp(target: string): boolean {
-  rmSync(target, { recursive: true, force: true });
-  const source = join(ROOT, 'dist/web');
-  if (!existsSync(join(source, 'index.html'))) return false;
-  try {
-    cpSync(source, target, { recursive: true });
-    const chunks = readdirSync(join(target, 'assets')).filter((f) => /\.(js|css)$/.test(f));
-    return [join(target, 'index.html'), ...chunks.map((f) => join(target, 'assets', f))].every((file) => {
-      const named = readFileSync(file, 'utf8').match(/assets\/[\w.-]+\.(?:js|css)/g) ?? [];
-      return named.every((asset) => existsSync(join(target, asset)));
-    });
-  } catch {
-    return false; // a file went while it was copied or read
-  }
-}
-
 export default async function setup(project: TestProject) {
-  const dir = mkdtempSync(join(tmpdir(), 'points-mall-e2e-'));
-  // The server serves a copy of the built web app, so a build started elsewhere while the tests run cannot pull the
-  // pages' chunks from under them. (The server bundle is read once, at start.)
-  const web = join(dir, 'web');
-  for (let attempt = 1; ; attempt++) {
-    if (process.env.E2E_SKIP_BUILD !== '1') {
-      const build = spawnSync(process.execPath, ['codegen/build-server.mjs'], { cwd: ROOT, stdio: 'inherit' });
-      if (build.status !== 0) {
-        rmSync(dir, { recursive: true, force: true });
-        throw new Error(`the build failed (exit ${build.status})`);
-      }
-    }
-    if (copyWebApp(web)) break;
-    if (attempt === 3) {
-      rmSync(dir, { recursive: true, force: true });
-      throw new Error('dist/web is missing or incomplete (another build running?): run `npm run build`, then the tests');
-    }
-    await new Promise((r) => setTimeout(r, 2000));
+  if (process.env.E2E_SKIP_BUILD !== '1') {
+    const build = spawnSync(process.execPath, ['codegen/build-server.mjs'], { cwd: ROOT, stdio: 'inherit' });
+    if (build.status !== 0) throw new Error(`the build failed (exit ${build.status})`);
   }
+  if (!existsSync(join(ROOT, 'dist/web/index.html'))) throw new Error('dist/web is missing: run `npm run build`');
+  const dir = mkdtempSync(join(tmpdir(), 'points-mall-e2e-'));
   writeFileSync(join(dir, 'secret'), `${crypto.randomUUID()}${crypto.randomUUID()}`, { mode: 0o600 });
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -107,7 +74,7 @@ export default async function setup(project: TestProject) {
       SESSION_SECRET_FILE: join(dir, 'secret'),
       ADMIN_PASSWORD,
       LOG_LEVEL: 'warn',
-      WEB_ROOT: web,
+      WEB_ROOT: join(ROOT, 'dist/web'),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
