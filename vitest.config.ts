@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { defineConfig } from 'vitest/config';
 
@@ -26,6 +27,9 @@ export default defineConfig(async () => {
   // A laptop without PostgreSQL still runs everything else; CI must run every suite.
   const withPostgres = process.env.CI === 'true' || process.env.TEST_DATABASE_URL !== undefined || (await postgresAnswers());
   if (!withPostgres) console.warn('\n⚠ PostgreSQL does not answer on 127.0.0.1:5432: the api-postgres tests are skipped.\n');
+  const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  const withBrowser = process.env.CI === 'true' || existsSync(chromium);
+  if (!withBrowser) console.warn(`\n⚠ No Chromium at ${chromium} (apt-get install chromium fonts-noto-cjk): the e2e tests are skipped.\n`);
   return {
     test: {
       projects: [
@@ -36,7 +40,7 @@ export default defineConfig(async () => {
         { test: { name: 'web', include: ['tests/web/**/*.test.tsx', 'tests/snapshots/**/*.test.ts'], environment: 'jsdom' as const, setupFiles: ['tests/web/setup.ts'] } },
         // The built app in Debian's Chromium as a phone, against the production server on a fresh SQLite database
         // (tests/e2e/global-setup.ts builds, starts and stops it). One file at a time: they share that server.
-        {
+        ...(withBrowser ? [{
           test: {
             name: 'e2e',
             include: ['tests/e2e/**/*.test.ts'],
@@ -46,7 +50,7 @@ export default defineConfig(async () => {
             fileParallelism: false,
             globalSetup: 'tests/e2e/global-setup.ts',
           },
-        },
+        }] : []),
       ],
     },
   };

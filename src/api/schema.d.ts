@@ -41,7 +41,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** 读取站点信息（应用启动时读取 id 1） */
+        /**
+         * 读取站点信息（应用启动时读取 id 1）
+         * @description 记录 1 人人可读；其他记录（草稿）只有管理员可读，其他人得到 404 / 40400。
+         */
         get: operations["basicInformationGet"];
         put?: never;
         post?: never;

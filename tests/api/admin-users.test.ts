@@ -1,3 +1,4 @@
+import { auditTrail } from '../helpers/audit.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../helpers/client.js';
 import { ADMIN, PASSWORD, uniqueAccount, useTestApp } from '../helpers/test-app.js';
@@ -9,17 +10,7 @@ const MINUTE = 60 * 1000;
 
 const db = () => app().built.context.db;
 
-/** The audit rows written about one user, oldest first, with before/after parsed. */
-async function auditOf(userId: number) {
-  const rows = await db()
-    .selectFrom('auditLog')
-    .selectAll()
-    .where('targetType', '=', 'user')
-    .where('targetId', '=', String(userId))
-    .orderBy('id')
-    .execute();
-  return rows.map((r) => ({ ...r, before: r.before === null ? null : JSON.parse(r.before), after: r.after === null ? null : JSON.parse(r.after) }));
-}
+const auditOf = (userId: number) => auditTrail(app(), 'user', userId);
 
 async function adminId(): Promise<number> {
   return (await (await app().admin()).ok('userGetLogin')).id;

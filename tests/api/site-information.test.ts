@@ -1,3 +1,4 @@
+import { auditTrail } from '../helpers/audit.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../helpers/client.js';
 import { useTestApp } from '../helpers/test-app.js';
@@ -10,16 +11,7 @@ async function adminId(): Promise<number> {
   return (await (await app().admin()).ok('userGetLogin')).id;
 }
 
-async function siteAudit(id: number) {
-  const rows = await db()
-    .selectFrom('auditLog')
-    .selectAll()
-    .where('targetType', '=', 'site')
-    .where('targetId', '=', String(id))
-    .orderBy('id')
-    .execute();
-  return rows.map((r) => ({ ...r, before: r.before === null ? null : JSON.parse(r.before), after: r.after === null ? null : JSON.parse(r.after) }));
-}
+const siteAudit = (id: number) => auditTrail(app(), 'site', id);
 
 describe('basicInformationGet', () => {
   it('answers the seeded record 1 to a visitor', async () => {
@@ -339,5 +331,18 @@ describe('basicInformationList / basicInformationListPage', () => {
     expect([page.status, page.code]).toEqual([403, 40101]);
     const visitor = await app().client().call('basicInformationListPage', { body: {} });
     expect([visitor.status, visitor.code]).toEqual([401, 40100]);
+  });
+});
+
+describe('draft records are not public', () => {
+  it('lets only an admin read a record other than 1', async () => {
+    const admin = await app().admin();
+    const id = await admin.ok('basicInformationAdd', { body: { websiteName: '草稿站点', noticeBar: '尚未公开的通知' } });
+    expect((await admin.ok('basicInformationGet', { query: { id } })).noticeBar).toBe('尚未公开的通知');
+    const visitor = await app().client().call('basicInformationGet', { query: { id } });
+    expect([visitor.status, visitor.code]).toEqual([404, 40400]);
+    const { client } = await app().newUser();
+    expect((await client.call('basicInformationGet', { query: { id } })).code).toBe(40400);
+    expect((await client.call('basicInformationGet', { query: { id: 1 } })).code).toBe(0);
   });
 });

@@ -107,7 +107,7 @@ export async function siteInformation() {
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: [
       '--no-sandbox',
       '--disable-gpu',

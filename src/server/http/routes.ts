@@ -43,10 +43,11 @@ class RequestContext implements HandlerContext<OperationId> {
     return session.user;
   }
 
-  async session(): Promise<SessionState> {
+  // An arrow property, so `const { session } = ctx` keeps working like the other fields.
+  session = async (): Promise<SessionState> => {
     this.request.session ??= await sessionOf(this.app, this.request);
     return this.request.session;
-  }
+  };
 
   setSessionCookie(token: string) {
     setSessionCookie(this.reply, token, this.app.config.cookieSecure);

@@ -1,14 +1,12 @@
 import { useForm } from 'react-hook-form';
-import { Link, useNavigate, useSearchParams } from 'react-router-dom';
+import { useNavigate, useSearchParams } from 'react-router-dom';
 import { ApiError } from '../../api/client';
 import { api } from '../api';
 import { toast } from '../feedback';
 import { messages as t } from '../i18n/zh-CN';
-import { siteStore } from '../state/site';
-import { useStore } from '../state/store';
 import { AuthField } from './AuthField';
+import { AuthPage } from './AuthPage';
 import { accountRules, passwordRules } from './rules';
-import './auth.css';
 
 interface RegisterForm {
   userAccount: string;
@@ -20,7 +18,6 @@ interface RegisterForm {
 export default function Register() {
   const navigate = useNavigate();
   const [search] = useSearchParams();
-  const site = useStore(siteStore);
   const { register, handleSubmit, formState, getValues } = useForm<RegisterForm>({
     // An invitation link is /register?code=XXXXXXXX.
     defaultValues: { userAccount: '', userPassword: '', checkPassword: '', invitationCode: search.get('code') ?? '' },
@@ -37,40 +34,28 @@ export default function Register() {
   };
 
   return (
-    <div className="auth-page">
-      <h1 className="auth-title">{site?.websiteName || t.auth.register}</h1>
-      <p className="auth-subtitle">{t.auth.register}</p>
-      <form className="auth-card" onSubmit={handleSubmit(onSubmit)} noValidate>
-        <AuthField register={register} name="userAccount" label={t.auth.account} placeholder={t.auth.accountPlaceholder} autoComplete="username" rules={accountRules} error={formState.errors.userAccount?.message} />
-        <AuthField register={register} name="userPassword" type="password" label={t.auth.password} placeholder={t.auth.passwordPlaceholder} autoComplete="new-password" rules={passwordRules} error={formState.errors.userPassword?.message} />
-        <AuthField
-          register={register}
-          name="checkPassword"
-          type="password"
-          label={t.auth.checkPassword}
-          placeholder={t.auth.checkPasswordPlaceholder}
-          autoComplete="new-password"
-          rules={{ required: t.auth.required(t.auth.checkPassword), validate: (v) => v === getValues('userPassword') || t.auth.passwordMismatch }}
-          error={formState.errors.checkPassword?.message}
-        />
-        <AuthField
-          register={register}
-          name="invitationCode"
-          label={t.auth.invitationCode}
-          placeholder={t.auth.invitationCodePlaceholder}
-          autoComplete="off"
-          rules={{ pattern: { value: /^[A-Za-z0-9]{8}$/, message: t.auth.invitationRule } }}
-          error={formState.errors.invitationCode?.message}
-        />
-        <div className="auth-actions">
-          <button type="submit" className="auth-submit" disabled={formState.isSubmitting} aria-busy={formState.isSubmitting}>
-            {formState.isSubmitting ? t.shell.loading : t.auth.register}
-          </button>
-        </div>
-        <Link className="auth-switch" to="/login">
-          {t.auth.toLogin}
-        </Link>
-      </form>
-    </div>
+    <AuthPage title={t.auth.register} onSubmit={handleSubmit(onSubmit)} submitting={formState.isSubmitting} switchTo={{ to: '/login', label: t.auth.toLogin }}>
+      <AuthField register={register} name="userAccount" label={t.auth.account} placeholder={t.auth.accountPlaceholder} autoComplete="username" rules={accountRules} error={formState.errors.userAccount?.message} />
+      <AuthField register={register} name="userPassword" type="password" label={t.auth.password} placeholder={t.auth.passwordPlaceholder} autoComplete="new-password" rules={passwordRules} error={formState.errors.userPassword?.message} />
+      <AuthField
+        register={register}
+        name="checkPassword"
+        type="password"
+        label={t.auth.checkPassword}
+        placeholder={t.auth.checkPasswordPlaceholder}
+        autoComplete="new-password"
+        rules={{ required: t.auth.required(t.auth.checkPassword), validate: (v) => v === getValues('userPassword') || t.auth.passwordMismatch }}
+        error={formState.errors.checkPassword?.message}
+      />
+      <AuthField
+        register={register}
+        name="invitationCode"
+        label={t.auth.invitationCode}
+        placeholder={t.auth.invitationCodePlaceholder}
+        autoComplete="off"
+        rules={{ pattern: { value: /^[A-Za-z0-9]{8}$/, message: t.auth.invitationRule } }}
+        error={formState.errors.invitationCode?.message}
+      />
+    </AuthPage>
   );
 }

@@ -1,0 +1,37 @@
+import type { FormEventHandler, ReactNode } from 'react';
+import { Link } from 'react-router-dom';
+import { messages as t } from '../i18n/zh-CN';
+import { siteStore } from '../state/site';
+import { useStore } from '../state/store';
+import './auth.css';
+
+interface Props {
+  title: string;
+  onSubmit: FormEventHandler<HTMLFormElement>;
+  submitting: boolean;
+  /** The other auth page: login links to register and back. */
+  switchTo: { to: string; label: string };
+  children: ReactNode;
+}
+
+/** The frame-less page of login and register: site name, a card with the fields, the submit button, the other page. */
+export function AuthPage({ title, onSubmit, submitting, switchTo, children }: Props) {
+  const site = useStore(siteStore);
+  return (
+    <div className="auth-page">
+      <h1 className="auth-title">{site?.websiteName || title}</h1>
+      <p className="auth-subtitle">{title}</p>
+      <form className="auth-card" onSubmit={onSubmit} noValidate>
+        {children}
+        <div className="auth-actions">
+          <button type="submit" className="auth-submit" disabled={submitting} aria-busy={submitting}>
+            {submitting ? t.shell.loading : title}
+          </button>
+        </div>
+        <Link className="auth-switch" to={switchTo.to}>
+          {switchTo.label}
+        </Link>
+      </form>
+    </div>
+  );
+}
