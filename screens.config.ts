@@ -115,6 +115,7 @@ export const screens: Screen[] = [
       extra: (u) => (u.status === 'banned' ? t.user.banned : ''),
     },
     rowActions: [
+      { label: '详情', to: (u) => `/user_detail?id=${u.id}` },
       { label: '编辑', to: (u) => `/update_user?id=${u.id}` },
       { label: '重置密码', color: 'warning', when: (u) => u.userRole !== 'admin', to: (u) => `/reset_password?id=${u.id}&account=${encodeURIComponent(u.userAccount)}` },
       {
@@ -153,6 +154,25 @@ export const screens: Screen[] = [
       },
     ],
   }),
+  {
+    path: '/user_detail',
+    title: '用户详情',
+    access: ADMIN,
+    kind: 'detail',
+    operation: 'userGet',
+    args: (q) => ({ query: { id: Number(q.get('id')) } }),
+    fields: [
+      { key: 'userAccount', label: '账号' },
+      { key: 'userName', label: '昵称' },
+      { key: 'userRole', label: '角色', labels: t.user.roles },
+      { key: 'status', label: '状态', labels: t.user.statuses },
+      { key: 'email', label: '邮箱' },
+      { key: 'invitationCode', label: '邀请码' },
+      { key: 'inviterAccount', label: '邀请人' },
+      { key: 'createdAt', label: '注册时间', format: 'time' },
+      { key: 'lastLoginAt', label: '最近登录', format: 'time' },
+    ],
+  },
   formScreen({ path: '/add_user', title: '新增用户', access: ADMIN, kind: 'form', submit: 'userAdd', done: t.form.created }),
   formScreen({
     path: '/update_user',

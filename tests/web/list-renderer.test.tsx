@@ -86,7 +86,7 @@ describe('ListRenderer', () => {
     fireEvent.click(await view.findByText('用户8（user_8）'));
     await waitFor(() => expect(actionSheet).toHaveBeenCalled());
     const offered = vi.mocked(actionSheet).mock.calls[0]![0];
-    expect(offered.map((a) => a.text)).toEqual(['编辑', '重置密码', '设为代理', '封禁', '删除']);
+    expect(offered.map((a) => a.text)).toEqual(['详情', '编辑', '重置密码', '设为代理', '封禁', '删除']);
 
     fireEvent.click(view.getByText('用户7（user_7）'));
     await waitFor(() => expect(actionSheet).toHaveBeenCalledTimes(2));
@@ -121,6 +121,6 @@ describe('ListRenderer', () => {
     fireEvent.click(await view.findByText('用户8（user_8）'));
     await waitFor(() => expect(actionSheet).toHaveBeenCalled());
     // Only the links remain: ban, delete and role changes are admin operations in openapi.yaml.
-    expect(vi.mocked(actionSheet).mock.calls[0]![0].map((a) => a.text)).toEqual(['编辑', '重置密码']);
+    expect(vi.mocked(actionSheet).mock.calls[0]![0].map((a) => a.text)).toEqual(['详情', '编辑', '重置密码']);
   });
 });

@@ -2,4 +2,3 @@
 export const TOAST_MS = 2000;
 export const NOTIFY_MS = 3000;
 export const SITE_INFORMATION_ID = 1;
-export const LANGUAGE = 'zh-CN';

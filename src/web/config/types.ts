@@ -99,11 +99,20 @@ export interface FormScreen<K extends FormOperation = FormOperation> extends Scr
   after?: string;
 }
 
+export interface DetailField {
+  key: string;
+  label: string;
+  /** `time`: an epoch-millisecond value shown as a date and time. */
+  format?: 'time' | 'text';
+  /** Words for coded values (roles, statuses). */
+  labels?: Readonly<Record<string, string>>;
+}
+
 export interface DetailScreen extends ScreenBase {
   kind: 'detail';
   operation: OperationId;
   args: (search: URLSearchParams) => object;
-  fields: readonly { key: string; label: string; format?: 'time' | 'text' }[];
+  fields: readonly DetailField[];
 }
 
 export interface CustomScreen extends ScreenBase {

@@ -128,6 +128,7 @@ export const zhCN = {
   },
   user: {
     banned: '已封禁',
+    statuses: { active: '正常', banned: '已封禁' } as Record<string, string>,
     roles: { user: '普通用户', agent: '代理', admin: '管理员' } as Record<string, string>,
     invitationCode: '我的邀请码',
     inviteLink: '邀请链接',

@@ -1,15 +1,15 @@
 import { useEffect, useState } from 'react';
 import { Button, ErrorBlock, List } from 'antd-mobile';
 import { useSearchParams } from 'react-router-dom';
-import type { DetailScreen } from '../config/types';
+import type { DetailField, DetailScreen } from '../config/types';
 import { api } from '../api';
 import { messages as t } from '../i18n/zh-CN';
 import { Loading } from '../shell/Loading';
 
-function display(value: unknown, format: DetailScreen['fields'][number]['format']): string {
+function display(value: unknown, field: DetailField): string {
   if (value === null || value === undefined || value === '') return '—';
-  if (format === 'time' && typeof value === 'number') return t.format.dateTime(value);
-  return String(value);
+  if (field.format === 'time' && typeof value === 'number') return t.format.dateTime(value);
+  return field.labels?.[String(value)] ?? String(value);
 }
 
 /** One record as label/value rows; every value is rendered as text (never as HTML). */
@@ -44,7 +44,7 @@ export function DetailRenderer({ screen }: { screen: DetailScreen }) {
   return (
     <List mode="card">
       {screen.fields.map((field) => (
-        <List.Item key={field.key} extra={display(state.data![field.key], field.format)}>
+        <List.Item key={field.key} extra={display(state.data![field.key], field)}>
           {field.label}
         </List.Item>
       ))}

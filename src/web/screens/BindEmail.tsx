@@ -3,7 +3,7 @@ import { Button, Form, Input } from 'antd-mobile';
 import { useNavigate } from 'react-router-dom';
 import { ApiError } from '../../api/client';
 import { api } from '../api';
-import { toast } from '../feedback';
+import { notify, toast } from '../feedback';
 import { messages as t } from '../i18n/zh-CN';
 import { sessionStore, signIn } from '../state/session';
 import { useStore } from '../state/store';
@@ -31,7 +31,7 @@ export default function BindEmail() {
     try {
       const sent = await api.call('userGetCaptcha', { query: { emailAccount: email.trim() }, quiet: true });
       setWait(sent.resendAfterSeconds);
-      toast(t.user.codeSent);
+      notify(t.user.codeSent);
     } catch (error) {
       fail(error);
     } finally {
