@@ -304,6 +304,38 @@ export const formSchemas = {
     ],
     "additionalProperties": false
   },
+  userAddCoin: {
+    "$id": "userAddCoin",
+    "type": "object",
+    "properties": {
+      "userAccount": {
+        "type": "string",
+        "title": "账号",
+        "minLength": 4,
+        "maxLength": 16,
+        "pattern": "^[A-Za-z0-9_]+$"
+      },
+      "coin": {
+        "type": "integer",
+        "title": "积分数量",
+        "minimum": 1,
+        "maximum": 100000000
+      },
+      "description": {
+        "type": "string",
+        "title": "原因",
+        "minLength": 1,
+        "maxLength": 100,
+        "pattern": "^[^\\p{C}]*$"
+      }
+    },
+    "required": [
+      "userAccount",
+      "coin",
+      "description"
+    ],
+    "additionalProperties": false
+  },
   userBindEmail: {
     "$id": "userBindEmail",
     "type": "object",
@@ -393,6 +425,38 @@ export const formSchemas = {
     ],
     "additionalProperties": false
   },
+  userReduceCoin: {
+    "$id": "userReduceCoin",
+    "type": "object",
+    "properties": {
+      "userAccount": {
+        "type": "string",
+        "title": "账号",
+        "minLength": 4,
+        "maxLength": 16,
+        "pattern": "^[A-Za-z0-9_]+$"
+      },
+      "coin": {
+        "type": "integer",
+        "title": "积分数量",
+        "minimum": 1,
+        "maximum": 100000000
+      },
+      "description": {
+        "type": "string",
+        "title": "原因",
+        "minLength": 1,
+        "maxLength": 100,
+        "pattern": "^[^\\p{C}]*$"
+      }
+    },
+    "required": [
+      "userAccount",
+      "coin",
+      "description"
+    ],
+    "additionalProperties": false
+  },
   userRegister: {
     "$id": "userRegister",
     "type": "object",
@@ -477,6 +541,30 @@ export const formSchemas = {
         ]
       }
     },
+    "additionalProperties": false
+  },
+  userTransferCoin: {
+    "$id": "userTransferCoin",
+    "type": "object",
+    "properties": {
+      "userAccount": {
+        "type": "string",
+        "title": "收款账号",
+        "minLength": 4,
+        "maxLength": 16,
+        "pattern": "^[A-Za-z0-9_]+$"
+      },
+      "coin": {
+        "type": "integer",
+        "title": "积分数量",
+        "minimum": 1,
+        "maximum": 100000000
+      }
+    },
+    "required": [
+      "userAccount",
+      "coin"
+    ],
     "additionalProperties": false
   },
   userUnbindEmail: {
@@ -572,12 +660,15 @@ export const formPatternMessages: Record<FormSchemaId, Readonly<Record<string, s
   basicInformationListPage: {"coinName":"不能包含控制字符","noticeBar":"不能包含控制字符","pointsNotification":"不能包含控制字符"},
   basicInformationUpdate: {"analyticsUrl":"须以 https:// 开头，或留空","coinName":"不能包含控制字符或换行","noticeAnnouncement":"不能包含控制字符","noticeAnnouncementTitle":"不能包含控制字符或换行","noticeBar":"不能包含控制字符或换行","pointsNotification":"不能包含控制字符","websiteName":"不能包含控制字符或换行"},
   userAdd: {"userAccount":"只能包含字母、数字和下划线","userName":"不能包含控制字符，首尾不能是空格","userPassword":"只能包含字母、数字和英文符号，不能有空格"},
+  userAddCoin: {"description":"不能包含控制字符或换行","userAccount":"只能包含字母、数字和下划线"},
   userBindEmail: {"captcha":"应为 6 位数字"},
   userBossUpdatePassword: {"newPassword":"只能包含字母、数字和英文符号，不能有空格"},
   userDelete: {},
   userLogin: {"userAccount":"只能包含字母、数字和下划线","userPassword":"只能包含字母、数字和英文符号，不能有空格"},
+  userReduceCoin: {"description":"不能包含控制字符或换行","userAccount":"只能包含字母、数字和下划线"},
   userRegister: {"checkPassword":"只能包含字母、数字和英文符号，不能有空格","invitationCode":"应为 8 位字母或数字","userAccount":"只能包含字母、数字和下划线","userPassword":"只能包含字母、数字和英文符号，不能有空格"},
   userSubordinate: {"searchText":"不能包含控制字符"},
+  userTransferCoin: {"userAccount":"只能包含字母、数字和下划线"},
   userUnbindEmail: {"captcha":"应为 6 位数字"},
   userUpdate: {"userName":"不能包含控制字符，首尾不能是空格"},
   userUpdatePassword: {"checkPassword":"只能包含字母、数字和英文符号，不能有空格","newPassword":"只能包含字母、数字和英文符号，不能有空格","oldPassword":"只能包含字母、数字和英文符号，不能有空格"},

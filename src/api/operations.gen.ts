@@ -38,4 +38,9 @@ export const OPERATIONS = {
   userGetCaptcha: { method: 'get', path: '/api/user/getCaptcha', roles: ['user','agent','admin'], stateChanging: true },
   userBindEmail: { method: 'post', path: '/api/user/bind/login', roles: ['user','agent','admin'], stateChanging: true },
   userUnbindEmail: { method: 'post', path: '/api/user/unbindEmail', roles: ['user','agent','admin'], stateChanging: true },
+  userAddCoin: { method: 'post', path: '/api/user/addCoin', roles: ['admin'], stateChanging: true },
+  userReduceCoin: { method: 'post', path: '/api/user/reduceCoin', roles: ['admin'], stateChanging: true },
+  userTransferCoin: { method: 'post', path: '/api/user/transferCoin', roles: ['user','agent','admin'], stateChanging: true },
+  coinEntries: { method: 'get', path: '/api/coin/entries', roles: ['user','agent','admin'], stateChanging: false },
+  coinLedgerCheck: { method: 'get', path: '/api/coin/check', roles: ['admin'], stateChanging: false },
 } as const satisfies Record<OperationId, OperationInfo>;

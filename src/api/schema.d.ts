@@ -500,6 +500,104 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/user/addCoin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员给用户加积分
+         * @description 写入账本（类型 admin_add）和审计日志。同一个 Idempotency-Key 重试只生效一次。
+         */
+        post: operations["userAddCoin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/reduceCoin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员扣减用户积分
+         * @description 余额不足时拒绝（40000），余额永不为负。写入账本（类型 admin_reduce）和审计日志。
+         */
+        post: operations["userReduceCoin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/transferCoin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 把积分转给另一个账号
+         * @description 不能转给自己、不存在或已封禁的账号；余额不足、超过站点的单笔转账上限（amount，0 为不限）时拒绝（40000）。
+         *     两条账本记录（transfer_out / transfer_in）在同一个事务里写入。同一个 Idempotency-Key 重试只转一次。
+         */
+        post: operations["userTransferCoin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/coin/entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 积分明细（自己的；管理员可看任何人的）
+         * @description 最新的在前。userId 只有管理员可以指定（其他角色指定别人得到 403 / 40101）。
+         */
+        get: operations["coinEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/coin/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** 账本核对：按记录重算每个余额并报告差异 */
+        get: operations["coinLedgerCheck"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -728,6 +826,7 @@ export interface components {
          *       "userRole": "user",
          *       "email": null,
          *       "invitationCode": "K7P2M9QX",
+         *       "coin": 0,
          *       "createdAt": 1795000000000
          *     }
          */
@@ -742,10 +841,14 @@ export interface components {
             email: string | null;
             /** 邀请码 */
             invitationCode: string;
+            /** 积分余额 */
+            coin: number;
             createdAt: components["schemas"]["Timestamp"];
         };
         UserAdminView: {
             id: components["schemas"]["Id"];
+            /** 积分余额 */
+            coin: number;
             /** 账号 */
             userAccount: string;
             /** 昵称 */
@@ -785,6 +888,8 @@ export interface components {
         };
         Subordinate: {
             id: components["schemas"]["Id"];
+            /** 积分余额 */
+            coin: number;
             /** 账号 */
             userAccount: string;
             /** 昵称 */
@@ -812,8 +917,102 @@ export interface components {
             /** @constant */
             expiresInSeconds: 600;
         };
+        /** 积分数量 */
+        CoinAmount: number;
+        CoinChangeRequest: {
+            userAccount: components["schemas"]["UserAccount"];
+            coin: components["schemas"]["CoinAmount"];
+            /** 原因 */
+            description: string & components["schemas"]["SingleLineText"];
+        };
+        TransferRequest: {
+            /** 收款账号 */
+            userAccount: components["schemas"]["UserAccount"];
+            coin: components["schemas"]["CoinAmount"];
+        };
+        CoinBalance: {
+            userAccount: string;
+            /** 余额 */
+            coin: number;
+        };
+        TransferResult: {
+            payee: components["schemas"]["PublicProfile"];
+            /** 转出积分 */
+            coin: number;
+            /** 转出后余额 */
+            balance: number;
+            /** 转账编号 */
+            reference: string;
+        };
+        /**
+         * 类型
+         * @enum {string}
+         */
+        CoinEntryKind: "admin_add" | "admin_reduce" | "transfer_out" | "transfer_in" | "order_credit" | "redeem" | "service_charge" | "service_refund" | "signup_bonus" | "agent_rebate";
+        CoinEntry: {
+            id: components["schemas"]["Id"];
+            userId: components["schemas"]["Id"];
+            /**
+             * 变动
+             * @description 正数为收入，负数为支出
+             */
+            amount: number;
+            /** 变动后余额 */
+            balanceAfter: number;
+            kind: components["schemas"]["CoinEntryKind"];
+            /** 对方账号 */
+            counterpartyAccount: string | null;
+            /** 编号 */
+            reference: string;
+            /** 说明 */
+            description: string;
+            /** 操作人 */
+            actorAccount: string | null;
+            createdAt: components["schemas"]["Timestamp"];
+        };
+        CoinEntryPage: {
+            records: components["schemas"]["CoinEntry"][];
+            total: number;
+            current: number;
+            pageSize: number;
+        };
+        LedgerCheck: {
+            /** 核对的账号数 */
+            users: number;
+            /** 账本记录数 */
+            entries: number;
+            /** 余额合计 */
+            totalBalance: number;
+            mismatches: {
+                userId: components["schemas"]["Id"];
+                userAccount: string;
+                balance: number;
+                sumOfEntries: number;
+            }[];
+        };
     };
     responses: {
+        /** @description 成功，返回该用户的新余额 */
+        OkCoinBalance: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": 0,
+                 *       "message": "ok",
+                 *       "data": {
+                 *         "userAccount": "alice_01",
+                 *         "coin": 110
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Envelope"] & {
+                    data: components["schemas"]["CoinBalance"];
+                };
+            };
+        };
         /** @description 成功 */
         OkBoolean: {
             headers: {
@@ -965,6 +1164,11 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description 每次尝试一个新值（如 UUID）；重试用同一个值，只生效一次；同一个值配不同的请求内容得到 409 / 40900。
+         * @example 7f3c9a2e-1b4d-4e8f-9a6b-2c1d0e9f8a7b
+         */
+        IdempotencyKey: string;
         /** @example 1 */
         IdQuery: components["schemas"]["Id"];
         Current: components["schemas"]["Current"];
@@ -1737,6 +1941,176 @@ export interface operations {
         responses: {
             200: components["responses"]["OkBoolean"];
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    userAddCoin: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description 每次尝试一个新值（如 UUID）；重试用同一个值，只生效一次；同一个值配不同的请求内容得到 409 / 40900。
+                 * @example 7f3c9a2e-1b4d-4e8f-9a6b-2c1d0e9f8a7b
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userAccount": "alice_01",
+                 *       "coin": 100,
+                 *       "description": "活动奖励"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CoinChangeRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkCoinBalance"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    userReduceCoin: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description 每次尝试一个新值（如 UUID）；重试用同一个值，只生效一次；同一个值配不同的请求内容得到 409 / 40900。
+                 * @example 7f3c9a2e-1b4d-4e8f-9a6b-2c1d0e9f8a7b
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userAccount": "alice_01",
+                 *       "coin": 10,
+                 *       "description": "误充更正"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CoinChangeRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkCoinBalance"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    userTransferCoin: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description 每次尝试一个新值（如 UUID）；重试用同一个值，只生效一次；同一个值配不同的请求内容得到 409 / 40900。
+                 * @example 7f3c9a2e-1b4d-4e8f-9a6b-2c1d0e9f8a7b
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userAccount": "bob_02",
+                 *       "coin": 5
+                 *     }
+                 */
+                "application/json": components["schemas"]["TransferRequest"];
+            };
+        };
+        responses: {
+            /** @description 转账结果 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["TransferResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    coinEntries: {
+        parameters: {
+            query?: {
+                current?: components["parameters"]["Current"];
+                pageSize?: components["parameters"]["PageSize"];
+                userId?: components["schemas"]["Id"];
+                kind?: components["schemas"]["CoinEntryKind"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 一页账本记录 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["CoinEntryPage"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    coinLedgerCheck: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 核对结果 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["LedgerCheck"];
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             500: components["responses"]["ServerError"];

@@ -59,7 +59,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   const openapi = loadOpenApi(options.openapiPath ?? OPENAPI_PATH);
   const validator = new RequestValidator(openapi);
   fastify.setValidatorCompiler(({ schema, httpPart }) =>
-    validator.compile(schema as Record<string, unknown>, httpPart === 'body' ? 'body' : 'querystring'),
+    validator.compile(schema as Record<string, unknown>, httpPart === 'body' ? 'body' : httpPart === 'headers' ? 'headers' : 'querystring'),
   );
   // The API speaks JSON only; without this a text/plain body would reach validation and get a vaguer message.
   fastify.removeContentTypeParser('text/plain');

@@ -660,6 +660,7 @@ describe('userSubordinate', () => {
       userAccount: expect.any(String),
       userName: expect.any(String),
       status: 'active',
+      coin: 0,
       createdAt: expect.any(Number),
     });
 

@@ -49,7 +49,11 @@ function requestFor(op: OperationSpec, caller: Caller, ownId: number | undefined
   const nonAdminMember = caller !== 'admin' && caller !== 'banned' && op.roles.includes(caller) && !op.roles.includes('visitor');
   if (ownId === undefined || !nonAdminMember) return example;
   const own = <T>(part: T): T => (part && typeof part === 'object' && !Array.isArray(part) && 'id' in part ? { ...part, id: ownId } : part);
-  return { ...(example.query ? { query: own(example.query) } : {}), ...(example.body !== undefined ? { body: own(example.body) } : {}) };
+  return {
+    ...(example.query ? { query: own(example.query) } : {}),
+    ...(example.body !== undefined ? { body: own(example.body) } : {}),
+    ...(example.headers ? { headers: example.headers } : {}),
+  };
 }
 
 const describeResult = (r: CallResult) => `${r.status} ${r.code} ${r.message}`;

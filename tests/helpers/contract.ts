@@ -31,14 +31,21 @@ export function responseValidator(operationId: string, status: number): Validate
 }
 
 /** Example request of an operation, as openapi.yaml gives it (used to drive every operation generically). */
-export function exampleRequest(operationId: string): { query?: Record<string, unknown>; body?: unknown } {
+export function exampleRequest(operationId: string): { query?: Record<string, unknown>; body?: unknown; headers?: Record<string, string> } {
   const op = operationById.get(operationId)!;
   const raw = (openapi.paths as any)[op.path][op.method.toLowerCase()];
   const query: Record<string, unknown> = {};
+  const headers: Record<string, string> = {};
   for (const p of raw.parameters ?? []) {
     const param = typeof p.$ref === 'string' ? (openapi.components.parameters as any)[p.$ref.split('/').pop()] : p;
-    if (param.required) query[param.name] = param.example;
+    if (!param.required) continue;
+    if (param.in === 'header') headers[param.name] = String(param.example);
+    else query[param.name] = param.example;
   }
   const body = raw.requestBody?.content?.['application/json']?.example;
-  return { ...(Object.keys(query).length ? { query } : {}), ...(body !== undefined ? { body } : {}) };
+  return {
+    ...(Object.keys(query).length ? { query } : {}),
+    ...(body !== undefined ? { body } : {}),
+    ...(Object.keys(headers).length ? { headers } : {}),
+  };
 }

@@ -17,7 +17,7 @@ const call = vi.mocked(api.call) as unknown as ReturnType<typeof vi.fn>;
 const listScreen = (path: string) => screens.find((s) => s.path === path) as ListScreen<any>;
 const user = (id: number, extra: object = {}) => ({
   id, userAccount: `user_${id}`, userName: `用户${id}`, userRole: 'user', status: 'active', email: null,
-  invitationCode: 'AAAAAAAA', inviterAccount: null, createdAt: 1795000000000, lastLoginAt: null, ...extra,
+  invitationCode: 'AAAAAAAA', inviterAccount: null, coin: 0, createdAt: 1795000000000, lastLoginAt: null, ...extra,
 });
 const page = (records: unknown[], total = records.length, current = 1) => ({ records, total, current, pageSize: 20 });
 
@@ -28,7 +28,7 @@ function open(path: string, search = '') {
 }
 
 const me = (userRole: 'user' | 'agent' | 'admin') =>
-  signIn({ id: 1, userAccount: 'me_0001', userName: '我', userRole, email: null, invitationCode: 'BBBBBBBB', createdAt: 0 });
+  signIn({ id: 1, userAccount: 'me_0001', userName: '我', userRole, email: null, invitationCode: 'BBBBBBBB', coin: 0, createdAt: 0 });
 
 beforeEach(() => {
   call.mockReset();

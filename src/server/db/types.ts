@@ -21,6 +21,44 @@ export interface UsersTable {
   lastLoginAt: EpochMs | null;
   /** Soft delete: the row, its history and its account name stay. */
   deletedAt: EpochMs | null;
+  /** Balance: always the sum of the user's coin entries; written only by modules/coins moveCoins. */
+  coin: Generated<number>;
+}
+
+export type CoinEntryKind =
+  | 'admin_add'
+  | 'admin_reduce'
+  | 'transfer_out'
+  | 'transfer_in'
+  | 'order_credit'
+  | 'redeem'
+  | 'service_charge'
+  | 'service_refund'
+  | 'signup_bonus'
+  | 'agent_rebate';
+
+export interface CoinEntriesTable {
+  id: Generated<number>;
+  userId: number;
+  /** Signed: credits are positive, debits negative. */
+  amount: number;
+  balanceAfter: number;
+  kind: CoinEntryKind;
+  counterpartyId: number | null;
+  /** Ties the entries of one movement together (a transfer's two sides, an order's credit and rebate). */
+  reference: string;
+  description: string;
+  actorId: number | null;
+  createdAt: EpochMs;
+}
+
+export interface IdempotencyKeysTable {
+  actorId: number;
+  key: string;
+  operation: string;
+  requestHash: string;
+  response: string;
+  createdAt: EpochMs;
 }
 
 export interface SessionsTable {
@@ -87,6 +125,8 @@ export interface Database {
   emailCaptchas: EmailCaptchasTable;
   rateLimits: RateLimitsTable;
   auditLog: AuditLogTable;
+  coinEntries: CoinEntriesTable;
+  idempotencyKeys: IdempotencyKeysTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -11,6 +11,8 @@ export interface HandlerContext<K extends OperationId> {
   /** The caller's session on operations open to visitors, looked up only when a handler asks. */
   session(): Promise<SessionState>;
   readonly ip: string;
+  /** A request header (declared headers are validated by the contract before the handler runs). */
+  header(name: string): string | undefined;
   setSessionCookie(token: string): void;
   clearSessionCookie(): void;
 }

@@ -12,6 +12,8 @@ export interface OperationSpec {
   /** Needs the anti-CSRF header: every POST, and the seed's GETs that change state. */
   stateChanging: boolean;
   querySchema?: JsonSchema;
+  /** Declared request headers (e.g. Idempotency-Key), by their lower-case names. */
+  headersSchema?: JsonSchema;
   bodySchema?: JsonSchema;
 }
 
@@ -59,6 +61,17 @@ function querySchemaOf(doc: OpenApiDocument, parameters: any[] | undefined): Jso
   });
 }
 
+/** Declared headers only; every other header a browser or proxy sends is left alone. */
+function headersSchemaOf(doc: OpenApiDocument, parameters: any[] | undefined): JsonSchema | undefined {
+  const headers = (parameters ?? []).map((p) => resolveParameter(doc, p)).filter((p) => p.in === 'header');
+  if (headers.length === 0) return undefined;
+  return rebaseRefs({
+    type: 'object',
+    properties: Object.fromEntries(headers.map((p) => [p.name.toLowerCase(), p.schema])),
+    required: headers.filter((p) => p.required).map((p) => p.name.toLowerCase()),
+  });
+}
+
 export function listOperations(doc: OpenApiDocument): OperationSpec[] {
   const operations: OperationSpec[] = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
@@ -77,6 +90,7 @@ export function listOperations(doc: OpenApiDocument): OperationSpec[] {
         roles,
         stateChanging: upper !== 'GET' || op['x-state-changing'] === true,
         querySchema: querySchemaOf(doc, op.parameters),
+        headersSchema: headersSchemaOf(doc, op.parameters),
         bodySchema: body ? rebaseRefs(body) : undefined,
       });
     }

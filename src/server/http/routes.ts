@@ -37,6 +37,11 @@ class RequestContext implements HandlerContext<OperationId> {
     return this.request.ip;
   }
 
+  header(name: string): string | undefined {
+    const value = this.request.headers[name.toLowerCase()];
+    return Array.isArray(value) ? value[0] : value;
+  }
+
   get actor(): SessionUser {
     const session = this.request.session;
     if (session?.kind !== 'active') throw new AppError(ErrorCode.NOT_LOGGED_IN, '请先登录');
@@ -69,6 +74,7 @@ export function registerOperations(fastify: FastifyInstance, operations: Operati
       url: op.path,
       schema: {
         ...(op.querySchema ? { querystring: op.querySchema } : {}),
+        ...(op.headersSchema ? { headers: op.headersSchema } : {}),
         ...(op.bodySchema ? { body: op.bodySchema } : {}),
       },
       onRequest: async (request: FastifyRequest) => {

@@ -29,7 +29,7 @@ export class RequestValidator {
     this.defs = rebaseRefs(doc.components.schemas);
   }
 
-  compile(schema: JsonSchema, part: 'querystring' | 'body'): (data: unknown) => { value?: unknown; error?: AppError } {
+  compile(schema: JsonSchema, part: 'querystring' | 'headers' | 'body'): (data: unknown) => { value?: unknown; error?: AppError } {
     const validate: ValidateFunction = (part === 'body' ? this.body : this.query).compile(schema);
     return (data) => {
       if (part === 'body' && data === undefined) return { error: new AppError(ErrorCode.BAD_PARAMS, '请求内容不能为空') };

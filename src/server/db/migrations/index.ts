@@ -1,7 +1,9 @@
 import type { Migration } from 'kysely';
 import * as accountsAndSite from './2026_11_22_0001_accounts_and_site.js';
+import * as coinLedger from './2026_11_22_0002_coin_ledger.js';
 
 /** Listed statically so the bundled server carries its migrations; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_accounts_and_site': accountsAndSite,
+  '2026_11_22_0002_coin_ledger': coinLedger,
 };

@@ -28,6 +28,7 @@ export const findSessionWithUser = preparedQuery(
         'users.deletedAt',
         'users.email',
         'users.invitationCode',
+        'users.coin',
         'users.createdAt as userCreatedAt',
       ])
       .where('sessions.tokenHash', '=', tokenHash),

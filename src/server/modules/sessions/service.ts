@@ -19,6 +19,7 @@ export interface SessionUser {
   userRole: UserRole;
   email: string | null;
   invitationCode: string;
+  coin: number;
   createdAt: number;
 }
 
@@ -54,6 +55,7 @@ export async function resolveSession(db: Db, secret: string, token: string, now:
       userRole: row.userRole,
       email: row.email,
       invitationCode: row.invitationCode,
+      coin: row.coin,
       createdAt: row.userCreatedAt,
     },
   };

@@ -11,6 +11,7 @@ export const toLoginUser = (u: UserRow): Schemas['LoginUser'] => ({
   userRole: u.userRole,
   email: u.email,
   invitationCode: u.invitationCode,
+  coin: u.coin,
   createdAt: u.createdAt,
 });
 
@@ -23,6 +24,7 @@ export const toAdminView = (u: UserWithInviter): Schemas['UserAdminView'] => ({
   email: u.email,
   invitationCode: u.invitationCode,
   inviterAccount: u.inviterAccount,
+  coin: u.coin,
   createdAt: u.createdAt,
   lastLoginAt: u.lastLoginAt,
 });
@@ -32,6 +34,7 @@ export const toSubordinate = (u: UserRow): Schemas['Subordinate'] => ({
   userAccount: u.userAccount,
   userName: u.userName,
   status: u.status,
+  coin: u.coin,
   createdAt: u.createdAt,
 });
 

@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto';
+import type { AppContext } from '../../context.js';
+import type { Db } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { CoinEntryKind } from '../../db/types.js';
+import { badParams, conflict } from '../../http/errors.js';
+import { applyToBalance, findIdempotencyKey, insertEntry, insertIdempotencyKey, recordIdempotentResult } from './repo.js';
+
+export interface Posting {
+  userId: number;
+  /** Signed: positive credits the user, negative debits it. */
+  amount: number;
+  kind: CoinEntryKind;
+  counterpartyId?: number | null;
+  description: string;
+}
+
+export interface Movement {
+  postings: Posting[];
+  /** Shared by the movement's entries: a transfer's two sides, an order's credit and its rebate. */
+  reference: string;
+  actorId: number | null;
+  now: number;
+}
+
+/**
+ * The one function that moves coins. It must run inside the caller's transaction (`trx`), so the movement and
+ * whatever caused it (an idempotency record, an order's state) commit or roll back together. Each posting changes a
+ * balance and appends its ledger entry; a posting that would take a balance below zero fails the whole movement.
+ * Answers each user's balance after the movement.
+ */
+export async function moveCoins(trx: Db, movement: Movement): Promise<Map<number, number>> {
+  const balances = new Map<number, number>();
+  // A fixed order (by user id) so two movements between the same users cannot deadlock each other.
+  const postings = [...movement.postings].sort((a, b) => a.userId - b.userId);
+  for (const posting of postings) {
+    if (!Number.isSafeInteger(posting.amount) || posting.amount === 0) throw new Error(`invalid posting amount ${posting.amount}`);
+    const balance = await applyToBalance(trx, posting.userId, posting.amount);
+    if (balance === undefined) throw badParams('积分不足');
+    await insertEntry(trx, {
+      userId: posting.userId,
+      amount: posting.amount,
+      balanceAfter: balance,
+      kind: posting.kind,
+      counterpartyId: posting.counterpartyId ?? null,
+      reference: movement.reference,
+      description: posting.description,
+      actorId: movement.actorId,
+      createdAt: movement.now,
+    });
+    balances.set(posting.userId, balance);
+  }
+  return balances;
+}
+
+export interface IdempotencyScope {
+  actorId: number;
+  key: string;
+  operation: string;
+  /** What was asked, so the same key with another request can be told apart (40900). */
+  request: unknown;
+}
+
+const hashOf = (operation: string, request: unknown) => createHash('sha256').update(`${operation}\n${JSON.stringify(request)}`).digest('hex');
+
+function replay<T>(row: { operation: string; requestHash: string; response: string }, scope: IdempotencyScope): T {
+  if (row.operation !== scope.operation || row.requestHash !== hashOf(scope.operation, scope.request)) {
+    throw conflict('这个 Idempotency-Key 已用于另一个请求');
+  }
+  return JSON.parse(row.response) as T;
+}
+
+/**
+ * Runs `work` in one transaction together with the record of its result under the caller's key. The key is claimed
+ * first: a concurrent retry waits on that row, then finds the first result and answers it, moving nothing (rather
+ * than running the work again and, say, failing for want of the coins the first one already moved). A failed attempt
+ * records nothing, so it can be retried with the same key.
+ */
+export async function idempotent<T>(app: AppContext, scope: IdempotencyScope, work: (trx: Db) => Promise<T>): Promise<T> {
+  const existing = await findIdempotencyKey(app.db, scope.actorId, scope.key);
+  if (existing) return replay<T>(existing, scope);
+  try {
+    return await app.db.transaction().execute(async (trx) => {
+      await insertIdempotencyKey(trx, {
+        actorId: scope.actorId,
+        key: scope.key,
+        operation: scope.operation,
+        requestHash: hashOf(scope.operation, scope.request),
+        response: '',
+        createdAt: app.now(),
+      });
+      const result = await work(trx);
+      await recordIdempotentResult(trx, scope.actorId, scope.key, JSON.stringify(result));
+      return result;
+    });
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    // Another request with this key committed first: its result is the answer.
+    const first = await findIdempotencyKey(app.db, scope.actorId, scope.key);
+    if (!first) throw error;
+    return replay<T>(first, scope);
+  }
+}

@@ -1,0 +1,92 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { CoinEntryKind } from '../../db/types.js';
+import { pageWindow } from '../../db/paging.js';
+
+/**
+ * Adds `amount` (signed) to a balance unless that would take it below zero, and answers the new balance. One
+ * conditional statement: under concurrency the database, not a read-then-write in JS, decides whether the money is
+ * there (PostgreSQL re-checks the condition after waiting for the row lock).
+ */
+export async function applyToBalance(db: Db, userId: number, amount: number): Promise<number | undefined> {
+  const row = await db
+    .updateTable('users')
+    .set({ coin: sql`coin + ${amount}` })
+    .where('id', '=', userId)
+    .where(sql<boolean>`coin + ${amount} >= 0`)
+    .returning('coin')
+    .executeTakeFirst();
+  return row === undefined ? undefined : Number(row.coin);
+}
+
+export interface NewEntry {
+  userId: number;
+  amount: number;
+  balanceAfter: number;
+  kind: CoinEntryKind;
+  counterpartyId: number | null;
+  reference: string;
+  description: string;
+  actorId: number | null;
+  createdAt: number;
+}
+
+export async function insertEntry(db: Db, entry: NewEntry): Promise<void> {
+  await db.insertInto('coinEntries').values(entry).execute();
+}
+
+export interface EntryFilter {
+  userId: number;
+  kind?: CoinEntryKind;
+  current?: number;
+  pageSize?: number;
+}
+
+function filtered(db: Db, filter: EntryFilter) {
+  let q = db.selectFrom('coinEntries').where('coinEntries.userId', '=', filter.userId);
+  if (filter.kind) q = q.where('coinEntries.kind', '=', filter.kind);
+  return q;
+}
+
+/** One page of a user's statement, newest first, with the counterparty's and the actor's account names. */
+export async function listEntries(db: Db, filter: EntryFilter) {
+  const { pageSize, offset } = pageWindow(filter);
+  const records = await filtered(db, filter)
+    .leftJoin('users as counterparty', 'counterparty.id', 'coinEntries.counterpartyId')
+    .leftJoin('users as actor', 'actor.id', 'coinEntries.actorId')
+    .selectAll('coinEntries')
+    .select(['counterparty.userAccount as counterpartyAccount', 'actor.userAccount as actorAccount'])
+    .orderBy('coinEntries.id', 'desc')
+    .limit(pageSize)
+    .offset(offset)
+    .execute();
+  const count = await filtered(db, filter).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return { records, total: Number(count.n) };
+}
+
+/** Every user's balance beside the sum of its entries (sums come back as text or bigint; normalised to numbers). */
+export async function balancesWithSums(db: Db) {
+  const rows = await db
+    .selectFrom('users')
+    .leftJoin(
+      (eb) => eb.selectFrom('coinEntries').select(['userId', (e) => e.fn.sum<number>('amount').as('total'), (e) => e.fn.countAll<number>().as('n')]).groupBy('userId').as('sums'),
+      (join) => join.onRef('sums.userId', '=', 'users.id'),
+    )
+    .select(['users.id', 'users.userAccount', 'users.coin', 'sums.total', 'sums.n'])
+    .execute();
+  return rows.map((r) => ({ userId: r.id, userAccount: r.userAccount, balance: Number(r.coin), sumOfEntries: Number(r.total ?? 0), entries: Number(r.n ?? 0) }));
+}
+
+export const findIdempotencyKey = (db: Db, actorId: number, key: string) =>
+  db.selectFrom('idempotencyKeys').selectAll().where('actorId', '=', actorId).where('key', '=', key).executeTakeFirst();
+
+export async function insertIdempotencyKey(
+  db: Db,
+  row: { actorId: number; key: string; operation: string; requestHash: string; response: string; createdAt: number },
+): Promise<void> {
+  await db.insertInto('idempotencyKeys').values(row).execute();
+}
+
+export async function recordIdempotentResult(db: Db, actorId: number, key: string, response: string): Promise<void> {
+  await db.updateTable('idempotencyKeys').set({ response }).where('actorId', '=', actorId).where('key', '=', key).execute();
+}

@@ -1,0 +1,118 @@
+import { randomBytes } from 'node:crypto';
+import type { Schemas } from '../../../api/operations.js';
+import type { AppContext } from '../../context.js';
+import type { Page } from '../../db/paging.js';
+import type { CoinEntryKind } from '../../db/types.js';
+import { badParams, noPermission, notFound } from '../../http/errors.js';
+import { writeAudit } from '../audit/repo.js';
+import type { SessionUser } from '../sessions/service.js';
+import { findSite } from '../site/repo.js';
+import { LIVE_SITE_ID } from '../site/service.js';
+import { maskName } from '../users/dto.js';
+import * as users from '../users/repo.js';
+import { idempotent, moveCoins } from './ledger.js';
+import * as repo from './repo.js';
+
+/** A movement's reference: its kind's letter, then time and randomness (sortable, unguessable, short). */
+const newReference = (prefix: string) => `${prefix}${Date.now().toString(36)}${randomBytes(5).toString('hex')}`;
+
+export async function transfer(
+  app: AppContext,
+  actor: SessionUser,
+  key: string,
+  input: Schemas['TransferRequest'],
+): Promise<Schemas['TransferResult']> {
+  return idempotent(app, { actorId: actor.id, key, operation: 'transfer', request: input }, async (trx) => {
+    const payee = await users.findLiveByAccount(trx, input.userAccount);
+    if (!payee || payee.status !== 'active') throw notFound('收款账号不存在或不可用');
+    if (payee.id === actor.id) throw badParams('不能转给自己');
+    const cap = (await findSite(trx, LIVE_SITE_ID))?.amount ?? 0;
+    if (cap > 0 && input.coin > cap) throw badParams(`单笔最多转 ${cap} 积分`);
+    const reference = newReference('T');
+    const balances = await moveCoins(trx, {
+      postings: [
+        { userId: actor.id, amount: -input.coin, kind: 'transfer_out', counterpartyId: payee.id, description: `转给 ${payee.userAccount}` },
+        { userId: payee.id, amount: input.coin, kind: 'transfer_in', counterpartyId: actor.id, description: `来自 ${actor.userAccount}` },
+      ],
+      reference,
+      actorId: actor.id,
+      now: app.now(),
+    });
+    return {
+      payee: { userAccount: payee.userAccount, maskedName: maskName(payee.userName) },
+      coin: input.coin,
+      balance: balances.get(actor.id)!,
+      reference,
+    };
+  });
+}
+
+/** An admin's add or reduce, with its reason, in the ledger and the audit log. */
+export async function adminChange(
+  app: AppContext,
+  actor: SessionUser,
+  key: string,
+  input: Schemas['CoinChangeRequest'],
+  direction: 'add' | 'reduce',
+): Promise<Schemas['CoinBalance']> {
+  const kind: CoinEntryKind = direction === 'add' ? 'admin_add' : 'admin_reduce';
+  return idempotent(app, { actorId: actor.id, key, operation: kind, request: input }, async (trx) => {
+    const target = await users.findLiveByAccount(trx, input.userAccount);
+    if (!target) throw notFound('用户不存在');
+    const amount = direction === 'add' ? input.coin : -input.coin;
+    const now = app.now();
+    const reference = newReference('A');
+    const balances = await moveCoins(trx, {
+      postings: [{ userId: target.id, amount, kind, description: input.description }],
+      reference,
+      actorId: actor.id,
+      now,
+    });
+    const balance = balances.get(target.id)!;
+    await writeAudit(
+      trx,
+      { actorId: actor.id, action: `coin.${direction}`, targetType: 'user', targetId: target.id, before: { coin: balance - amount }, after: { coin: balance, reason: input.description, reference } },
+      now,
+    );
+    return { userAccount: target.userAccount, coin: balance };
+  });
+}
+
+/** A statement: one's own, or (for an admin) anyone's. */
+export async function statement(
+  app: AppContext,
+  actor: SessionUser,
+  query: { current?: number; pageSize?: number; userId?: number; kind?: CoinEntryKind },
+): Promise<Page<Schemas['CoinEntry']>> {
+  const userId = query.userId ?? actor.id;
+  if (userId !== actor.id && actor.userRole !== 'admin') throw noPermission('只能查看自己的积分明细');
+  const { records, total } = await repo.listEntries(app.db, { ...query, userId });
+  return {
+    records: records.map((e) => ({
+      id: e.id,
+      userId: e.userId,
+      amount: Number(e.amount),
+      balanceAfter: Number(e.balanceAfter),
+      kind: e.kind,
+      counterpartyAccount: e.counterpartyAccount,
+      reference: e.reference,
+      description: e.description,
+      actorAccount: e.actorAccount,
+      createdAt: e.createdAt,
+    })),
+    total,
+    current: query.current ?? 1,
+    pageSize: query.pageSize ?? 10,
+  };
+}
+
+/** Recomputes every balance from its entries and lists any user whose stored balance differs. */
+export async function check(app: AppContext): Promise<Schemas['LedgerCheck']> {
+  const rows = await repo.balancesWithSums(app.db);
+  return {
+    users: rows.length,
+    entries: rows.reduce((n, r) => n + r.entries, 0),
+    totalBalance: rows.reduce((n, r) => n + r.balance, 0),
+    mismatches: rows.filter((r) => r.balance !== r.sumOfEntries).map(({ userId, userAccount, balance, sumOfEntries }) => ({ userId, userAccount, balance, sumOfEntries })),
+  };
+}
