@@ -36,6 +36,12 @@ export const platforms: readonly PlatformEntry[] = [
 
 const userRow = (u: Schemas['UserAdminView']) => `${u.userName}（${u.userAccount}）`;
 
+/** The two forms of /coinChange (add, reduce), rendered by the generic form renderer inside one screen. */
+export const coinChangeForms = {
+  add: formScreen({ path: '/coinChange', title: t.coins.add, access: ADMIN, kind: 'form', submit: 'userAddCoin', done: t.coins.added, after: '/coin_detail' }),
+  reduce: formScreen({ path: '/coinChange', title: t.coins.reduce, access: ADMIN, kind: 'form', submit: 'userReduceCoin', done: t.coins.reduced, after: '/coin_detail' }),
+};
+
 export const screens: Screen[] = [
   // Public
   { path: '/login', title: '登录', access: 'public', chrome: 'bare', kind: 'custom', component: () => import('./src/web/screens/Login') },
@@ -47,8 +53,21 @@ export const screens: Screen[] = [
   { path: '/about', title: '我的', access: SIGNED_IN, headerRight: 'logout', kind: 'custom', component: () => import('./src/web/screens/About') },
   { path: '/clockInfo', title: '账号信息', access: SIGNED_IN, kind: 'pending' },
   { path: '/mall', title: '积分商城', access: SIGNED_IN, kind: 'pending', menu: 'coins' },
-  { path: '/transferCoin', title: '积分转账', access: SIGNED_IN, kind: 'pending', menu: 'coins' },
-  { path: '/coin_detail', title: '积分明细', access: SIGNED_IN, kind: 'pending', menu: 'coins' },
+  { path: '/transferCoin', title: '积分转账', access: SIGNED_IN, kind: 'custom', menu: 'coins', component: () => import('./src/web/screens/TransferCoin') },
+  listScreen({
+    path: '/coin_detail',
+    title: '积分明细',
+    access: SIGNED_IN,
+    kind: 'list',
+    menu: 'coins',
+    operation: 'coinEntries',
+    item: {
+      title: (e) => e.description || (t.coins.kinds[e.kind] ?? e.kind),
+      description: (e) => `${t.coins.kinds[e.kind] ?? e.kind} · ${t.format.dateTime(e.createdAt)}`,
+      extra: (e) => `${t.coins.signed(e.amount)}（${t.coins.balanceAfter(e.balanceAfter)}）`,
+    },
+    empty: t.coins.noEntries,
+  }),
   { path: '/notice', title: '消息通知', access: SIGNED_IN, kind: 'pending', menu: 'account' },
   { path: '/wk', title: '网课采集', access: SIGNED_IN, kind: 'pending', menu: 'service' },
   ...platforms.flatMap(platformScreens),
@@ -198,7 +217,7 @@ export const screens: Screen[] = [
   { path: '/clockVip', title: '免费额度管理', access: ADMIN, kind: 'pending', menu: 'admin' },
   { path: '/tasks', title: '批量任务', access: ADMIN, kind: 'pending', menu: 'admin' },
   { path: '/ai/config', title: 'AI 配置', access: ADMIN, kind: 'pending', menu: 'admin' },
-  { path: '/coinChange', title: '积分变动', access: ADMIN, kind: 'pending', menu: 'admin' },
+  { path: '/coinChange', title: '积分变动', access: ADMIN, kind: 'custom', menu: 'admin', component: () => import('./src/web/screens/CoinChange') },
   { path: '/mall_management', title: '商城管理', access: ADMIN, notice: t.notice.mallManagement, kind: 'pending', menu: 'admin' },
   { path: '/add_mall', title: '添加积分套餐', access: ADMIN, kind: 'pending' },
   { path: '/update_mall', title: '编辑积分套餐', access: ADMIN, kind: 'pending' },

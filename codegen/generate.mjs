@@ -13,8 +13,9 @@ function operationMap(doc) {
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(methods)) {
       const stateChanging = method !== 'get' || op['x-state-changing'] === true;
+      const idempotent = (op.parameters ?? []).some((p) => p.$ref === '#/components/parameters/IdempotencyKey');
       entries.push(
-        `  ${op.operationId}: { method: '${method}', path: '${path}', roles: ${JSON.stringify(op['x-roles']).replaceAll('"', "'")}, stateChanging: ${stateChanging} },`,
+        `  ${op.operationId}: { method: '${method}', path: '${path}', roles: ${JSON.stringify(op['x-roles']).replaceAll('"', "'")}, stateChanging: ${stateChanging}, idempotent: ${idempotent} },`,
       );
     }
   }
@@ -27,6 +28,8 @@ export interface OperationInfo {
   path: string;
   roles: readonly Role[];
   stateChanging: boolean;
+  /** Moves coins: every call carries an Idempotency-Key. */
+  idempotent: boolean;
 }
 
 export const OPERATIONS = {

@@ -41,6 +41,11 @@ export type CallInit<K extends OperationId> = QueryPart<K> & BodyPart<K> & {
   headers?: Record<string, string>;
   /** Leave failures to the caller: no toast (the caller shows them on a form field, say). Redirects still happen. */
   quiet?: boolean;
+  /**
+   * For operations that move coins: one key per user attempt, reused when the same attempt is sent again (a retry
+   * after a lost answer then moves nothing twice). Without it the client makes a fresh key for this call.
+   */
+  idempotencyKey?: string;
 };
 type InitArgs<K extends OperationId> = object extends QueryPart<K> & BodyPart<K> ? [init?: CallInit<K>] : [init: CallInit<K>];
 
@@ -48,6 +53,8 @@ const isEnvelope = (v: unknown): v is { code: number; message: string; data: unk
   typeof v === 'object' && v !== null && typeof (v as { code?: unknown }).code === 'number';
 
 const isAbort = (e: unknown) => (e as { name?: string } | null)?.name === 'AbortError';
+
+export const newIdempotencyKey = (): string => crypto.randomUUID();
 
 export function createApi(hooks: ApiHooks, options: { baseUrl?: string; fetch?: typeof fetch } = {}) {
   const http = createClient<paths>({
@@ -65,7 +72,8 @@ export function createApi(hooks: ApiHooks, options: { baseUrl?: string; fetch?: 
   /** Calls an operation by its operationId and answers the envelope's data, or throws an ApiError after the UI rules. */
   async function call<K extends OperationId>(operationId: K, ...args: InitArgs<K>): Promise<ResponseData<K>> {
     const init = (args[0] ?? {}) as CallInit<K>;
-    const { method, path } = OPERATIONS[operationId];
+    const { method, path, idempotent } = OPERATIONS[operationId];
+    const headers = idempotent ? { ...init.headers, 'Idempotency-Key': init.idempotencyKey ?? newIdempotencyKey() } : init.headers;
     let result: { data?: unknown; error?: unknown; response: Response };
     try {
       // The operation map and the typed init above already tie this call to the contract.
@@ -73,7 +81,7 @@ export function createApi(hooks: ApiHooks, options: { baseUrl?: string; fetch?: 
         params: { query: init.query },
         body: init.body,
         signal: init.signal,
-        headers: init.headers,
+        headers,
       });
     } catch (error) {
       if (isAbort(error)) throw new ApiError(messages.requestAborted, 'aborted');

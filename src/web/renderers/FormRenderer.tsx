@@ -5,7 +5,9 @@ import { Button, ErrorBlock } from 'antd-mobile';
 import { toast } from '../feedback';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useLocation, useNavigate, useSearchParams } from 'react-router-dom';
-import { ApiError } from '../../api/client';
+import { ApiError, newIdempotencyKey } from '../../api/client';
+import { OPERATIONS } from '../../api/operations.gen';
+import type { FormOperation } from '../config/types';
 import type { OperationId } from '../../api/operations';
 import { api } from '../api';
 import { messages as t } from '../i18n/zh-CN';
@@ -102,9 +104,13 @@ export function FormRenderer({ screen }: { screen: AnyFormScreen }) {
 
   const current = useRef<Data | null>(null);
   current.current = formData;
+  // One Idempotency-Key per attempt: sending the same values again (after a lost answer) reuses it, so a coin movement
+  // happens once; changed values, or a success, start a new attempt.
+  const attemptKey = useRef(newIdempotencyKey());
   const onChange = useCallback((event: IChangeEvent<Data>) => {
     const next = event.formData ?? {};
     const previous = current.current ?? {};
+    if (Object.keys({ ...previous, ...next }).some((name) => next[name] !== previous[name])) attemptKey.current = newIdempotencyKey();
     // A server message about a field goes once the user edits that field.
     setExtraErrors((errors) => {
       const changed = Object.keys(errors).filter((name) => next[name] !== previous[name]);
@@ -135,7 +141,9 @@ export function FormRenderer({ screen }: { screen: AnyFormScreen }) {
       setSubmitting(true);
       setExtraErrors({});
       try {
-        await api.call(screen.submit, { body: { ...values, ...fixed }, quiet: true } as never);
+        const key = OPERATIONS[screen.submit as FormOperation].idempotent ? { idempotencyKey: attemptKey.current } : {};
+        await api.call(screen.submit, { body: { ...values, ...fixed }, quiet: true, ...key } as never);
+        attemptKey.current = newIdempotencyKey();
         toast(screen.done ?? t.form.done);
         if (screen.after) navigate(screen.after);
         else if (location.key !== 'default') navigate(-1);

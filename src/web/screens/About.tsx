@@ -31,6 +31,9 @@ export default function About() {
         </p>
       </div>
       <List mode="card" style={{ margin: '0 0 12px' }}>
+        <List.Item extra={String(user.coin)} onClick={() => navigate('/coin_detail')}>
+          {t.coins.balance}
+        </List.Item>
         <List.Item extra={user.invitationCode} onClick={() => copy(user.invitationCode)}>
           {t.user.invitationCode}
         </List.Item>

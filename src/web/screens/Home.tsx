@@ -15,7 +15,9 @@ export default function Home() {
     <div className="app-page">
       <div className="home-hero">
         <h2>{t.user.greeting(user?.userName ?? '')}</h2>
-        <p>{site?.websiteName}</p>
+        <p>
+          {site?.websiteName} · {site?.coinName || t.coins.balance} {user?.coin ?? 0}
+        </p>
       </div>
       {sections.map((section, i) => (
         <MenuGrid key={section.group} section={section} index={i} />
