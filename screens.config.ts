@@ -108,7 +108,7 @@ export const screens: Screen[] = [
     kind: 'form',
     menu: 'admin',
     submit: 'basicInformationUpdate',
-    fields: ['websiteName', 'noticeBar', 'noticeAnnouncementTitle', 'noticeAnnouncement', 'pointsNotification', 'coinName', 'addCoin', 'amount', 'analyticsUrl'],
+    fields: ['websiteName', 'noticeBar', 'noticeAnnouncementTitle', 'noticeAnnouncement', 'pointsNotification', 'coinName', 'addCoin', 'amount', 'rebatePercent', 'analyticsUrl'],
     textareas: ['noticeAnnouncement', 'pointsNotification'],
     fixed: () => ({ id: 1 }),
     load: { operation: 'basicInformationGet', args: () => ({ query: { id: 1 } }) },

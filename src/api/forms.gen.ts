@@ -65,6 +65,12 @@ export const formSchemas = {
           1
         ]
       },
+      "rebatePercent": {
+        "type": "integer",
+        "title": "代理返利比例（%）",
+        "minimum": 0,
+        "maximum": 100
+      },
       "analyticsUrl": {
         "type": "string",
         "title": "统计脚本地址",
@@ -244,6 +250,12 @@ export const formSchemas = {
           1
         ]
       },
+      "rebatePercent": {
+        "type": "integer",
+        "title": "代理返利比例（%）",
+        "minimum": 0,
+        "maximum": 100
+      },
       "analyticsUrl": {
         "type": "string",
         "title": "统计脚本地址",
@@ -259,6 +271,404 @@ export const formSchemas = {
     },
     "required": [
       "id"
+    ],
+    "additionalProperties": false
+  },
+  mallAdd: {
+    "$id": "mallAdd",
+    "type": "object",
+    "properties": {
+      "coinName": {
+        "type": "string",
+        "title": "套餐名称",
+        "minLength": 1,
+        "maxLength": 20,
+        "pattern": "^[^\\p{C}]*$"
+      },
+      "amount": {
+        "type": "integer",
+        "title": "价格（分）",
+        "minimum": 1,
+        "maximum": 100000000
+      },
+      "addCoin": {
+        "type": "integer",
+        "title": "到账积分",
+        "minimum": 1,
+        "maximum": 100000000
+      },
+      "status": {
+        "type": "integer",
+        "title": "上架",
+        "enum": [
+          0,
+          1
+        ]
+      },
+      "sort": {
+        "type": "integer",
+        "title": "排序值（小的在前）",
+        "minimum": 0,
+        "maximum": 9999
+      }
+    },
+    "required": [
+      "coinName",
+      "amount",
+      "addCoin"
+    ],
+    "additionalProperties": false
+  },
+  mallDelete: {
+    "$id": "mallDelete",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      }
+    },
+    "required": [
+      "id"
+    ],
+    "additionalProperties": false
+  },
+  mallListPage: {
+    "$id": "mallListPage",
+    "type": "object",
+    "properties": {
+      "current": {
+        "type": "integer",
+        "title": "页码",
+        "default": 1,
+        "minimum": 1,
+        "maximum": 100000
+      },
+      "pageSize": {
+        "type": "integer",
+        "title": "每页条数",
+        "default": 10,
+        "minimum": 1,
+        "maximum": 100
+      },
+      "searchText": {
+        "type": "string",
+        "title": "搜索内容",
+        "maxLength": 32,
+        "pattern": "^[^\\p{C}]*$"
+      },
+      "status": {
+        "type": "integer",
+        "title": "状态",
+        "enum": [
+          0,
+          1
+        ]
+      }
+    },
+    "additionalProperties": false
+  },
+  mallShelf: {
+    "$id": "mallShelf",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "status": {
+        "type": "integer",
+        "title": "上架",
+        "enum": [
+          0,
+          1
+        ]
+      }
+    },
+    "required": [
+      "id",
+      "status"
+    ],
+    "additionalProperties": false
+  },
+  mallUpdate: {
+    "$id": "mallUpdate",
+    "type": "object",
+    "properties": {
+      "coinName": {
+        "type": "string",
+        "title": "套餐名称",
+        "minLength": 1,
+        "maxLength": 20,
+        "pattern": "^[^\\p{C}]*$"
+      },
+      "amount": {
+        "type": "integer",
+        "title": "价格（分）",
+        "minimum": 1,
+        "maximum": 100000000
+      },
+      "addCoin": {
+        "type": "integer",
+        "title": "到账积分",
+        "minimum": 1,
+        "maximum": 100000000
+      },
+      "status": {
+        "type": "integer",
+        "title": "上架",
+        "enum": [
+          0,
+          1
+        ]
+      },
+      "sort": {
+        "type": "integer",
+        "title": "排序值（小的在前）",
+        "minimum": 0,
+        "maximum": 9999
+      },
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      }
+    },
+    "required": [
+      "id"
+    ],
+    "additionalProperties": false
+  },
+  orderCancel: {
+    "$id": "orderCancel",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      }
+    },
+    "required": [
+      "id"
+    ],
+    "additionalProperties": false
+  },
+  orderConfirm: {
+    "$id": "orderConfirm",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      }
+    },
+    "required": [
+      "id"
+    ],
+    "additionalProperties": false
+  },
+  orderListPage: {
+    "$id": "orderListPage",
+    "type": "object",
+    "properties": {
+      "current": {
+        "type": "integer",
+        "title": "页码",
+        "default": 1,
+        "minimum": 1,
+        "maximum": 100000
+      },
+      "pageSize": {
+        "type": "integer",
+        "title": "每页条数",
+        "default": 10,
+        "minimum": 1,
+        "maximum": 100
+      },
+      "status": {
+        "type": "string",
+        "title": "订单状态",
+        "enum": [
+          "pending",
+          "paid",
+          "cancelled"
+        ]
+      },
+      "searchText": {
+        "type": "string",
+        "title": "搜索内容",
+        "maxLength": 32,
+        "pattern": "^[^\\p{C}]*$"
+      }
+    },
+    "additionalProperties": false
+  },
+  orderMy: {
+    "$id": "orderMy",
+    "type": "object",
+    "properties": {
+      "current": {
+        "type": "integer",
+        "title": "页码",
+        "default": 1,
+        "minimum": 1,
+        "maximum": 100000
+      },
+      "pageSize": {
+        "type": "integer",
+        "title": "每页条数",
+        "default": 10,
+        "minimum": 1,
+        "maximum": 100
+      },
+      "status": {
+        "type": "string",
+        "title": "订单状态",
+        "enum": [
+          "pending",
+          "paid",
+          "cancelled"
+        ]
+      },
+      "searchText": {
+        "type": "string",
+        "title": "搜索内容",
+        "maxLength": 32,
+        "pattern": "^[^\\p{C}]*$"
+      }
+    },
+    "additionalProperties": false
+  },
+  orderSubmit: {
+    "$id": "orderSubmit",
+    "type": "object",
+    "properties": {
+      "packageId": {
+        "type": "integer",
+        "title": "套餐",
+        "minimum": 1,
+        "maximum": 2147483647
+      }
+    },
+    "required": [
+      "packageId"
+    ],
+    "additionalProperties": false
+  },
+  redeemDisable: {
+    "$id": "redeemDisable",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      }
+    },
+    "required": [
+      "id"
+    ],
+    "additionalProperties": false
+  },
+  redeemGenerate: {
+    "$id": "redeemGenerate",
+    "type": "object",
+    "properties": {
+      "count": {
+        "type": "integer",
+        "title": "数量",
+        "minimum": 1,
+        "maximum": 500
+      },
+      "packageId": {
+        "type": "integer",
+        "title": "兑换套餐",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "coin": {
+        "type": "integer",
+        "title": "兑换积分",
+        "minimum": 1,
+        "maximum": 100000000
+      },
+      "expiresAt": {
+        "type": "integer",
+        "title": "过期时间",
+        "description": "毫秒时间戳（UTC）",
+        "minimum": 0
+      },
+      "note": {
+        "type": "string",
+        "title": "备注",
+        "maxLength": 50,
+        "pattern": "^[^\\p{C}]*$"
+      }
+    },
+    "required": [
+      "count",
+      "expiresAt"
+    ],
+    "additionalProperties": false
+  },
+  redeemListPage: {
+    "$id": "redeemListPage",
+    "type": "object",
+    "properties": {
+      "current": {
+        "type": "integer",
+        "title": "页码",
+        "default": 1,
+        "minimum": 1,
+        "maximum": 100000
+      },
+      "pageSize": {
+        "type": "integer",
+        "title": "每页条数",
+        "default": 10,
+        "minimum": 1,
+        "maximum": 100
+      },
+      "batchId": {
+        "type": "string",
+        "title": "批次",
+        "pattern": "^B[0-9a-z]{1,30}$"
+      },
+      "status": {
+        "type": "string",
+        "title": "状态",
+        "enum": [
+          "unused",
+          "used",
+          "disabled",
+          "expired"
+        ]
+      }
+    },
+    "additionalProperties": false
+  },
+  redeemUse: {
+    "$id": "redeemUse",
+    "type": "object",
+    "properties": {
+      "code": {
+        "type": "string",
+        "title": "兑换码",
+        "pattern": "^[A-Za-z0-9]{12}$"
+      }
+    },
+    "required": [
+      "code"
     ],
     "additionalProperties": false
   },
@@ -659,6 +1069,20 @@ export const formPatternMessages: Record<FormSchemaId, Readonly<Record<string, s
   basicInformationDelete: {},
   basicInformationListPage: {"coinName":"不能包含控制字符","noticeBar":"不能包含控制字符","pointsNotification":"不能包含控制字符"},
   basicInformationUpdate: {"analyticsUrl":"须以 https:// 开头，或留空","coinName":"不能包含控制字符或换行","noticeAnnouncement":"不能包含控制字符","noticeAnnouncementTitle":"不能包含控制字符或换行","noticeBar":"不能包含控制字符或换行","pointsNotification":"不能包含控制字符","websiteName":"不能包含控制字符或换行"},
+  mallAdd: {"coinName":"不能包含控制字符或换行"},
+  mallDelete: {},
+  mallListPage: {"searchText":"不能包含控制字符"},
+  mallShelf: {},
+  mallUpdate: {"coinName":"不能包含控制字符或换行"},
+  orderCancel: {},
+  orderConfirm: {},
+  orderListPage: {"searchText":"不能包含控制字符"},
+  orderMy: {"searchText":"不能包含控制字符"},
+  orderSubmit: {},
+  redeemDisable: {},
+  redeemGenerate: {"note":"不能包含控制字符或换行"},
+  redeemListPage: {"batchId":"格式不正确"},
+  redeemUse: {"code":"应为 12 位字母或数字"},
   userAdd: {"userAccount":"只能包含字母、数字和下划线","userName":"不能包含控制字符，首尾不能是空格","userPassword":"只能包含字母、数字和英文符号，不能有空格"},
   userAddCoin: {"description":"不能包含控制字符或换行","userAccount":"只能包含字母、数字和下划线"},
   userBindEmail: {"captcha":"应为 6 位数字"},

@@ -598,6 +598,336 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/coin/entries/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 导出积分明细（CSV）
+         * @description 自己的明细；管理员可以用 userId 导出任何人的（其他角色 403 / 40101）。
+         */
+        get: operations["coinEntriesExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mall/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** 在售积分套餐（按排序值、编号） */
+        get: operations["mallList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mall/list/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** 管理员：全部套餐分页（含已下架） */
+        post: operations["mallListPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mall/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** 管理员：查看套餐 */
+        get: operations["mallGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mall/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** 管理员：新增积分套餐 */
+        post: operations["mallAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mall/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** 管理员：修改积分套餐 */
+        post: operations["mallUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mall/shelf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员：上架或下架套餐
+         * @description 下架的套餐用户看不到，已有订单不受影响。
+         */
+        post: operations["mallShelf"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mall/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员：删除从未下单的套餐
+         * @description 有订单引用的套餐不能删除（409 / 40900），只能下架。
+         */
+        post: operations["mallDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/order/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 提交购买积分套餐的订单
+         * @description 订单等待管理员确认收款；付款方式见站点信息的 pointsNotification。同一个 Idempotency-Key 重试不会重复下单。
+         */
+        post: operations["orderSubmit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/order/my": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** 我的订单 */
+        post: operations["orderMy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/order/list/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** 管理员：订单分页（按订单号或账号搜索） */
+        post: operations["orderListPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/order/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员：确认收款，积分到账
+         * @description 只对待付款订单有效；积分只到账一次（order_credit），下单人的代理按站点返利比例得到返利（agent_rebate）。
+         */
+        post: operations["orderConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/order/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 取消待付款订单
+         * @description 下单人可以取消自己的待付款订单，管理员可以取消任何待付款订单。
+         */
+        post: operations["orderCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/redeem/generate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员：生成一批兑换码
+         * @description 给定 packageId（兑换该套餐的积分）或 coin（兑换固定积分），二选一。
+         */
+        post: operations["redeemGenerate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/redeem/list/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** 管理员：兑换码分页 */
+        post: operations["redeemListPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/redeem/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** 管理员：导出一批兑换码（CSV） */
+        get: operations["redeemExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/redeem/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** 管理员：停用一个未使用的兑换码 */
+        post: operations["redeemDisable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/redeem/use": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 使用兑换码
+         * @description 每个码只能用一次；过期、停用、已用或不存在的码得到 40000。
+         */
+        post: operations["redeemUse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -682,6 +1012,7 @@ export interface components {
          *       "coinName": "积分",
          *       "addCoin": 0,
          *       "amount": 0,
+         *       "rebatePercent": 0,
          *       "status": 1,
          *       "analyticsUrl": "",
          *       "userId": null,
@@ -706,6 +1037,8 @@ export interface components {
             addCoin: number;
             /** 单笔转账上限 */
             amount: number;
+            /** 代理返利比例（%） */
+            rebatePercent: number;
             status: components["schemas"]["RecordStatus"];
             /** 统计脚本地址 */
             analyticsUrl: string;
@@ -731,6 +1064,8 @@ export interface components {
             /** 单笔转账上限（0 为不限） */
             amount?: number & components["schemas"]["Coins"];
             status?: components["schemas"]["RecordStatus"];
+            /** 代理返利比例（%） */
+            rebatePercent?: number;
             /** 统计脚本地址 */
             analyticsUrl?: string;
         };
@@ -989,6 +1324,164 @@ export interface components {
                 balance: number;
                 sumOfEntries: number;
             }[];
+        };
+        /** 价格（分） */
+        PriceFen: number;
+        MallPackage: {
+            id: components["schemas"]["Id"];
+            /** 套餐名称 */
+            coinName: string;
+            /** 价格（分） */
+            amount: number;
+            /** 到账积分 */
+            addCoin: number;
+            status: components["schemas"]["RecordStatus"];
+            /** 排序值 */
+            sort: number;
+            /** 订单数 */
+            orders: number;
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        MallPackageFields: {
+            /** 套餐名称 */
+            coinName?: string & components["schemas"]["SingleLineText"];
+            amount?: components["schemas"]["PriceFen"];
+            /** 到账积分 */
+            addCoin?: number & components["schemas"]["CoinAmount"];
+            /** 上架 */
+            status?: number & components["schemas"]["RecordStatus"];
+            /** 排序值（小的在前） */
+            sort?: number;
+        };
+        MallPackageAddRequest: components["schemas"]["MallPackageFields"] & {
+            coinName: string;
+            amount: number;
+            addCoin: number;
+        };
+        MallPackageUpdateRequest: components["schemas"]["MallPackageFields"] & {
+            id: components["schemas"]["Id"];
+        };
+        MallPackageQuery: {
+            current?: components["schemas"]["Current"];
+            pageSize?: components["schemas"]["PageSize"];
+            searchText?: components["schemas"]["SearchText"];
+            status?: components["schemas"]["RecordStatus"];
+        };
+        MallPackagePage: {
+            records: components["schemas"]["MallPackage"][];
+            total: number;
+            current: number;
+            pageSize: number;
+        };
+        ShelfRequest: {
+            id: components["schemas"]["Id"];
+            /** 上架 */
+            status: number & components["schemas"]["RecordStatus"];
+        };
+        /**
+         * 订单状态
+         * @enum {string}
+         */
+        OrderStatus: "pending" | "paid" | "cancelled";
+        Order: {
+            id: components["schemas"]["Id"];
+            /** 订单号 */
+            orderNo: string;
+            /** 下单账号 */
+            userAccount: string;
+            packageId: components["schemas"]["Id"];
+            /** 套餐名称 */
+            coinName: string;
+            /** 价格（分） */
+            amount: number;
+            /** 到账积分 */
+            addCoin: number;
+            status: components["schemas"]["OrderStatus"];
+            createdAt: components["schemas"]["Timestamp"];
+            /** 付款确认时间 */
+            paidAt: number | null;
+            /** 取消时间 */
+            cancelledAt: number | null;
+        };
+        OrderSubmitRequest: {
+            /** 套餐 */
+            packageId: number & components["schemas"]["Id"];
+        };
+        OrderQuery: {
+            current?: components["schemas"]["Current"];
+            pageSize?: components["schemas"]["PageSize"];
+            status?: components["schemas"]["OrderStatus"];
+            searchText?: components["schemas"]["SearchText"];
+        };
+        OrderPage: {
+            records: components["schemas"]["Order"][];
+            total: number;
+            current: number;
+            pageSize: number;
+        };
+        /** 批次 */
+        BatchId: string;
+        /** 兑换码 */
+        RedeemCodeText: string;
+        RedeemGenerateRequest: {
+            /** 数量 */
+            count: number;
+            /** 兑换套餐 */
+            packageId?: number & components["schemas"]["Id"];
+            /** 兑换积分 */
+            coin?: number & components["schemas"]["CoinAmount"];
+            /** 过期时间 */
+            expiresAt: number & components["schemas"]["Timestamp"];
+            /** 备注 */
+            note?: string & components["schemas"]["SingleLineText"];
+        };
+        RedeemBatch: {
+            batchId: components["schemas"]["BatchId"];
+            /** 每个码兑换的积分 */
+            coin: number;
+            expiresAt: components["schemas"]["Timestamp"];
+            codes: string[];
+        };
+        /**
+         * 状态
+         * @enum {string}
+         */
+        RedeemCodeStatus: "unused" | "used" | "disabled" | "expired";
+        RedeemCode: {
+            id: components["schemas"]["Id"];
+            /** 兑换码 */
+            code: string;
+            /** 批次 */
+            batchId: string;
+            /** 积分 */
+            coin: number;
+            /** 套餐 */
+            packageId: number | null;
+            /** 备注 */
+            note: string;
+            status: components["schemas"]["RedeemCodeStatus"];
+            expiresAt: components["schemas"]["Timestamp"];
+            /** 使用者 */
+            usedByAccount: string | null;
+            /** 使用时间 */
+            usedAt: number | null;
+            createdAt: components["schemas"]["Timestamp"];
+        };
+        RedeemQuery: {
+            current?: components["schemas"]["Current"];
+            pageSize?: components["schemas"]["PageSize"];
+            batchId?: components["schemas"]["BatchId"];
+            status?: components["schemas"]["RedeemCodeStatus"];
+        };
+        RedeemCodePage: {
+            records: components["schemas"]["RedeemCode"][];
+            total: number;
+            current: number;
+            pageSize: number;
+        };
+        RedeemUseRequest: {
+            code: components["schemas"]["RedeemCodeText"];
         };
     };
     responses: {
@@ -2113,6 +2606,606 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    coinEntriesExport: {
+        parameters: {
+            query?: {
+                userId?: components["schemas"]["Id"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV 文件（UTF-8，带 BOM，Excel 可直接打开） */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    mallList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["MallPackage"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    mallListPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "current": 1,
+                 *       "pageSize": 10
+                 *     }
+                 */
+                "application/json": components["schemas"]["MallPackageQuery"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["MallPackagePage"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    mallGet: {
+        parameters: {
+            query: {
+                /** @example 1 */
+                id: components["parameters"]["IdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["MallPackage"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    mallAdd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "coinName": "100 积分",
+                 *       "amount": 1000,
+                 *       "addCoin": 100,
+                 *       "status": 1,
+                 *       "sort": 0
+                 *     }
+                 */
+                "application/json": components["schemas"]["MallPackageAddRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkId"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    mallUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 1,
+                 *       "amount": 900
+                 *     }
+                 */
+                "application/json": components["schemas"]["MallPackageUpdateRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkBoolean"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    mallShelf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 1,
+                 *       "status": 0
+                 *     }
+                 */
+                "application/json": components["schemas"]["ShelfRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkBoolean"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    mallDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkBoolean"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    orderSubmit: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description 每次尝试一个新值（如 UUID）；重试用同一个值，只生效一次；同一个值配不同的请求内容得到 409 / 40900。
+                 * @example 7f3c9a2e-1b4d-4e8f-9a6b-2c1d0e9f8a7b
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "packageId": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderSubmitRequest"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["Order"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    orderMy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "current": 1,
+                 *       "pageSize": 10
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderQuery"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["OrderPage"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    orderListPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "current": 1,
+                 *       "pageSize": 10,
+                 *       "status": "pending"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderQuery"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["OrderPage"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    orderConfirm: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description 每次尝试一个新值（如 UUID）；重试用同一个值，只生效一次；同一个值配不同的请求内容得到 409 / 40900。
+                 * @example 7f3c9a2e-1b4d-4e8f-9a6b-2c1d0e9f8a7b
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["Order"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    orderCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["Order"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    redeemGenerate: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description 每次尝试一个新值（如 UUID）；重试用同一个值，只生效一次；同一个值配不同的请求内容得到 409 / 40900。
+                 * @example 7f3c9a2e-1b4d-4e8f-9a6b-2c1d0e9f8a7b
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "count": 10,
+                 *       "coin": 50,
+                 *       "expiresAt": 1798000000000,
+                 *       "note": "活动"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RedeemGenerateRequest"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["RedeemBatch"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    redeemListPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "current": 1,
+                 *       "pageSize": 20
+                 *     }
+                 */
+                "application/json": components["schemas"]["RedeemQuery"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["RedeemCodePage"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    redeemExport: {
+        parameters: {
+            query: {
+                /** @example B1 */
+                batchId: components["schemas"]["BatchId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV 文件（UTF-8，带 BOM，Excel 可直接打开） */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    redeemDisable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkBoolean"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    redeemUse: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description 每次尝试一个新值（如 UUID）；重试用同一个值，只生效一次；同一个值配不同的请求内容得到 409 / 40900。
+                 * @example 7f3c9a2e-1b4d-4e8f-9a6b-2c1d0e9f8a7b
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "ABCD2345EFGH"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RedeemUseRequest"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["CoinBalance"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
     };

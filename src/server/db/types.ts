@@ -83,6 +83,7 @@ export interface SiteInformationTable {
   coinName: string;
   addCoin: number;
   amount: number;
+  rebatePercent: Generated<number>;
   status: number;
   analyticsUrl: string;
   userId: number | null;
@@ -118,6 +119,50 @@ export interface AuditLogTable {
   createdAt: EpochMs;
 }
 
+export interface MallPackagesTable {
+  id: Generated<number>;
+  coinName: string;
+  /** Price in fen (1/100 yuan). */
+  amount: number;
+  addCoin: number;
+  status: number;
+  sort: number;
+  createdAt: EpochMs;
+  updatedAt: EpochMs;
+}
+
+export type OrderStatus = 'pending' | 'paid' | 'cancelled';
+
+export interface OrdersTable {
+  id: Generated<number>;
+  orderNo: string;
+  userId: number;
+  packageId: number;
+  coinName: string;
+  amount: number;
+  addCoin: number;
+  status: OrderStatus;
+  createdAt: EpochMs;
+  paidAt: EpochMs | null;
+  cancelledAt: EpochMs | null;
+  handledBy: number | null;
+}
+
+export interface RedeemCodesTable {
+  id: Generated<number>;
+  code: string;
+  batchId: string;
+  coin: number;
+  packageId: number | null;
+  note: string;
+  expiresAt: EpochMs;
+  disabledAt: EpochMs | null;
+  usedBy: number | null;
+  usedAt: EpochMs | null;
+  createdBy: number | null;
+  createdAt: EpochMs;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -127,6 +172,9 @@ export interface Database {
   auditLog: AuditLogTable;
   coinEntries: CoinEntriesTable;
   idempotencyKeys: IdempotencyKeysTable;
+  mallPackages: MallPackagesTable;
+  orders: OrdersTable;
+  redeemCodes: RedeemCodesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

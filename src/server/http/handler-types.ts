@@ -1,4 +1,5 @@
 import type { OperationId, RequestBody, RequestQuery, ResponseData } from '../../api/operations.js';
+import type { operations } from '../../api/schema.js';
 import type { AppContext } from '../context.js';
 import type { SessionState, SessionUser } from '../modules/sessions/service.js';
 
@@ -17,7 +18,17 @@ export interface HandlerContext<K extends OperationId> {
   clearSessionCookie(): void;
 }
 
-export type Handler<K extends OperationId> = (ctx: HandlerContext<K>) => Promise<ResponseData<K>>;
+/** A file answer (the CSV exports): sent as it is, not in the envelope. */
+export interface CsvFile {
+  filename: string;
+  /** Rows, header first; cells are escaped when written. */
+  rows: readonly (readonly (string | number | null)[])[];
+}
+
+type AnswersCsv<K extends OperationId> = operations[K]['responses'][200] extends { content: { 'text/csv': unknown } } ? true : false;
+export type HandlerResult<K extends OperationId> = AnswersCsv<K> extends true ? CsvFile : ResponseData<K>;
+
+export type Handler<K extends OperationId> = (ctx: HandlerContext<K>) => Promise<HandlerResult<K>>;
 
 /** One handler per operationId in openapi.yaml: a missing or mistyped handler fails the type check. */
 export type Handlers = { [K in OperationId]: Handler<K> };

@@ -15,6 +15,8 @@ export interface OperationSpec {
   /** Declared request headers (e.g. Idempotency-Key), by their lower-case names. */
   headersSchema?: JsonSchema;
   bodySchema?: JsonSchema;
+  /** Answers a CSV file instead of the JSON envelope. */
+  csv: boolean;
 }
 
 export interface OpenApiDocument {
@@ -92,6 +94,7 @@ export function listOperations(doc: OpenApiDocument): OperationSpec[] {
         querySchema: querySchemaOf(doc, op.parameters),
         headersSchema: headersSchemaOf(doc, op.parameters),
         bodySchema: body ? rebaseRefs(body) : undefined,
+        csv: op.responses?.['200']?.content?.['text/csv'] !== undefined,
       });
     }
   }

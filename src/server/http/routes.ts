@@ -4,7 +4,8 @@ import type { AppContext } from '../context.js';
 import type { SessionState, SessionUser } from '../modules/sessions/service.js';
 import { AppError, ErrorCode, ok } from './errors.js';
 import { guard, sessionOf } from './guard.js';
-import type { HandlerContext, Handlers } from './handler-types.js';
+import { toCsv } from './csv.js';
+import type { CsvFile, HandlerContext, Handlers } from './handler-types.js';
 import type { OperationSpec } from './openapi.js';
 import { clearSessionCookie, setSessionCookie } from './session-cookie.js';
 
@@ -80,7 +81,15 @@ export function registerOperations(fastify: FastifyInstance, operations: Operati
       onRequest: async (request: FastifyRequest) => {
         request.session = await guard(app, op, request);
       },
-      handler: async (request, reply) => ok(await handler(new RequestContext(app, request, reply))),
+      handler: async (request, reply) => {
+        const result = await handler(new RequestContext(app, request, reply));
+        if (!op.csv) return ok(result);
+        const file = result as CsvFile;
+        return reply
+          .header('content-type', 'text/csv; charset=utf-8')
+          .header('content-disposition', `attachment; filename="${file.filename}"`)
+          .send(toCsv(file.rows));
+      },
     });
   }
 }

@@ -61,7 +61,13 @@ export interface IdempotencyScope {
   request: unknown;
 }
 
-const hashOf = (operation: string, request: unknown) => createHash('sha256').update(`${operation}\n${JSON.stringify(request)}`).digest('hex');
+/** JSON with every object's keys sorted: a retry may list the same fields in another order (JSON objects are unordered). */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+
+const hashOf = (operation: string, request: unknown) => createHash('sha256').update(`${operation}\n${canonical(request)}`).digest('hex');
 
 function replay<T>(row: { operation: string; requestHash: string; response: string }, scope: IdempotencyScope): T {
   if (row.operation !== scope.operation || row.requestHash !== hashOf(scope.operation, scope.request)) {

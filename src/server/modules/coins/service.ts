@@ -5,6 +5,7 @@ import type { Page } from '../../db/paging.js';
 import type { CoinEntryKind } from '../../db/types.js';
 import { badParams, noPermission, notFound } from '../../http/errors.js';
 import { writeAudit } from '../audit/repo.js';
+import type { CsvFile } from '../../http/handler-types.js';
 import type { SessionUser } from '../sessions/service.js';
 import { findSite } from '../site/repo.js';
 import { LIVE_SITE_ID } from '../site/service.js';
@@ -104,6 +105,22 @@ export async function statement(
     current: query.current ?? 1,
     pageSize: query.pageSize ?? 10,
   };
+}
+
+const EXPORT_PAGE = 100;
+const EXPORT_MAX_ROWS = 50_000;
+
+/** The whole statement as CSV rows (newest first), for the same callers as the statement itself. */
+export async function statementCsv(app: AppContext, actor: SessionUser, userId: number | undefined): Promise<CsvFile> {
+  const rows: (string | number | null)[][] = [['时间', '类型', '变动', '变动后余额', '对方账号', '说明', '编号', '操作人']];
+  for (let current = 1; rows.length <= EXPORT_MAX_ROWS; current++) {
+    const page = await statement(app, actor, { userId, current, pageSize: EXPORT_PAGE });
+    for (const e of page.records) {
+      rows.push([new Date(e.createdAt).toISOString(), e.kind, e.amount, e.balanceAfter, e.counterpartyAccount, e.description, e.reference, e.actorAccount]);
+    }
+    if (page.records.length < EXPORT_PAGE) break;
+  }
+  return { filename: `coin-entries-${userId ?? actor.id}.csv`, rows };
 }
 
 /** Recomputes every balance from its entries and lists any user whose stored balance differs. */

@@ -22,6 +22,7 @@ const toView = (r: SiteInformationRow): Schemas['BasicInformation'] => ({
   coinName: r.coinName,
   addCoin: r.addCoin,
   amount: r.amount,
+  rebatePercent: r.rebatePercent,
   status: r.status as 0 | 1,
   analyticsUrl: r.analyticsUrl,
   userId: r.userId,
@@ -30,7 +31,7 @@ const toView = (r: SiteInformationRow): Schemas['BasicInformation'] => ({
 
 /** Only the fields the caller sent, so an update never blanks what it did not mention. */
 function pickFields(input: Fields): Fields {
-  const keys = ['websiteName', 'noticeBar', 'noticeAnnouncementTitle', 'noticeAnnouncement', 'pointsNotification', 'coinName', 'addCoin', 'amount', 'status', 'analyticsUrl'] as const;
+  const keys = ['websiteName', 'noticeBar', 'noticeAnnouncementTitle', 'noticeAnnouncement', 'pointsNotification', 'coinName', 'addCoin', 'amount', 'rebatePercent', 'status', 'analyticsUrl'] as const;
   return Object.fromEntries(keys.filter((k) => input[k] !== undefined).map((k) => [k, input[k]])) as Fields;
 }
 
@@ -56,6 +57,7 @@ export async function add(app: AppContext, actor: SessionUser, input: Schemas['B
     coinName: fields.coinName ?? '积分',
     addCoin: fields.addCoin ?? 0,
     amount: fields.amount ?? 0,
+    rebatePercent: fields.rebatePercent ?? 0,
     status: fields.status ?? 0,
     analyticsUrl: fields.analyticsUrl ?? '',
     userId: actor.id,

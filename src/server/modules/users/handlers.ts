@@ -3,7 +3,10 @@ import { endSession } from '../sessions/service.js';
 import * as email from '../email/service.js';
 import * as users from './service.js';
 
-type UserHandlers = Omit<Handlers, `basicInformation${string}` | `coin${string}` | 'userAddCoin' | 'userReduceCoin' | 'userTransferCoin'>;
+type UserHandlers = Omit<
+  Handlers,
+  `basicInformation${string}` | `coin${string}` | `mall${string}` | `order${string}` | `redeem${string}` | 'userAddCoin' | 'userReduceCoin' | 'userTransferCoin'
+>;
 
 export const userHandlers: UserHandlers = {
   userRegister: ({ app, body, ip }) => users.register(app, body, ip),
