@@ -1,3 +1,4 @@
+import { dbKind } from '../helpers/database.js';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditTrail } from '../helpers/audit.js';
@@ -489,6 +490,15 @@ describe('append-only ledger', () => {
     await expect(sql`delete from coin_entries`.execute(db())).rejects.toThrow(/append-only/);
     await expect(sql`delete from coin_entries where id = ${mine!.id}`.execute(db())).rejects.toThrow(/append-only/);
     await expect(db().deleteFrom('coinEntries').where('userId', '=', user.id).execute()).rejects.toThrow(/append-only/);
+    // The side doors: SQLite's INSERT OR REPLACE (deletes without firing delete triggers), PostgreSQL's TRUNCATE.
+    if (dbKind() === 'sqlite') {
+      await expect(
+        sql`insert or replace into coin_entries (id, user_id, amount, balance_after, kind, reference, description, created_at)
+            values (${mine!.id}, ${user.id}, 1000, 1000, 'admin_add', 'x', 'x', 0)`.execute(db()),
+      ).rejects.toThrow(/append-only/);
+    } else {
+      await expect(sql`truncate coin_entries cascade`.execute(db())).rejects.toThrow(/append-only/);
+    }
 
     expect(await entriesOf(app())).toEqual(before);
   });

@@ -115,3 +115,20 @@ describe('account names ignore letter case', () => {
     expect(login.data.userAccount).toBe(userAccount);
   });
 });
+
+describe('sign-up bonus', () => {
+  it('credits the site’s addCoin to a new account, as a ledger entry', async () => {
+    const admin = await app().admin();
+    await admin.ok('basicInformationUpdate', { body: { id: 1, addCoin: 30 } });
+    try {
+      const { client, id } = await app().newUser();
+      expect((await client.ok('userGetLogin')).coin).toBe(30);
+      const entries = await app().built.context.db.selectFrom('coinEntries').selectAll().where('userId', '=', id).execute();
+      expect(entries.map((e) => [e.kind, Number(e.amount), Number(e.balanceAfter)])).toEqual([['signup_bonus', 30, 30]]);
+    } finally {
+      await admin.ok('basicInformationUpdate', { body: { id: 1, addCoin: 0 } });
+    }
+    const { client } = await app().newUser();
+    expect((await client.ok('userGetLogin')).coin).toBe(0);
+  });
+});

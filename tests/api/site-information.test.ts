@@ -158,6 +158,7 @@ describe('basicInformationAdd / basicInformationDelete', () => {
       coinName: '积分',
       addCoin: 0,
       amount: 0,
+      rebatePercent: 0,
       status: 0,
       analyticsUrl: '',
       userId: await adminId(),
@@ -177,6 +178,7 @@ describe('basicInformationAdd / basicInformationDelete', () => {
       coinName: '钻石',
       addCoin: 10,
       amount: 1000,
+      rebatePercent: 15,
       status: 1,
       analyticsUrl: 'https://stats.example.com/a.js',
     };

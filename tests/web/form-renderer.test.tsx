@@ -85,7 +85,7 @@ describe('/system: load, fixed values, textareas', () => {
     await view.findByDisplayValue('积分商城');
 
     expect(call).toHaveBeenCalledWith('basicInformationGet', expect.objectContaining({ query: { id: 1 }, quiet: true }));
-    expect(labels(container)).toEqual(['站点名称', '滚动通知', '公告标题', '公告内容', '购买积分须知', '积分名称', '注册赠送积分', '单笔转账上限（0 为不限）', '统计脚本地址']);
+    expect(labels(container)).toEqual(['站点名称', '滚动通知', '公告标题', '公告内容', '购买积分须知', '积分名称', '注册赠送积分', '单笔转账上限（0 为不限）', '代理返利比例（%）', '统计脚本地址']);
     expect(view.queryByLabelText('状态')).toBeNull();
     expect(view.queryByLabelText('编号')).toBeNull();
     expect(input('公告内容').tagName).toBe('TEXTAREA');

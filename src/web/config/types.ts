@@ -83,6 +83,9 @@ export interface FormLoad<K extends FormOperation> {
   pick?: (data: any) => Partial<RequestBody<K>>;
 }
 
+/** Widgets a form screen may pick for a field, beyond the ones its type picks. */
+export type FormWidget = 'expiry' | 'yuan';
+
 export interface FormScreen<K extends FormOperation = FormOperation> extends ScreenBase {
   kind: 'form';
   submit: K;
@@ -90,6 +93,15 @@ export interface FormScreen<K extends FormOperation = FormOperation> extends Scr
   fields?: readonly (keyof RequestBody<K> & string)[];
   /** Multi-line fields. */
   textareas?: readonly (keyof RequestBody<K> & string)[];
+  /** Display labels of this form's enum values, by field; without them the app-wide labels (t.form.enumLabels) apply. */
+  enumLabels?: Partial<Record<keyof RequestBody<K> & string, Readonly<Record<string, string>>>>;
+  /**
+   * A widget other than the one the field's type picks: `expiry` (a choice of days, sent as a timestamp), `yuan` (a
+   * price in fen entered in yuan).
+   */
+  widgets?: Partial<Record<keyof RequestBody<K> & string, FormWidget>>;
+  /** Values a new form starts with (shown and editable); a loaded record and `fixed` override them. */
+  initial?: Partial<RequestBody<K>>;
   /** Fields filled from the URL and not shown (e.g. the id being edited). */
   fixed?: (search: URLSearchParams) => Partial<RequestBody<K>>;
   load?: FormLoad<K>;

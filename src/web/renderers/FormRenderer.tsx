@@ -60,7 +60,11 @@ function prefill(form: ResolvedForm, record: unknown): Data {
 }
 
 
-export function FormRenderer({ screen }: { screen: AnyFormScreen }) {
+/**
+ * `onDone`: what a hand screen does with the operation's answer (show the codes just generated, say) instead of the
+ * screen's `after` navigation.
+ */
+export function FormRenderer({ screen, onDone }: { screen: AnyFormScreen; onDone?: (result: unknown) => void }) {
   const form = useMemo(() => resolveForm(screen), [screen]);
   const [searchParams] = useSearchParams();
   const search = searchParams.toString();
@@ -92,7 +96,7 @@ export function FormRenderer({ screen }: { screen: AnyFormScreen }) {
       ([v, values]) => {
         if (controller.signal.aborted) return;
         setValidator(v);
-        setFormData({ ...values, ...fixed });
+        setFormData({ ...(load ? {} : ((screen.initial ?? {}) as Data)), ...values, ...fixed });
       },
       (error: unknown) => {
         if (controller.signal.aborted) return;
@@ -142,10 +146,11 @@ export function FormRenderer({ screen }: { screen: AnyFormScreen }) {
       setExtraErrors({});
       try {
         const key = OPERATIONS[screen.submit as FormOperation].idempotent ? { idempotencyKey: attemptKey.current } : {};
-        await api.call(screen.submit, { body: { ...values, ...fixed }, quiet: true, ...key } as never);
+        const result: unknown = await api.call(screen.submit, { body: { ...values, ...fixed }, quiet: true, ...key } as never);
         attemptKey.current = newIdempotencyKey();
         toast(screen.done ?? t.form.done);
-        if (screen.after) navigate(screen.after);
+        if (onDone) onDone(result);
+        else if (screen.after) navigate(screen.after);
         else if (location.key !== 'default') navigate(-1);
         else navigate('/', { replace: true });
       } catch (error) {
@@ -161,7 +166,7 @@ export function FormRenderer({ screen }: { screen: AnyFormScreen }) {
         setSubmitting(false);
       }
     },
-    [screen, form, fixed, navigate, location.key],
+    [screen, form, fixed, navigate, location.key, onDone],
   );
 
   const submitLabel = screen.submitLabel ?? t.form.submit;

@@ -1,11 +1,68 @@
-import { List, Tag } from 'antd-mobile';
+import { useRef, useState } from 'react';
+import { Button, Input, List, Tag } from 'antd-mobile';
 import { useNavigate } from 'react-router-dom';
+import { ApiError, newIdempotencyKey } from '../../api/client';
+import { api } from '../api';
 import { menuFor } from '../app/menu';
 import { toast } from '../feedback';
 import { messages as t } from '../i18n/zh-CN';
-import { sessionStore } from '../state/session';
+import { sessionStore, signIn } from '../state/session';
 import { useStore } from '../state/store';
 import './home.css';
+
+const CODE = /^[A-Za-z0-9]{12}$/;
+
+/** A redeem code: one Idempotency-Key per attempt (a retry of the same code after a lost answer reuses it). */
+function RedeemCode() {
+  const [code, setCode] = useState('');
+  const [busy, setBusy] = useState(false);
+  const attempt = useRef(newIdempotencyKey());
+  const trimmed = code.trim();
+
+  const redeem = async () => {
+    if (busy) return;
+    if (!CODE.test(trimmed)) return toast(t.redeem.rule);
+    setBusy(true);
+    try {
+      const result = await api.call('redeemUse', { body: { code: trimmed }, quiet: true, idempotencyKey: attempt.current });
+      attempt.current = newIdempotencyKey();
+      setCode('');
+      toast(t.redeem.used(result.coin), 'success');
+      signIn(await api.call('userGetLogin'));
+    } catch (error) {
+      // A refusal the server answered ends this attempt; a lost answer keeps the key for the retry.
+      if (error instanceof ApiError && error.kind === 'envelope' && (error.status ?? 500) < 500) attempt.current = newIdempotencyKey();
+      if (error instanceof ApiError && (error.kind === 'aborted' || error.code === 40001 || error.code === 40100)) return;
+      toast(error instanceof ApiError ? error.message : t.networkError);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <List mode="card" header={t.redeem.title} style={{ margin: '0 0 12px' }}>
+      <List.Item
+        extra={
+          <Button size="small" color="primary" loading={busy} disabled={busy || trimmed.length === 0} onClick={redeem}>
+            {t.redeem.use}
+          </Button>
+        }
+      >
+        <Input
+          value={code}
+          onChange={(v) => {
+            attempt.current = newIdempotencyKey();
+            setCode(v);
+          }}
+          onEnterPress={redeem}
+          placeholder={t.redeem.placeholder}
+          maxLength={12}
+          autoComplete="off"
+        />
+      </List.Item>
+    </List>
+  );
+}
 
 async function copy(text: string) {
   try {
@@ -44,6 +101,7 @@ export default function About() {
           {t.user.email}
         </List.Item>
       </List>
+      <RedeemCode />
       {menuFor(role).map((section) => (
         <List key={section.group} mode="card" header={t.menu[section.group]} style={{ margin: '0 0 12px' }}>
           {section.entries.map((screen) => (

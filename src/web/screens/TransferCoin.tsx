@@ -1,5 +1,6 @@
 import { useRef, useState } from 'react';
 import { Button, Form, Input } from 'antd-mobile';
+import { useSearchParams } from 'react-router-dom';
 import { ApiError, newIdempotencyKey } from '../../api/client';
 import type { Schemas } from '../../api/operations';
 import { api } from '../api';
@@ -16,7 +17,9 @@ const fail = (error: unknown) => toast(error instanceof ApiError ? error.message
  */
 export default function TransferCoin() {
   const { user } = useStore(sessionStore);
-  const [account, setAccount] = useState('');
+  // An agent topping up a subordinate arrives with ?to=<account>.
+  const [search] = useSearchParams();
+  const [account, setAccount] = useState(search.get('to') ?? '');
   const [amount, setAmount] = useState('');
   const [payee, setPayee] = useState<Schemas['PublicProfile'] | null>(null);
   const [busy, setBusy] = useState<'lookup' | 'send' | null>(null);

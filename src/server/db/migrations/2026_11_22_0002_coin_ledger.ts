@@ -34,10 +34,17 @@ export async function up(db: Kysely<any>): Promise<void> {
       $$`.execute(db);
     await sql`create trigger coin_entries_no_update before update or delete on coin_entries
       for each row execute function coin_entries_append_only()`.execute(db);
+    // Row triggers do not see TRUNCATE.
+    await sql`create trigger coin_entries_no_truncate before truncate on coin_entries
+      for each statement execute function coin_entries_append_only()`.execute(db);
   } else {
     await sql`create trigger coin_entries_no_update before update on coin_entries
       begin select raise(abort, 'coin_entries is append-only'); end`.execute(db);
     await sql`create trigger coin_entries_no_delete before delete on coin_entries
+      begin select raise(abort, 'coin_entries is append-only'); end`.execute(db);
+    // INSERT OR REPLACE deletes the old row without firing delete triggers (recursive_triggers is off): refuse it here.
+    await sql`create trigger coin_entries_no_replace before insert on coin_entries
+      when exists (select 1 from coin_entries where id = new.id)
       begin select raise(abort, 'coin_entries is append-only'); end`.execute(db);
   }
 

@@ -9,6 +9,9 @@ import * as limits from '../limits/service.js';
 import { DECOY_HASH, hashPassword, verifyPassword } from '../security/passwords.js';
 import { invitationCode } from '../security/tokens.js';
 import { endUserSessions, startSession, type SessionUser } from '../sessions/service.js';
+import { moveCoins } from '../coins/ledger.js';
+import { findSite } from '../site/repo.js';
+import { LIVE_SITE_ID } from '../site/service.js';
 import { toAdminView, toLoginUser, toSubordinate, maskName } from './dto.js';
 import * as repo from './repo.js';
 
@@ -58,26 +61,38 @@ function ensureManageable(actor: SessionUser, target: UserRow, what: string): vo
 /** Inserts a user with a fresh invitation code, retrying the rare code collision; a taken account is 40900. */
 async function createUser(
   app: AppContext,
-  input: { userAccount: string; password: string; userName?: string; userRole: UserRole; inviterId: number | null },
+  input: { userAccount: string; password: string; userName?: string; userRole: UserRole; inviterId: number | null; signupBonus?: number },
 ): Promise<number> {
   if (await repo.accountTaken(app.db, input.userAccount)) throw conflict('账号已被占用');
   const passwordHash = await hashPassword(input.password);
   for (let attempt = 0; ; attempt++) {
     const now = app.now();
     try {
-      return await repo.insertUser(app.db, {
-        userAccount: input.userAccount,
-        userName: input.userName ?? input.userAccount,
-        passwordHash,
-        userRole: input.userRole,
-        status: 'active',
-        email: null,
-        invitationCode: invitationCode(),
-        inviterId: input.inviterId,
-        createdAt: now,
-        updatedAt: now,
-        lastLoginAt: null,
-        deletedAt: null,
+      // The account and its sign-up bonus commit together: no account without its bonus, no bonus without its account.
+      return await app.db.transaction().execute(async (trx) => {
+        const id = await repo.insertUser(trx, {
+          userAccount: input.userAccount,
+          userName: input.userName ?? input.userAccount,
+          passwordHash,
+          userRole: input.userRole,
+          status: 'active',
+          email: null,
+          invitationCode: invitationCode(),
+          inviterId: input.inviterId,
+          createdAt: now,
+          updatedAt: now,
+          lastLoginAt: null,
+          deletedAt: null,
+        });
+        if (input.signupBonus && input.signupBonus > 0) {
+          await moveCoins(trx, {
+            postings: [{ userId: id, amount: input.signupBonus, kind: 'signup_bonus', description: '注册赠送' }],
+            reference: `S${id}`,
+            actorId: null,
+            now,
+          });
+        }
+        return id;
       });
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
@@ -96,7 +111,8 @@ export async function register(app: AppContext, input: Schemas['UserRegisterRequ
     if (!inviter || inviter.status !== 'active') throw badParams('邀请码不存在，请检查后重试');
     inviterId = inviter.id;
   }
-  return createUser(app, { userAccount: input.userAccount, password: input.userPassword, userRole: 'user', inviterId });
+  const signupBonus = (await findSite(app.db, LIVE_SITE_ID))?.addCoin ?? 0;
+  return createUser(app, { userAccount: input.userAccount, password: input.userPassword, userRole: 'user', inviterId, signupBonus });
 }
 
 export async function login(

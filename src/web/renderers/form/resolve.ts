@@ -34,9 +34,12 @@ interface PropertySchema {
   enum?: readonly unknown[];
 }
 
-function fieldUi(name: string, property: PropertySchema, textarea: boolean): Record<string, unknown> {
+function fieldUi(screen: AnyFormScreen, name: string, property: PropertySchema, textarea: boolean): Record<string, unknown> {
   const ui: Record<string, unknown> = {};
-  const labels = t.form.enumLabels[name];
+  const labels = (screen.enumLabels as Record<string, Record<string, string>> | undefined)?.[name] ?? t.form.enumLabels[name];
+  const widget = (screen.widgets as Record<string, string> | undefined)?.[name];
+  if (widget === 'yuan') return { 'ui:widget': widget, 'ui:title': t.form.yuanTitle(property.title ?? name), 'ui:placeholder': t.form.yuanPlaceholder };
+  if (widget) return { 'ui:widget': widget };
   if (property.enum) {
     if (labels) ui['ui:enumNames'] = Object.fromEntries(property.enum.map((v) => [String(v), labels[String(v)] ?? String(v)]));
     return ui;
@@ -60,12 +63,12 @@ export function resolveForm(screen: AnyFormScreen): ResolvedForm {
   const fixed = Object.keys(screen.fixed?.(new URLSearchParams()) ?? {});
   const fields: string[] = screen.fields ? [...screen.fields] : Object.keys(properties).filter((name) => !fixed.includes(name));
   const textareas: readonly string[] = screen.textareas ?? [];
-  for (const name of [...fields, ...textareas, ...fixed]) {
+  for (const name of [...fields, ...textareas, ...fixed, ...Object.keys(screen.widgets ?? {}), ...Object.keys(screen.enumLabels ?? {})]) {
     if (!(name in properties)) throw new Error(`${screen.path}: ${operation} has no field ${name}`);
   }
   const uiSchema: UiSchema = { 'ui:order': [...fields, '*'] };
   for (const [name, property] of Object.entries(properties)) {
-    uiSchema[name] = fields.includes(name) ? fieldUi(name, property, textareas.includes(name)) : { 'ui:widget': 'hidden' };
+    uiSchema[name] = fields.includes(name) ? fieldUi(screen, name, property, textareas.includes(name)) : { 'ui:widget': 'hidden' };
   }
   return { operation, schema, uiSchema, fields, fixed, patternMessages: formPatternMessages[operation] };
 }

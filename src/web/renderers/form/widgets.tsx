@@ -1,5 +1,7 @@
+import { useEffect, useState } from 'react';
 import type { RegistryWidgetsType, WidgetProps } from '@rjsf/utils';
 import { Input, Selector, Switch, TextArea } from 'antd-mobile';
+import { messages as t } from '../../i18n/zh-CN';
 
 // The widget registry of the antd-mobile theme: each rjsf widget name mapped once to an antd-mobile input. Values
 // leave the widgets as rjsf expects them: '' becomes the field's empty value (absent), numbers leave as text and
@@ -82,7 +84,67 @@ function CheckboxWidget(props: WidgetProps) {
   );
 }
 
+/** The last moment of the day `days` days from now, in the phone's time zone: a code valid for 7 days lasts the 7th day. */
+export function expiryAfterDays(days: number, now = new Date()): number {
+  const end = new Date(now);
+  end.setDate(end.getDate() + days);
+  end.setHours(23, 59, 59, 0);
+  return end.getTime();
+}
+
+const EXPIRY_DAYS = [7, 30, 90, 180, 365];
+
+/** A timestamp field as a choice of days from today (`ui:widget: 'expiry'`), with the resulting date under it. */
+function ExpiryWidget(props: WidgetProps) {
+  const value = typeof props.value === 'number' ? props.value : undefined;
+  const chosen = EXPIRY_DAYS.find((days) => value === expiryAfterDays(days));
+  return (
+    <div id={props.id}>
+      <Selector
+        options={EXPIRY_DAYS.map((days) => ({ label: t.redeem.expiresIn(days), value: days }))}
+        value={chosen === undefined ? [] : [chosen]}
+        disabled={props.disabled || props.readonly}
+        onChange={(values) => props.onChange(values[0] === undefined ? props.options.emptyValue : expiryAfterDays(values[0]))}
+      />
+      <div style={{ marginTop: 6, fontSize: 13, color: 'var(--adm-color-weak)' }}>{value === undefined ? t.redeem.pickExpiry : t.redeem.expiresOn(value)}</div>
+    </div>
+  );
+}
+
+const YUAN = /^\d{1,7}(\.\d{0,2})?$/;
+const fenToText = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) ? (value / 100).toFixed(2).replace(/\.00$/, '') : '');
+
+/**
+ * A price in fen entered in yuan (`ui:widget: 'yuan'`): 9.9 leaves as 990. Text that is not an amount of yuan leaves
+ * as it is, so the validator reports the field.
+ */
+function YuanWidget(props: WidgetProps) {
+  const [text, setText] = useState(() => fenToText(props.value));
+  // A value set from outside (the loaded record) shows; one this input produced keeps what the user typed.
+  useEffect(() => {
+    setText((shown) => {
+      if (YUAN.test(shown) && Math.round(Number(shown) * 100) === props.value) return shown;
+      if (typeof props.value === 'number') return fenToText(props.value);
+      return props.value === undefined || props.value === null ? '' : shown;
+    });
+  }, [props.value]);
+  return (
+    <Input
+      {...inputProps(props)}
+      type="text"
+      inputMode="decimal"
+      value={text}
+      onChange={(value) => {
+        setText(value);
+        props.onChange(value === '' ? props.options.emptyValue : YUAN.test(value) ? Math.round(Number(value) * 100) : value);
+      }}
+    />
+  );
+}
+
 export const widgets: RegistryWidgetsType = {
+  expiry: ExpiryWidget,
+  yuan: YuanWidget,
   TextWidget,
   PasswordWidget,
   EmailWidget,

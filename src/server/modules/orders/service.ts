@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import type { Schemas } from '../../../api/operations.js';
+import type { AppContext } from '../../context.js';
+import type { Page } from '../../db/paging.js';
+import { badParams, conflict, noPermission, notFound } from '../../http/errors.js';
+import { writeAudit } from '../audit/repo.js';
+import { idempotent, moveCoins, type Posting } from '../coins/ledger.js';
+import * as mall from '../mall/repo.js';
+import type { SessionUser } from '../sessions/service.js';
+import { findSite } from '../site/repo.js';
+import { LIVE_SITE_ID } from '../site/service.js';
+import * as users from '../users/repo.js';
+import * as repo from './repo.js';
+
+/** How many unpaid orders one user may have at a time. */
+export const MAX_PENDING_ORDERS = 20;
+
+const NOT_FOUND = '订单不存在';
+const ALREADY_HANDLED = '订单已处理';
+
+/** 'O', the time in base 36, then 48 random bits: unique in practice (the column is unique too) and unguessable. */
+const newOrderNo = (now: number) => `O${now.toString(36)}${randomBytes(6).toString('hex')}`;
+
+export const toView = (o: repo.OrderRow): Schemas['Order'] => ({
+  id: o.id,
+  orderNo: o.orderNo,
+  userAccount: o.userAccount,
+  packageId: o.packageId,
+  coinName: o.coinName,
+  amount: Number(o.amount),
+  addCoin: Number(o.addCoin),
+  status: o.status,
+  createdAt: Number(o.createdAt),
+  paidAt: o.paidAt === null ? null : Number(o.paidAt),
+  cancelledAt: o.cancelledAt === null ? null : Number(o.cancelledAt),
+});
+
+/** An order for an on-shelf package, keeping its name, price and coins as they are now; retries with the same key place it once. */
+export async function submit(app: AppContext, actor: SessionUser, key: string, input: Schemas['OrderSubmitRequest']): Promise<Schemas['Order']> {
+  return idempotent(app, { actorId: actor.id, key, operation: 'order_submit', request: input }, async (trx) => {
+    const pkg = await mall.findPackage(trx, input.packageId);
+    if (!pkg || pkg.status !== 1) throw notFound('套餐不存在或已下架');
+    await repo.lockUser(trx, actor.id, app.config.database.kind);
+    if ((await repo.countPending(trx, actor.id)) >= MAX_PENDING_ORDERS) {
+      throw badParams(`待付款的订单最多 ${MAX_PENDING_ORDERS} 个，请先完成付款或取消`);
+    }
+    const now = app.now();
+    const id = await repo.insertOrder(trx, {
+      orderNo: newOrderNo(now),
+      userId: actor.id,
+      packageId: pkg.id,
+      coinName: pkg.coinName,
+      amount: pkg.amount,
+      addCoin: pkg.addCoin,
+      status: 'pending',
+      createdAt: now,
+      paidAt: null,
+      cancelledAt: null,
+      handledBy: null,
+    });
+    return toView((await repo.findOrder(trx, id))!);
+  });
+}
+
+/** The caller's own orders, newest first. */
+export async function mine(app: AppContext, actor: SessionUser, query: repo.OrderListQuery): Promise<Page<Schemas['Order']>> {
+  const { records, total } = await repo.listOrders(app.db, query, { userId: actor.id });
+  return { records: records.map(toView), total, current: query.current ?? 1, pageSize: query.pageSize ?? 10 };
+}
+
+/** Everyone's orders (admin), newest first. */
+export async function listPage(app: AppContext, query: repo.OrderListQuery): Promise<Page<Schemas['Order']>> {
+  const { records, total } = await repo.listOrders(app.db, query, {});
+  return { records: records.map(toView), total, current: query.current ?? 1, pageSize: query.pageSize ?? 10 };
+}
+
+/**
+ * The admin confirms payment. In one transaction: the order goes from pending to paid (a conditional update, so of
+ * any number of concurrent confirmations exactly one gets through), the buyer is credited the package's coins, and
+ * the buyer's inviter, if an agent, gets the site's rebate percentage of them. A second confirmation answers 40900.
+ */
+export async function confirm(app: AppContext, actor: SessionUser, key: string, input: Schemas['IdRequest']): Promise<Schemas['Order']> {
+  return idempotent(app, { actorId: actor.id, key, operation: 'order_confirm', request: input }, async (trx) => {
+    const order = await repo.findOrder(trx, input.id);
+    if (!order) throw notFound(NOT_FOUND);
+    const now = app.now();
+    if (!(await repo.settlePending(trx, order.id, { status: 'paid', paidAt: now, handledBy: actor.id }))) throw conflict(ALREADY_HANDLED);
+
+    const addCoin = Number(order.addCoin);
+    const postings: Posting[] = [{ userId: order.userId, amount: addCoin, kind: 'order_credit', description: `购买套餐「${order.coinName}」` }];
+    let rebate: { agentId: number; coin: number; percent: number } | null = null;
+    const buyer = await users.findLiveById(trx, order.userId);
+    const inviter = buyer?.inviterId ? await users.findLiveById(trx, buyer.inviterId) : undefined;
+    if (inviter && inviter.userRole === 'agent') {
+      const percent = (await findSite(trx, LIVE_SITE_ID))?.rebatePercent ?? 0;
+      const coin = Math.floor((addCoin * percent) / 100);
+      if (percent > 0 && coin >= 1) {
+        rebate = { agentId: inviter.id, coin, percent };
+        postings.push({ userId: inviter.id, amount: coin, kind: 'agent_rebate', counterpartyId: order.userId, description: `下级 ${order.userAccount} 购买套餐返利 ${percent}%` });
+      }
+    }
+    await moveCoins(trx, { postings, reference: order.orderNo, actorId: actor.id, now });
+    await writeAudit(
+      trx,
+      { actorId: actor.id, action: 'order.confirm', targetType: 'order', targetId: order.id, before: { status: 'pending' }, after: { status: 'paid', orderNo: order.orderNo, addCoin, rebate } },
+      now,
+    );
+    return toView((await repo.findOrder(trx, order.id))!);
+  });
+}
+
+/** The buyer cancels its own pending order; an admin any pending order. */
+export async function cancel(app: AppContext, actor: SessionUser, id: number): Promise<Schemas['Order']> {
+  const order = await repo.findOrder(app.db, id);
+  if (!order) throw notFound(NOT_FOUND);
+  const isAdmin = actor.userRole === 'admin';
+  if (!isAdmin && order.userId !== actor.id) throw noPermission('只能取消自己的订单');
+  if (order.status !== 'pending') throw conflict(ALREADY_HANDLED);
+  const now = app.now();
+  return app.db.transaction().execute(async (trx) => {
+    if (!(await repo.settlePending(trx, id, { status: 'cancelled', cancelledAt: now, handledBy: actor.id }))) throw conflict(ALREADY_HANDLED);
+    await writeAudit(trx, { actorId: actor.id, action: 'order.cancel', targetType: 'order', targetId: id, before: { status: 'pending' }, after: { status: 'cancelled', orderNo: order.orderNo } }, now);
+    return toView((await repo.findOrder(trx, id))!);
+  });
+}

@@ -1,0 +1,129 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { Button, ErrorBlock, Skeleton } from 'antd-mobile';
+import { Link } from 'react-router-dom';
+import { ApiError, newIdempotencyKey } from '../../api/client';
+import type { Schemas } from '../../api/operations';
+import { api } from '../api';
+import { alert, confirm, toast } from '../feedback';
+import { messages as t } from '../i18n/zh-CN';
+import { dialogFlags, markRead } from '../state/dialog-flags';
+import { sessionStore } from '../state/session';
+import { siteStore } from '../state/site';
+import { useStore } from '../state/store';
+import './mall.css';
+
+type Package = Schemas['MallPackage'];
+
+const notice = (text: string) => <div style={{ whiteSpace: 'pre-wrap', maxHeight: '50vh', overflowY: 'auto', textAlign: 'left' }}>{text}</div>;
+
+/**
+ * The points mall: the packages on sale as a 2-column grid. Tapping one asks to confirm and places an order, which an
+ * admin confirms once paid; how to pay is the site's pointsNotification, shown after the order and once per browser
+ * session on the first visit (flag `mallRead`).
+ */
+export default function Mall() {
+  const site = useStore(siteStore);
+  const { user } = useStore(sessionStore);
+  const { mallRead } = useStore(dialogFlags);
+  const [packages, setPackages] = useState<Package[] | null>(null);
+  const [failed, setFailed] = useState(false);
+  const [buying, setBuying] = useState<number | null>(null);
+  // One Idempotency-Key per package attempt: a retry of the same package after a failure (a lost answer) reuses it,
+  // so it never places two orders; a success starts a new attempt.
+  const attempts = useRef(new Map<number, string>());
+  const pointsNotification = site?.pointsNotification ?? '';
+
+  const load = useCallback(async () => {
+    setFailed(false);
+    setPackages(null);
+    try {
+      setPackages(await api.call('mallList', { quiet: true }));
+    } catch {
+      setFailed(true);
+    }
+  }, []);
+  useEffect(() => void load(), [load]);
+
+  useEffect(() => {
+    if (!site || mallRead || !pointsNotification) return;
+    markRead('mallRead');
+    void alert(t.mall.notice, notice(pointsNotification));
+  }, [site, mallRead, pointsNotification]);
+
+  const buy = async (p: Package) => {
+    if (buying !== null) return;
+    const price = t.mall.yuan(p.amount);
+    if (!(await confirm(t.mall.confirmBuy(p.coinName, price, p.addCoin)))) return;
+    let key = attempts.current.get(p.id);
+    if (!key) {
+      key = newIdempotencyKey();
+      attempts.current.set(p.id, key);
+    }
+    setBuying(p.id);
+    try {
+      const order = await api.call('orderSubmit', { body: { packageId: p.id }, quiet: true, idempotencyKey: key });
+      attempts.current.delete(p.id);
+      void alert(
+        t.mall.submitted,
+        <div style={{ textAlign: 'left' }}>
+          <p style={{ margin: '0 0 8px' }}>{t.mall.orderNo(order.orderNo)}</p>
+          {pointsNotification ? notice(pointsNotification) : <p style={{ margin: 0 }}>{t.mall.afterSubmit}</p>}
+        </div>,
+      );
+    } catch (error) {
+      // A refusal the server answered (4xx) placed nothing: the next try is a new attempt. A lost answer or a server
+      // failure may have placed the order, so the same key goes again and the server answers that order.
+      if (error instanceof ApiError && error.kind === 'envelope' && (error.status ?? 500) < 500) attempts.current.delete(p.id);
+      if (error instanceof ApiError && (error.kind === 'aborted' || error.code === 40001 || error.code === 40100)) return;
+      toast(error instanceof ApiError ? error.message : t.networkError);
+    } finally {
+      setBuying(null);
+    }
+  };
+
+  return (
+    <div className="app-page">
+      <div className="mall-bar">
+        <span>
+          {t.coins.balance} <strong>{user?.coin ?? 0}</strong>
+        </span>
+        <span className="mall-links">
+          {pointsNotification && (
+            <button type="button" className="mall-link" onClick={() => void alert(t.mall.notice, notice(pointsNotification))}>
+              {t.mall.notice}
+            </button>
+          )}
+          <Link to="/my_orders" className="mall-link">
+            {t.mall.myOrders}
+          </Link>
+        </span>
+      </div>
+      {failed ? (
+        <ErrorBlock status="default" title={t.shell.loadFailed} description={t.fetchFailedTryLater}>
+          <Button color="primary" onClick={load}>
+            {t.shell.retry}
+          </Button>
+        </ErrorBlock>
+      ) : packages === null ? (
+        <div className="app-card" aria-busy="true" aria-label={t.shell.loading}>
+          <Skeleton.Paragraph lineCount={4} animated />
+        </div>
+      ) : packages.length === 0 ? (
+        <ErrorBlock status="empty" title={t.mall.empty} description={t.mall.emptyHint} />
+      ) : (
+        <ul className="mall-grid">
+          {packages.map((p) => (
+            <li key={p.id}>
+              <button type="button" className="mall-item" onClick={() => void buy(p)} disabled={buying !== null} aria-busy={buying === p.id}>
+                <span className="mall-name">{p.coinName}</span>
+                <span className="mall-coins">{t.mall.coins(p.addCoin)}</span>
+                <span className="mall-price">{t.mall.yuan(p.amount)}</span>
+                <span className="mall-buy">{buying === p.id ? t.shell.loading : t.mall.buy}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
