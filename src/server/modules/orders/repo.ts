@@ -71,8 +71,12 @@ export async function settlePending(
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Holds the user's row until the transaction ends (PostgreSQL), so one user's submissions count their pending orders one at a time. */
+/**
+ * Holds the user's row until the transaction ends (PostgreSQL), so one user's submissions count their pending orders
+ * one at a time. NO KEY UPDATE, not UPDATE: the idempotency row inserted earlier in the same transaction already holds
+ * a KEY SHARE lock on this user through its foreign key, and FOR UPDATE would deadlock two such submissions.
+ */
 export async function lockUser(db: Db, userId: number, kind: 'sqlite' | 'postgres'): Promise<void> {
-  // SQLite runs one write transaction at a time already and has no FOR UPDATE.
-  if (kind === 'postgres') await sql`select id from users where id = ${userId} for update`.execute(db);
+  // SQLite runs one write transaction at a time already and has no row locks.
+  if (kind === 'postgres') await sql`select id from users where id = ${userId} for no key update`.execute(db);
 }
