@@ -33,6 +33,14 @@ async function setRebatePercent(rebatePercent: number) {
 const orderCount = async () => Number((await db().selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
 
 describe('orderSubmit', () => {
+  it('takes concurrent orders from one buyer without a deadlock (each its own key)', async () => {
+    const pkg = await addPackage();
+    const { client } = await app().newUser();
+    const results = await Promise.all(Array.from({ length: 8 }, () => submit(client, pkg)));
+    expect(results.map((r) => [r.status, r.code])).toEqual(Array.from({ length: 8 }, () => [200, 0]));
+    expect(new Set(results.map((r) => r.data.orderNo)).size).toBe(8);
+  });
+
   it('places a pending order that keeps the package name, price and coins as they were', async () => {
     const pkg = await addPackage({ amount: 1990, addCoin: 250 });
     const { coinName } = await (await app().admin()).ok('mallGet', { query: { id: pkg } });
