@@ -99,6 +99,11 @@ export const screens: Screen[] = [
     kind: 'list',
     menu: 'coins',
     operation: 'coinEntries',
+    urlFilters: ['userId'],
+    download: {
+      label: t.coins.exportCsv,
+      href: (q) => `/api/coin/entries/export${q.get('userId') ? `?userId=${encodeURIComponent(q.get('userId')!)}` : ''}`,
+    },
     item: {
       title: (e) => e.description || (t.coins.kinds[e.kind] ?? e.kind),
       description: (e) => `${t.coins.kinds[e.kind] ?? e.kind} · ${t.format.dateTime(e.createdAt)}`,
@@ -174,6 +179,7 @@ export const screens: Screen[] = [
     },
     rowActions: [
       { label: '详情', to: (u) => `/user_detail?id=${u.id}` },
+      { label: t.coins.statementOf, to: (u) => `/coin_detail?userId=${u.id}` },
       { label: '编辑', to: (u) => `/update_user?id=${u.id}` },
       { label: '重置密码', color: 'warning', when: (u) => u.userRole !== 'admin', to: (u) => `/reset_password?id=${u.id}&account=${encodeURIComponent(u.userAccount)}` },
       {

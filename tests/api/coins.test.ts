@@ -503,3 +503,31 @@ describe('append-only ledger', () => {
     expect(await entriesOf(app())).toEqual(before);
   });
 });
+
+describe('coinEntriesExport', () => {
+  it('exports one’s own statement as CSV (BOM, header, newest first), and formulas stay inert text', async () => {
+    const user = await app().newUser();
+    const admin = await app().admin();
+    await admin.ok('userAddCoin', { body: { userAccount: user.userAccount, coin: 7, description: '=HYPERLINK("http://x")' }, headers: idem() });
+    await admin.ok('userReduceCoin', { body: { userAccount: user.userAccount, coin: 2, description: '更正, "引号"' }, headers: idem() });
+    const r = await user.client.call<string>('coinEntriesExport');
+    expect(r.status).toBe(200);
+    expect(String(r.headers['content-type'])).toContain('text/csv');
+    expect(String(r.headers['content-disposition'])).toMatch(/^attachment; filename="coin-entries-\d+\.csv"$/);
+    expect(r.data.startsWith('\ufeff时间,类型,变动,变动后余额,对方账号,说明,编号,操作人\r\n')).toBe(true);
+    const lines = r.data.trim().split('\r\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toContain(',admin_reduce,-2,5,,"更正, ""引号""",');
+    expect(lines[2]).toContain(`,admin_add,7,7,,"'=HYPERLINK(""http://x"")",`);
+  });
+
+  it('lets an admin export anyone’s statement, and nobody else', async () => {
+    const user = await app().newUser();
+    const other = await app().newUser();
+    await grant(app(), user.userAccount, 3);
+    const admin = await app().admin();
+    expect((await admin.call<string>('coinEntriesExport', { query: { userId: user.id } })).data.trim().split('\r\n')).toHaveLength(2);
+    const refused = await other.client.call('coinEntriesExport', { query: { userId: user.id } });
+    expect([refused.status, refused.code]).toEqual([403, 40101]);
+  });
+});

@@ -65,6 +65,13 @@ describe('ListRenderer', () => {
     await waitFor(() => expect(call).toHaveBeenLastCalledWith('userListPage', { query: { current: 1, pageSize: 20, searchText: 'bob' } }));
   });
 
+  it('passes the screen’s URL filters to the operation and offers the CSV of the same view', async () => {
+    call.mockResolvedValue(page([]));
+    open('/coin_detail', '?userId=7');
+    await waitFor(() => expect(call).toHaveBeenCalledWith('coinEntries', { query: { userId: 7, current: 1, pageSize: 20 } }));
+    expect(view.getByText('导出 CSV').getAttribute('href')).toBe('/api/coin/entries/export?userId=7');
+  });
+
   it('posts the page to operations that take a body, and shows the screen’s empty text', async () => {
     me('agent');
     call.mockResolvedValue(page([]));
@@ -86,7 +93,7 @@ describe('ListRenderer', () => {
     fireEvent.click(await view.findByText('用户8（user_8）'));
     await waitFor(() => expect(actionSheet).toHaveBeenCalled());
     const offered = vi.mocked(actionSheet).mock.calls[0]![0];
-    expect(offered.map((a) => a.text)).toEqual(['详情', '编辑', '重置密码', '设为代理', '封禁', '删除']);
+    expect(offered.map((a) => a.text)).toEqual(['详情', '积分明细', '编辑', '重置密码', '设为代理', '封禁', '删除']);
 
     fireEvent.click(view.getByText('用户7（user_7）'));
     await waitFor(() => expect(actionSheet).toHaveBeenCalledTimes(2));
@@ -121,6 +128,6 @@ describe('ListRenderer', () => {
     fireEvent.click(await view.findByText('用户8（user_8）'));
     await waitFor(() => expect(actionSheet).toHaveBeenCalled());
     // Only the links remain: ban, delete and role changes are admin operations in openapi.yaml.
-    expect(vi.mocked(actionSheet).mock.calls[0]![0].map((a) => a.text)).toEqual(['详情', '编辑', '重置密码']);
+    expect(vi.mocked(actionSheet).mock.calls[0]![0].map((a) => a.text)).toEqual(['详情', '积分明细', '编辑', '重置密码']);
   });
 });

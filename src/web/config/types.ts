@@ -70,6 +70,10 @@ export interface ListScreen<K extends PageOperation = PageOperation> extends Scr
   rowActions?: readonly RowAction<RowOf<NoInfer<K>>>[];
   /** A link above the list, e.g. to the add form. */
   addLink?: { label: string; to: string };
+  /** URL parameters passed on to the operation as filters (e.g. an admin's ?userId= on a statement). */
+  urlFilters?: readonly string[];
+  /** A file download above the list (a CSV export), given the current URL parameters. */
+  download?: { label: string; href: (search: URLSearchParams) => string };
   empty?: string;
 }
 

@@ -159,6 +159,8 @@ export const zhCN = {
     amountRule: '请输入大于 0 的整数',
     transfer: '转账',
     topUp: '转积分',
+    exportCsv: '导出 CSV',
+    statementOf: '积分明细',
     confirmTransfer: (masked: string, account: string, n: number) => `确定向 ${masked}（${account}）转 ${n} 积分吗？`,
     transferred: (n: number) => `已转出 ${n} 积分`,
     checkPayeeFirst: '请先查询并确认收款人',

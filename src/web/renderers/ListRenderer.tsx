@@ -47,7 +47,7 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
 
   return (
     <div className="list-screen">
-      {(screen.search || screen.addLink) && (
+      {(screen.search || screen.addLink || screen.download) && (
         <div className="list-toolbar">
           {screen.search && (
             <SearchBar
@@ -57,6 +57,11 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
               onClear={() => update({ searchText: undefined })}
               style={{ flex: 1 }}
             />
+          )}
+          {screen.download && (
+            <a className="list-download" href={screen.download.href(params)} download>
+              {screen.download.label}
+            </a>
           )}
           {screen.addLink && (
             <Link to={screen.addLink.to}>

@@ -8,6 +8,8 @@ export interface ListQuery {
   pageSize: number;
   /** Pages loaded so far (infinite scroll); reloading the URL loads them again. */
   current: number;
+  /** The screen's URL filters that are set, as given. */
+  filters: Record<string, string>;
 }
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -23,12 +25,13 @@ export function readListQuery(params: URLSearchParams, screen: ListScreen): List
     sortOrder: sortOrder === 'ascend' || sortOrder === 'descend' ? sortOrder : undefined,
     pageSize: Number.isInteger(pageSize) && pageSize >= 1 && pageSize <= 100 ? pageSize : DEFAULT_PAGE_SIZE,
     current: Number.isInteger(current) && current >= 1 && current <= 50 ? current : 1,
+    filters: Object.fromEntries((screen.urlFilters ?? []).flatMap((name) => (params.get(name) ? [[name, params.get(name)!]] : []))),
   };
 }
 
 /** The URL parameters for a query, leaving out defaults so links stay short. */
 export function writeListQuery(query: ListQuery): URLSearchParams {
-  const params = new URLSearchParams();
+  const params = new URLSearchParams(query.filters);
   if (query.searchText) params.set('searchText', query.searchText);
   if (query.sortField) params.set('sortField', query.sortField);
   if (query.sortField && query.sortOrder) params.set('sortOrder', query.sortOrder);
@@ -37,9 +40,11 @@ export function writeListQuery(query: ListQuery): URLSearchParams {
   return params;
 }
 
-/** What the operation receives for one page. */
+/** What the operation receives for one page (URL filters that look like ids go as numbers). */
 export function pageArgs(query: ListQuery, current: number): Record<string, unknown> {
+  const filters = Object.fromEntries(Object.entries(query.filters).map(([k, v]) => [k, /^\d{1,9}$/.test(v) ? Number(v) : v]));
   return {
+    ...filters,
     current,
     pageSize: query.pageSize,
     ...(query.searchText ? { searchText: query.searchText } : {}),
