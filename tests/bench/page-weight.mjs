@@ -3,52 +3,37 @@
 // never enforced (exit non-zero only when the server or the browser cannot start).
 //
 //   goal: JS + CSS before /login is usable ≤ 120 KB gzip · Lighthouse mobile performance ≥ 95
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
+import { ROOT, addCleanup, installSignalHandlers, startAppServer, stopChild, writeResults } from './lib.mjs';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ADMIN = { userAccount: 'admin', userPassword: 'BenchAdmin-Passw0rd' };
 const LOGIN_BUDGET = 120 * 1024;
 const LIGHTHOUSE_GOAL = 95;
 const CHROME_FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
-const freePort = () =>
-  new Promise((done, fail) => {
-    const s = createServer().once('error', fail).listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => done(port));
-    });
-  });
-
 async function startServer() {
   if (!existsSync(join(ROOT, 'dist/server/main.js')) || !existsSync(join(ROOT, 'dist/web/index.html'))) {
     throw new Error('run `npm run build` first');
   }
   const dir = mkdtempSync(join(tmpdir(), 'bench-web-'));
-  const port = await freePort();
-  const child = spawn(process.execPath, ['dist/server/main.js'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `sqlite:${join(dir, 'app.db')}`, SESSION_SECRET_FILE: join(dir, 'secret'), ADMIN_ACCOUNT: ADMIN.userAccount, ADMIN_PASSWORD: ADMIN.userPassword, LOG_LEVEL: 'warn' },
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    if (child.exitCode !== null) throw new Error('the server exited at start');
-    if (await fetch(`${url}/api/basicInformation/get?id=1`).then((r) => r.ok, () => false)) break;
-    await new Promise((r) => setTimeout(r, 100));
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  addCleanup(removeDir); // on a signal
+  try {
+    const app = await startAppServer({ label: 'web', databaseUrl: `sqlite:${join(dir, 'app.db')}`, adminPassword: ADMIN.userPassword, forwardStdout: false });
+    const stop = async () => {
+      await stopChild(app.child);
+      removeDir();
+    };
+    return { url: app.base, stop };
+  } catch (error) {
+    removeDir();
+    throw error;
   }
-  const stop = () => {
-    child.kill('SIGTERM');
-    rmSync(dir, { recursive: true, force: true });
-  };
-  return { url, stop };
 }
 
 async function adminCookie(url) {
@@ -121,6 +106,7 @@ async function lighthouseScore(url, cookie) {
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
 
 async function main() {
+  installSignalHandlers();
   const server = await startServer();
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROME_FLAGS });
   try {
@@ -141,13 +127,10 @@ async function main() {
       console.log(r.skipped ? `  ${name}: skipped (${r.skipped})` : `  ${name}: ${r.score}  (FCP ${r.fcpMs} ms, LCP ${r.lcpMs} ms, TBT ${r.tbtMs} ms, CLS ${r.cls?.toFixed(3)})  goal ≥ ${LIGHTHOUSE_GOAL}: ${r.score >= LIGHTHOUSE_GOAL ? 'met' : 'MISSED'}`);
     }
 
-    const out = join(ROOT, 'dist/bench/results.json');
-    mkdirSync(dirname(out), { recursive: true });
-    const previous = existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) : {};
-    writeFileSync(out, JSON.stringify({ ...previous, pageWeight: { login, home, loginBudget: LOGIN_BUDGET }, lighthouse }, null, 2));
+    writeResults({ pageWeight: { login, home, loginBudget: LOGIN_BUDGET }, lighthouse });
   } finally {
     await browser.close().catch(() => undefined);
-    server.stop();
+    await server.stop();
   }
 }
 

@@ -1,5 +1,5 @@
 // `npm run bench` (after `npm run build`): coin transfers per second through the production bundle, against the bare
-// node:http server of tests/bench/run.mjs measured in the same run (paired, the order alternating).
+// node:http server of tests/bench/lib.mjs (the one run.mjs uses) measured in the same run (paired, the order alternating).
 //
 // Funded users log in once; autocannon then posts POST /api/user/transferCoin with, per request, a payer's session, a
 // fresh Idempotency-Key and a random payee among the users (1 coin, so nobody runs dry). Every answer must be the
@@ -15,164 +15,37 @@
 //   BENCH_USERS         funded users (payers and payees)         20   (2..200)
 //   BENCH_DATABASE_URL  postgres://…@127.0.0.1/… to also measure PostgreSQL (a private schema, dropped afterwards)
 //   BENCH_CPU_PROF      1: run the app with --cpu-prof, profiles in dist/bench/profiles
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as createNetServer } from 'node:net';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import {
+  BenchError,
+  RESULTS_FILE,
+  ROOT,
+  addCleanup,
+  checkLoopbackPostgres,
+  cleanup,
+  cpuProfDirSetting,
+  createPostgresSchema,
+  fmt,
+  installSignalHandlers,
+  machine,
+  median,
+  processCpuSeconds,
+  readClockTicks,
+  runMain,
+  setting,
+  startAppServer,
+  startBareServer,
+  startWatchdog,
+  stopChild,
+  table,
+  writeResults,
+} from './lib.mjs';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const RUN_MJS = join(ROOT, 'tests/bench/run.mjs');
-const LOOPBACK = '127.0.0.1';
 const GOALS = { sqlite: 0.2, postgres: null };
 const PATH = '/api/user/transferCoin';
-
-class BenchError extends Error {}
-
-function setting(name, fallback, min, max) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new BenchError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  return value;
-}
-
-// ---------------------------------------------------------------------------------------------------------------------
-// Children, tracked so every exit path kills them.
-
-const children = new Set();
-const cleanups = [];
-let cleaningUp = false;
-
-function stopChild(child, graceMs = 5000) {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((done) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      children.delete(child);
-      done();
-    });
-    child.kill('SIGTERM');
-  });
-}
-
-async function cleanup() {
-  if (cleaningUp) return;
-  cleaningUp = true;
-  await Promise.all([...children].map((child) => stopChild(child)));
-  for (const fn of cleanups.reverse()) {
-    try {
-      await fn();
-    } catch (error) {
-      console.error(`cleanup: ${error.message}`);
-    }
-  }
-}
-
-function installSignalHandlers() {
-  process.on('exit', () => {
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) {
-    process.on(signal, () => {
-      console.error(`\n${signal}: stopping servers`);
-      setTimeout(() => process.exit(code), 8000).unref();
-      cleanup().finally(() => process.exit(code));
-    });
-  }
-}
-
-function freePort() {
-  return new Promise((done, fail) => {
-    const server = createNetServer();
-    server.unref();
-    server.on('error', fail);
-    server.listen(0, LOOPBACK, () => {
-      const { port } = server.address();
-      server.close(() => done(port));
-    });
-  });
-}
-
-function captureOutput(child, prefix) {
-  const tail = [];
-  const onData = (stream) => (chunk) => {
-    for (const line of chunk.toString().split('\n')) {
-      if (line.trim() === '') continue;
-      tail.push(line);
-      if (tail.length > 40) tail.shift();
-      if (tail.length <= 30) stream.write(`${prefix} ${line}\n`);
-    }
-  };
-  child.stdout?.on('data', onData(process.stdout));
-  child.stderr?.on('data', onData(process.stderr));
-  return tail;
-}
-
-/** The bare server is run.mjs's own (`--bare-server`), so both benches compare against the same thing. */
-async function startBareServer() {
-  const port = await freePort();
-  const child = spawn(process.execPath, [RUN_MJS, '--bare-server', String(port)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
-  children.add(child);
-  const tail = captureOutput(child, '[bare]');
-  await new Promise((done, fail) => {
-    const timer = setTimeout(() => fail(new BenchError('bare server did not start within 10 s')), 10_000);
-    child.once('message', (message) => {
-      clearTimeout(timer);
-      if (message?.ready) done();
-      else fail(new BenchError('bare server sent an unexpected message'));
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      fail(new BenchError(`bare server exited (${signal ?? code}) before it was ready:\n${tail.join('\n')}`));
-    });
-  });
-  child.removeAllListeners('exit');
-  return { name: 'bare', child, base: `http://${LOOPBACK}:${port}`, tail };
-}
-
-async function startAppServer({ label, databaseUrl, schema, adminPassword, cpuProfDir }) {
-  const port = await freePort();
-  const env = { ...process.env };
-  for (const name of Object.keys(env)) {
-    if (/^(DATABASE_|SESSION_SECRET|ADMIN_|LOG_|SMTP_|MAIL_|COOKIE_|TRUST_PROXY$|WEB_ROOT$|PORT$|HOST$)/.test(name)) delete env[name];
-  }
-  Object.assign(env, {
-    NODE_ENV: 'production',
-    HOST: LOOPBACK,
-    PORT: String(port),
-    DATABASE_URL: databaseUrl,
-    ...(schema ? { DATABASE_SCHEMA: schema } : {}),
-    SESSION_SECRET: randomBytes(32).toString('base64url'),
-    ADMIN_ACCOUNT: 'admin',
-    ADMIN_PASSWORD: adminPassword,
-    LOG_LEVEL: 'warn',
-  });
-  const args = [];
-  if (cpuProfDir) args.push('--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`, `--cpu-prof-name=transfers-${label}-${process.pid}.cpuprofile`);
-  args.push(join(ROOT, 'dist/server/main.js'));
-  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  const tail = captureOutput(child, `[app:${label}]`);
-  const base = `http://${LOOPBACK}:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new BenchError(`app (${label}) exited before answering:\n${tail.join('\n')}`);
-    if (Date.now() > deadline) throw new BenchError(`app (${label}) did not answer within 60 s:\n${tail.join('\n')}`);
-    try {
-      const response = await fetch(`${base}/api/basicInformation/get?id=1`, { signal: AbortSignal.timeout(2000) });
-      await response.arrayBuffer();
-      if (response.status < 500) break;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { name: label, child, base, tail };
-}
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Setup over the API: the admin creates and funds the users; each logs in once.
@@ -226,17 +99,6 @@ async function ledgerCheck(base, admin) {
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Load
-
-let clockTicks = 100;
-function processCpuSeconds(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / clockTicks;
-  } catch {
-    return null;
-  }
-}
 
 /** Requests for autocannon: each one a payer's session, a payee other than the payer, and a key never used before. */
 function transferRequests(users) {
@@ -294,7 +156,7 @@ async function measure(autocannon, settings, server, options, label, database) {
   const result = await autocannon(opts);
   const after = processCpuSeconds(server.child.pid);
   if (server.child.exitCode !== null || server.child.signalCode !== null) {
-    throw new BenchError(`${server.name} exited while measured:\n${server.tail.slice(-10).join('\n')}`);
+    throw new BenchError(`${server.name} exited while measured:\n${server.output.tail.slice(-10).join('\n')}`);
   }
   const summary = summarise(result, before === null || after === null ? null : after - before, label, database);
   // Transfers that succeeded in the warm-up moved coins too; the ledger count below includes them.
@@ -303,15 +165,9 @@ async function measure(autocannon, settings, server, options, label, database) {
   return summary;
 }
 
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-
 async function benchDatabase(autocannon, settings, db, target, bare, adminPassword) {
   console.log(`starting app on ${db} …`);
-  const app = await startAppServer({ label: db, ...target, adminPassword, cpuProfDir: settings.cpuProfDir });
+  const app = await startAppServer({ label: db, ...target, adminPassword, cpuProfDir: settings.cpuProfDir, profilePrefix: 'transfers' });
   try {
     console.log(`  creating and funding ${settings.users} users …`);
     const { admin, users } = await prepareUsers(app.base, adminPassword, settings.users);
@@ -369,14 +225,6 @@ async function benchDatabase(autocannon, settings, db, target, bare, adminPasswo
 // ---------------------------------------------------------------------------------------------------------------------
 // Report
 
-function table(headers, rows, rightAligned) {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  const line = (cells) => cells.map((c, i) => (rightAligned.includes(i) ? String(c).padStart(widths[i]) : String(c).padEnd(widths[i]))).join('  ');
-  return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
-}
-
-const fmt = (value, digits = 0) => (value === null || value === undefined ? '-' : value.toFixed(digits));
-
 function printReport(settings, results) {
   console.log('');
   console.log(
@@ -417,70 +265,18 @@ function printReport(settings, results) {
   console.log('');
 }
 
-function writeResults(file, report) {
-  mkdirSync(dirname(file), { recursive: true });
-  let existing = {};
-  if (existsSync(file)) {
-    try {
-      existing = JSON.parse(readFileSync(file, 'utf8'));
-    } catch {
-      existing = {};
-    }
-  }
-  existing.transfers = report;
-  writeFileSync(file, JSON.stringify(existing, null, 2) + '\n');
-}
-
-function checkLoopbackPostgres(raw) {
-  let url;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new BenchError('BENCH_DATABASE_URL is not a URL');
-  }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new BenchError('BENCH_DATABASE_URL must be postgres://…');
-  if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) throw new BenchError('BENCH_DATABASE_URL must point at a loopback address');
-  if (url.searchParams.size > 0) throw new BenchError('BENCH_DATABASE_URL must not carry query options; the bench picks the schema');
-  return raw;
-}
-
-async function createPostgresSchema(url) {
-  const { default: pg } = await import('pg');
-  const schema = `bench_tr_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const run = async (sql) => {
-    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
-    try {
-      await client.connect();
-      await client.query(sql);
-    } finally {
-      await client.end().catch(() => {});
-    }
-  };
-  try {
-    await run(`create schema ${schema}`);
-  } catch (error) {
-    throw new BenchError(`cannot create a schema on BENCH_DATABASE_URL: ${error.message}`);
-  }
-  cleanups.push(() => run(`drop schema if exists ${schema} cascade`));
-  return schema;
-}
-
 async function main() {
   installSignalHandlers();
-  try {
-    const { execFileSync } = await import('node:child_process');
-    clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    // the usual 100 Hz
-  }
+  readClockTicks();
+  const integer = { integer: true };
   const settings = {
-    connections: setting('BENCH_CONNECTIONS', 10, 1, 256),
-    warmup: setting('BENCH_WARMUP', 2, 0, 30),
-    duration: setting('BENCH_DURATION', 8, 1, 60),
-    rounds: setting('BENCH_ROUNDS', 1, 1, 5),
-    users: setting('BENCH_USERS', 20, 2, 200),
+    connections: setting('BENCH_CONNECTIONS', 10, 1, 256, integer),
+    warmup: setting('BENCH_WARMUP', 2, 0, 30, integer),
+    duration: setting('BENCH_DURATION', 8, 1, 60, integer),
+    rounds: setting('BENCH_ROUNDS', 1, 1, 5, integer),
+    users: setting('BENCH_USERS', 20, 2, 200, integer),
   };
-  const cpuProfDir = ['1', 'true', 'yes'].includes((process.env.BENCH_CPU_PROF ?? '').toLowerCase()) ? join(ROOT, 'dist/bench/profiles') : null;
+  const cpuProfDir = cpuProfDirSetting();
   if (cpuProfDir) mkdirSync(cpuProfDir, { recursive: true });
   // Not a measured setting: kept out of results.json.
   Object.defineProperty(settings, 'cpuProfDir', { value: cpuProfDir, enumerable: false });
@@ -489,22 +285,18 @@ async function main() {
 
   const plannedSeconds = databases.length * settings.rounds * 2 * (settings.warmup + settings.duration);
   const allowance = 180 + databases.length * settings.users * 2;
-  const watchdog = setTimeout(() => {
-    console.error(`bench exceeded ${plannedSeconds + allowance} s; stopping`);
-    cleanup().finally(() => process.exit(1));
-  }, (plannedSeconds + allowance) * 1000);
-  watchdog.unref();
+  const watchdog = startWatchdog(plannedSeconds + allowance);
 
   if (!existsSync(join(ROOT, 'dist/server/main.js'))) throw new BenchError('dist/server/main.js is missing; run `npm run build` first');
   const { default: autocannon } = await import('autocannon');
   const tmp = mkdtempSync(join(tmpdir(), 'points-mall-bench-transfers-'));
-  cleanups.push(() => rmSync(tmp, { recursive: true, force: true }));
+  addCleanup(() => rmSync(tmp, { recursive: true, force: true }));
   const adminPassword = `Bench-${randomBytes(9).toString('base64url')}`;
 
   console.log(`bench transfers: ${databases.join(' + ')}; about ${plannedSeconds} s of load`);
   const bare = await startBareServer();
   const targets = { sqlite: { databaseUrl: `sqlite:${join(tmp, 'bench.db')}` } };
-  if (postgresUrl) targets.postgres = { databaseUrl: postgresUrl, schema: await createPostgresSchema(postgresUrl) };
+  if (postgresUrl) targets.postgres = { databaseUrl: postgresUrl, schema: await createPostgresSchema(postgresUrl, 'bench_tr') };
 
   const results = [];
   for (const db of databases) results.push(await benchDatabase(autocannon, settings, db, targets[db], bare, adminPassword));
@@ -527,20 +319,17 @@ async function main() {
     if (!l.totalBalanceUnchanged) problems.push(`${r.database}: transfers changed the total of balances`);
   }
 
-  const resultsFile = join(ROOT, 'dist/bench/results.json');
-  writeResults(resultsFile, {
-    measuredAt: new Date().toISOString(),
-    node: process.version,
-    platform: `${process.platform} ${process.arch}`,
-    cpus: cpus().length,
-    cpuModel: cpus()[0]?.model ?? null,
-    settings,
-    goals: GOALS,
-    results: results.map(({ measurements, ...rest }) => rest),
-    measurements: results.flatMap((r) => r.measurements),
-    problems,
+  writeResults({
+    transfers: {
+      ...machine(),
+      settings,
+      goals: GOALS,
+      results: results.map(({ measurements, ...rest }) => rest),
+      measurements: results.flatMap((r) => r.measurements),
+      problems,
+    },
   });
-  console.log(`results written to ${resultsFile} (key "transfers")`);
+  console.log(`results written to ${RESULTS_FILE} (key "transfers")`);
   if (cpuProfDir) console.log(`CPU profiles in ${cpuProfDir}`);
 
   clearTimeout(watchdog);
@@ -552,11 +341,4 @@ async function main() {
   process.exit(0);
 }
 
-function fail(error) {
-  console.error(`bench failed: ${error instanceof BenchError ? error.message : (error?.stack ?? error)}`);
-  cleanup().finally(() => process.exit(1));
-}
-
-process.on('unhandledRejection', fail);
-process.on('uncaughtException', fail);
-main().catch(fail);
+runMain(main);
