@@ -14,10 +14,7 @@ afterEach(async () => {
 
 const db = () => app().built.context.db;
 
-async function adminId(): Promise<number> {
-  const row = await db().selectFrom('users').select('id').where('userAccount', '=', ADMIN.userAccount).executeTakeFirstOrThrow();
-  return row.id;
-}
+const adminId = () => app().adminId();
 
 async function coinAudit(userId: number) {
   return (await auditTrail(app(), 'user', userId)).filter((a) => a.action.startsWith('coin.'));

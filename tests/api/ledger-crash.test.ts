@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { build } from 'esbuild';
@@ -13,6 +12,7 @@ import { operationById } from '../helpers/contract.js';
 import { createTestDatabase, dbKind, type TestDatabase } from '../helpers/database.js';
 import { entriesOf, expectLedgerConsistent } from '../helpers/ledger.js';
 import { ADMIN, PASSWORD, testConfig, uniqueAccount, type TestApp } from '../helpers/test-app.js';
+import { freePort } from '../helpers/ports.js';
 
 // The production server (dist/server/main.js) in a child process on this test's database, killed with SIGKILL in the
 // middle of a concurrent transfer load, then started again on the same database. Whatever was in flight either
@@ -64,17 +64,6 @@ async function ensureServerBuilt(): Promise<void> {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? done(address.port) : fail(new Error('no port'))));
-    });
-  });
-}
 
 interface Server {
   child: ChildProcess;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { listAudit } from '../../src/server/modules/audit/repo.js';
+import { auditTrail } from '../helpers/audit.js';
 import { expectLedgerConsistent, idem } from '../helpers/ledger.js';
 import { useTestApp } from '../helpers/test-app.js';
 
@@ -9,16 +9,9 @@ afterEach(async () => {
   await expectLedgerConsistent(app());
 });
 
-const db = () => app().built.context.db;
+const adminId = () => app().adminId();
 
-async function adminId(): Promise<number> {
-  return (await (await app().admin()).ok('userGetLogin')).id;
-}
-
-async function packageAudit(id: number) {
-  const rows = await listAudit(db(), 'package', id);
-  return rows.map((r) => ({ ...r, before: r.before === null ? null : JSON.parse(r.before), after: r.after === null ? null : JSON.parse(r.after) }));
-}
+const packageAudit = (id: number) => auditTrail(app(), 'package', id);
 
 let nameCounter = 0;
 const uniqueName = (prefix = '套餐') => `${prefix}${Date.now() % 100000}-${nameCounter++}`;

@@ -12,9 +12,7 @@ afterEach(async () => {
 
 const db = () => app().built.context.db;
 
-async function adminId(): Promise<number> {
-  return (await (await app().admin()).ok('userGetLogin')).id;
-}
+const adminId = () => app().adminId();
 
 let nameCounter = 0;
 const uniqueName = () => `套餐${Date.now() % 100000}-${nameCounter++}`;

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { listAudit } from '../../src/server/modules/audit/repo.js';
 import type { ApiClient } from '../helpers/client.js';
 import { balanceOf, entriesOf, expectLedgerConsistent, idem, newKey } from '../helpers/ledger.js';
-import { ADMIN, useTestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 
 const app = useTestApp();
 
@@ -18,10 +18,7 @@ const CODE = /^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{12}$/;
 const REFUSED = '兑换码不存在、已使用、已停用或已过期';
 const times = <T>(n: number, f: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => f(i)));
 
-async function adminId(): Promise<number> {
-  const row = await db().selectFrom('users').select('id').where('userAccount', '=', ADMIN.userAccount).executeTakeFirstOrThrow();
-  return row.id;
-}
+const adminId = () => app().adminId();
 
 /** A package straight in the table (the mall's own API is tested elsewhere). */
 async function newPackage(addCoin: number): Promise<number> {

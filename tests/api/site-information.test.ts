@@ -5,11 +5,7 @@ import { useTestApp } from '../helpers/test-app.js';
 
 const app = useTestApp();
 
-const db = () => app().built.context.db;
-
-async function adminId(): Promise<number> {
-  return (await (await app().admin()).ok('userGetLogin')).id;
-}
+const adminId = () => app().adminId();
 
 const siteAudit = (id: number) => auditTrail(app(), 'site', id);
 

@@ -1,9 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { freePort } from '../helpers/ports.js';
 
 // The e2e project's global setup: build once, start the production server (dist/server/main.js) on a free loopback
 // port with a fresh SQLite database in a temp dir, and hand its address to the tests (`inject('baseUrl')`). The
@@ -19,17 +19,6 @@ declare module 'vitest' {
 const ROOT = resolve(import.meta.dirname, '../..');
 const ADMIN_PASSWORD = 'AdminPassw0rd!';
 
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? done(address.port) : fail(new Error('no port'))));
-    });
-  });
-}
 
 async function waitUntilAnswering(url: string, child: ChildProcess, output: () => string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

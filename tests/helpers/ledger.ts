@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import type { CoinEntryKind } from '../../src/server/db/types.js';
+import type { Selectable } from 'kysely';
+import type { CoinEntriesTable } from '../../src/server/db/types.js';
 import type { TestApp } from './test-app.js';
 
 /** A fresh Idempotency-Key, as a client makes one per attempt. */
@@ -22,18 +23,7 @@ export async function balanceOf(app: TestApp, userId: number): Promise<number> {
   return Number(row.coin);
 }
 
-export interface EntryRow {
-  id: number;
-  userId: number;
-  amount: number;
-  balanceAfter: number;
-  kind: CoinEntryKind;
-  counterpartyId: number | null;
-  reference: string;
-  description: string;
-  actorId: number | null;
-  createdAt: number;
-}
+export type EntryRow = Selectable<CoinEntriesTable>;
 
 /** Ledger entries straight from the database (all of them, or one user's), oldest first, numbers normalised. */
 export async function entriesOf(app: TestApp, userId?: number): Promise<EntryRow[]> {

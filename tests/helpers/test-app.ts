@@ -54,6 +54,8 @@ export interface TestApp {
   /** A fresh client with no session (a visitor). */
   client(): ApiClient;
   admin(): Promise<ApiClient>;
+  /** The seeded admin's user id. */
+  adminId(): Promise<number>;
   /** Registers (through the API) and logs in a new user; `role` agent is granted by the admin. */
   newUser(options?: { role?: 'user' | 'agent' | 'admin'; invitationCode?: string }): Promise<{ client: ApiClient; id: number; userAccount: string }>;
   close(): Promise<void>;
@@ -111,6 +113,9 @@ export async function startTestApp(overrides: Partial<AppConfig> = {}, options: 
         await adminClient.ok('userLogin', { body: ADMIN });
       }
       return adminClient;
+    },
+    async adminId() {
+      return (await (await app.admin()).ok('userGetLogin')).id;
     },
     async newUser(options = {}) {
       const userAccount = uniqueAccount();

@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { CoinEntryKind } from '../../db/types.js';
+import type { CoinEntriesTable, CoinEntryKind } from '../../db/types.js';
 import { pageWindow } from '../../db/paging.js';
 
 /**
@@ -19,17 +19,7 @@ export async function applyToBalance(db: Db, userId: number, amount: number): Pr
   return row === undefined ? undefined : Number(row.coin);
 }
 
-export interface NewEntry {
-  userId: number;
-  amount: number;
-  balanceAfter: number;
-  kind: CoinEntryKind;
-  counterpartyId: number | null;
-  reference: string;
-  description: string;
-  actorId: number | null;
-  createdAt: number;
-}
+export type NewEntry = Insertable<CoinEntriesTable>;
 
 export async function insertEntry(db: Db, entry: NewEntry): Promise<void> {
   await db.insertInto('coinEntries').values(entry).execute();
@@ -49,7 +39,7 @@ function filtered(db: Db, filter: EntryFilter) {
 }
 
 /** One page of a user's statement, newest first, with the counterparty's and the actor's account names. */
-export async function listEntries(db: Db, filter: EntryFilter) {
+export async function listEntries(db: Db, filter: EntryFilter, options: { withTotal: boolean } = { withTotal: true }) {
   const { pageSize, offset } = pageWindow(filter);
   const records = await filtered(db, filter)
     .leftJoin('users as counterparty', 'counterparty.id', 'coinEntries.counterpartyId')
@@ -60,6 +50,7 @@ export async function listEntries(db: Db, filter: EntryFilter) {
     .limit(pageSize)
     .offset(offset)
     .execute();
+  if (!options.withTotal) return { records, total: records.length };
   const count = await filtered(db, filter).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return { records, total: Number(count.n) };
 }

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
 import type { Page } from '../../db/paging.js';
@@ -9,13 +8,12 @@ import type { CsvFile } from '../../http/handler-types.js';
 import type { SessionUser } from '../sessions/service.js';
 import { findSite } from '../site/repo.js';
 import { LIVE_SITE_ID } from '../site/service.js';
+import { timeOrderedId } from '../security/tokens.js';
 import { maskName } from '../users/dto.js';
 import * as users from '../users/repo.js';
 import { idempotent, moveCoins } from './ledger.js';
 import * as repo from './repo.js';
 
-/** A movement's reference: its kind's letter, then time and randomness (sortable, unguessable, short). */
-const newReference = (prefix: string) => `${prefix}${Date.now().toString(36)}${randomBytes(5).toString('hex')}`;
 
 export async function transfer(
   app: AppContext,
@@ -29,7 +27,7 @@ export async function transfer(
     if (payee.id === actor.id) throw badParams('不能转给自己');
     const cap = (await findSite(trx, LIVE_SITE_ID))?.amount ?? 0;
     if (cap > 0 && input.coin > cap) throw badParams(`单笔最多转 ${cap} 积分`);
-    const reference = newReference('T');
+    const reference = timeOrderedId('T', app.now());
     const balances = await moveCoins(trx, {
       postings: [
         { userId: actor.id, amount: -input.coin, kind: 'transfer_out', counterpartyId: payee.id, description: `转给 ${payee.userAccount}` },
@@ -62,7 +60,7 @@ export async function adminChange(
     if (!target) throw notFound('用户不存在');
     const amount = direction === 'add' ? input.coin : -input.coin;
     const now = app.now();
-    const reference = newReference('A');
+    const reference = timeOrderedId('A', now);
     const balances = await moveCoins(trx, {
       postings: [{ userId: target.id, amount, kind, description: input.description }],
       reference,
@@ -79,28 +77,38 @@ export async function adminChange(
   });
 }
 
+type EntryRow = Awaited<ReturnType<typeof repo.listEntries>>['records'][number];
+
+const toEntryView = (e: EntryRow): Schemas['CoinEntry'] => ({
+  id: e.id,
+  userId: e.userId,
+  amount: Number(e.amount),
+  balanceAfter: Number(e.balanceAfter),
+  kind: e.kind,
+  counterpartyAccount: e.counterpartyAccount,
+  reference: e.reference,
+  description: e.description,
+  actorAccount: e.actorAccount,
+  createdAt: e.createdAt,
+});
+
+/** Whose statement: one's own, or (for an admin) anyone's. */
+function statementOwner(actor: SessionUser, userId: number | undefined): number {
+  const owner = userId ?? actor.id;
+  if (owner !== actor.id && actor.userRole !== 'admin') throw noPermission('只能查看自己的积分明细');
+  return owner;
+}
+
 /** A statement: one's own, or (for an admin) anyone's. */
 export async function statement(
   app: AppContext,
   actor: SessionUser,
   query: { current?: number; pageSize?: number; userId?: number; kind?: CoinEntryKind },
 ): Promise<Page<Schemas['CoinEntry']>> {
-  const userId = query.userId ?? actor.id;
-  if (userId !== actor.id && actor.userRole !== 'admin') throw noPermission('只能查看自己的积分明细');
+  const userId = statementOwner(actor, query.userId);
   const { records, total } = await repo.listEntries(app.db, { ...query, userId });
   return {
-    records: records.map((e) => ({
-      id: e.id,
-      userId: e.userId,
-      amount: Number(e.amount),
-      balanceAfter: Number(e.balanceAfter),
-      kind: e.kind,
-      counterpartyAccount: e.counterpartyAccount,
-      reference: e.reference,
-      description: e.description,
-      actorAccount: e.actorAccount,
-      createdAt: e.createdAt,
-    })),
+    records: records.map(toEntryView),
     total,
     current: query.current ?? 1,
     pageSize: query.pageSize ?? 10,
@@ -112,15 +120,17 @@ const EXPORT_MAX_ROWS = 50_000;
 
 /** The whole statement as CSV rows (newest first), for the same callers as the statement itself. */
 export async function statementCsv(app: AppContext, actor: SessionUser, userId: number | undefined): Promise<CsvFile> {
+  const owner = statementOwner(actor, userId);
   const rows: (string | number | null)[][] = [['时间', '类型', '变动', '变动后余额', '对方账号', '说明', '编号', '操作人']];
   for (let current = 1; rows.length <= EXPORT_MAX_ROWS; current++) {
-    const page = await statement(app, actor, { userId, current, pageSize: EXPORT_PAGE });
-    for (const e of page.records) {
+    // Pages without a total: counting the whole statement again for every page would be wasted work.
+    const { records } = await repo.listEntries(app.db, { userId: owner, current, pageSize: EXPORT_PAGE }, { withTotal: false });
+    for (const e of records.map(toEntryView)) {
       rows.push([new Date(e.createdAt).toISOString(), e.kind, e.amount, e.balanceAfter, e.counterpartyAccount, e.description, e.reference, e.actorAccount]);
     }
-    if (page.records.length < EXPORT_PAGE) break;
+    if (records.length < EXPORT_PAGE) break;
   }
-  return { filename: `coin-entries-${userId ?? actor.id}.csv`, rows };
+  return { filename: `coin-entries-${owner}.csv`, rows };
 }
 
 /** Recomputes every balance from its entries and lists any user whose stored balance differs. */

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { Schemas } from '../../../api/operations.js';
+import { timeOrderedId } from '../security/tokens.js';
 import type { AppContext } from '../../context.js';
 import type { Page } from '../../db/paging.js';
 import { badParams, conflict, noPermission, notFound } from '../../http/errors.js';
@@ -18,8 +18,6 @@ export const MAX_PENDING_ORDERS = 20;
 const NOT_FOUND = '订单不存在';
 const ALREADY_HANDLED = '订单已处理';
 
-/** 'O', the time in base 36, then 48 random bits: unique in practice (the column is unique too) and unguessable. */
-const newOrderNo = (now: number) => `O${now.toString(36)}${randomBytes(6).toString('hex')}`;
 
 export const toView = (o: repo.OrderRow): Schemas['Order'] => ({
   id: o.id,
@@ -46,7 +44,7 @@ export async function submit(app: AppContext, actor: SessionUser, key: string, i
     }
     const now = app.now();
     const id = await repo.insertOrder(trx, {
-      orderNo: newOrderNo(now),
+      orderNo: timeOrderedId('O', now),
       userId: actor.id,
       packageId: pkg.id,
       coinName: pkg.coinName,

@@ -1,4 +1,4 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
 import type { Page } from '../../db/paging.js';
@@ -9,6 +9,7 @@ import { idempotent, moveCoins } from '../coins/ledger.js';
 import { findIdempotencyKey } from '../coins/repo.js';
 import * as limits from '../limits/service.js';
 import type { SessionUser } from '../sessions/service.js';
+import { timeOrderedId } from '../security/tokens.js';
 import * as repo from './repo.js';
 
 const HOUR = 60 * 60 * 1000;
@@ -19,9 +20,6 @@ const LATEST_EXPIRY = 253_402_300_799_999;
 const CODE_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
 const CODE_LENGTH = 12;
 const newCode = () => Array.from({ length: CODE_LENGTH }, () => CODE_ALPHABET[randomInt(0, CODE_ALPHABET.length)]).join('');
-
-/** A batch: 'B', the time in base 36 (batches sort by creation), then randomness. Matches BatchId in openapi.yaml. */
-const newBatchId = (now: number) => `B${now.toString(36)}${randomBytes(6).readUIntBE(0, 6).toString(36).padStart(10, '0')}`;
 
 /** Failed redemptions per user: codes cannot be guessed by trying them. */
 const redeemFailuresByUser = (userId: number): limits.Lockout => ({
@@ -77,7 +75,7 @@ export async function generate(
       coin = Number(pkg.addCoin);
       packageId = pkg.id;
     }
-    const batchId = newBatchId(now);
+    const batchId = timeOrderedId('B', now);
     const note = input.note ?? '';
     const codes: string[] = [];
     // A new code may already exist (about one in 10^17 per pair): the taken ones are drawn again.

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
-import type { SiteInformationRow, SiteInformationTable } from '../../db/types.js';
+import type { SiteInformationTable } from '../../db/types.js';
 import { direction, ilike, pageWindow, type PageQuery } from '../../db/paging.js';
 import type { Insertable, Updateable } from 'kysely';
 
