@@ -46,7 +46,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     bodyLimit: 256 * 1024,
     routerOptions: { ignoreTrailingSlash: true },
   });
-  const database = openDatabase(config.database);
+  const database = openDatabase(config.database, (err) => fastify.log.warn({ err }, 'database connection lost'));
   try {
     await migrateToLatest(database);
   } catch (error) {

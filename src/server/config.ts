@@ -4,8 +4,20 @@ import { dirname, resolve } from 'node:path';
 
 /** Where the database lives: the embedded SQLite file by default, PostgreSQL when DATABASE_URL says so. */
 export type DatabaseConfig =
-  | { kind: 'sqlite'; path: string }
-  | { kind: 'postgres'; url: string; schema?: string; poolSize: number };
+  | ({ kind: 'sqlite'; path: string } & Partial<Pick<DatabaseTimeouts, 'lockTimeoutMs'>>)
+  | ({ kind: 'postgres'; url: string; schema?: string; poolSize: number } & Partial<DatabaseTimeouts>);
+
+/** How long one request may wait on the database before it answers 503 instead of hanging. */
+export interface DatabaseTimeouts {
+  /** PostgreSQL: the longest a statement may run. */
+  statementTimeoutMs: number;
+  /** The longest a write waits for a lock another connection or process holds (PostgreSQL and SQLite). */
+  lockTimeoutMs: number;
+  /** PostgreSQL: the longest a request waits for a pooled connection (or a new one to open). */
+  acquireTimeoutMs: number;
+}
+
+export const DATABASE_TIMEOUTS: DatabaseTimeouts = { statementTimeoutMs: 10_000, lockTimeoutMs: 5_000, acquireTimeoutMs: 5_000 };
 
 export interface AppConfig {
   host: string;
@@ -83,12 +95,23 @@ function withSchema(database: DatabaseConfig, raw: string | undefined): Database
   return { ...database, schema: raw };
 }
 
+function timeouts(env: NodeJS.ProcessEnv): DatabaseTimeouts {
+  const d = DATABASE_TIMEOUTS;
+  return {
+    statementTimeoutMs: integer('DATABASE_STATEMENT_TIMEOUT_MS', env.DATABASE_STATEMENT_TIMEOUT_MS, d.statementTimeoutMs, 100, 600_000),
+    lockTimeoutMs: integer('DATABASE_LOCK_TIMEOUT_MS', env.DATABASE_LOCK_TIMEOUT_MS, d.lockTimeoutMs, 10, 600_000),
+    acquireTimeoutMs: integer('DATABASE_ACQUIRE_TIMEOUT_MS', env.DATABASE_ACQUIRE_TIMEOUT_MS, d.acquireTimeoutMs, 100, 600_000),
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const database = parseDatabaseUrl(env.DATABASE_URL, integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 10, 1, 200));
+  const limits = timeouts(env);
   return {
     host: env.HOST || '127.0.0.1',
     port: integer('PORT', env.PORT, 8080, 0, 65535),
     database: withSchema(
-      parseDatabaseUrl(env.DATABASE_URL, integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 10, 1, 200)),
+      database.kind === 'sqlite' ? { ...database, lockTimeoutMs: limits.lockTimeoutMs } : { ...database, ...limits },
       env.DATABASE_SCHEMA,
     ),
     sessionSecret: loadSessionSecret(env),

@@ -2,8 +2,19 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider, type SqliteDatabase } from 'kysely';
-import type { DatabaseConfig } from '../config.js';
+import {
+  CamelCasePlugin,
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type Dialect,
+  type MigrationProvider,
+} from 'kysely';
+import { DATABASE_TIMEOUTS, type DatabaseConfig } from '../config.js';
+import { ResilientSqliteDriver } from './sqlite-driver.js';
 import type { Database } from './types.js';
 import { migrations } from './migrations/index.js';
 
@@ -19,27 +30,42 @@ export interface DatabaseHandle {
 
 const INT8_OID = 20;
 
-function sqliteDialect(path: string): SqliteDialect {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+function openSqlite(path: string, busyTimeoutMs: number): BetterSqlite3.Database {
   const database = new BetterSqlite3(path);
   database.pragma('journal_mode = WAL');
   // WAL makes NORMAL durable across process crashes; only power loss can lose the last commits.
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
-  database.pragma('busy_timeout = 5000');
-  return new SqliteDialect({ database: withStatementCache(database) });
+  // Short: a wait here blocks the event loop. Longer waits for a lock are the driver's asynchronous retries.
+  database.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  return database;
 }
+
+function sqliteDialect(config: Extract<DatabaseConfig, { kind: 'sqlite' }>): Dialect {
+  if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
+  const writer = withStatementCache(openSqlite(config.path, 20));
+  const reader = config.path === ':memory:' ? undefined : withStatementCache(openSqlite(config.path, 20));
+  const lockTimeoutMs = config.lockTimeoutMs ?? DATABASE_TIMEOUTS.lockTimeoutMs;
+  return {
+    createAdapter: () => new SqliteAdapter(),
+    createDriver: () => new ResilientSqliteDriver({ writer, reader, lockTimeoutMs }),
+    createIntrospector: (db) => new SqliteIntrospector(db),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+  };
+}
+
+type PreparingDatabase = Pick<BetterSqlite3.Database, 'prepare' | 'close'>;
 
 /**
  * Kysely prepares every statement anew, which costs more than running it. The app has a few dozen distinct
- * statements, so they are kept (least recently used out first). Reusing one is safe: Kysely's SQLite driver runs one
- * query at a time on its single connection.
+ * statements, so they are kept (least recently used out first). Reusing one is safe: a connection runs one statement
+ * at a time, to completion, synchronously.
  */
-function withStatementCache(database: BetterSqlite3.Database, max = 500): SqliteDatabase {
+function withStatementCache(database: BetterSqlite3.Database, max = 500): PreparingDatabase {
   const statements = new Map<string, BetterSqlite3.Statement>();
   return {
     close: () => database.close(),
-    prepare(sql) {
+    prepare(sql: string) {
       let statement = statements.get(sql);
       if (statement) {
         statements.delete(sql);
@@ -50,25 +76,40 @@ function withStatementCache(database: BetterSqlite3.Database, max = 500): Sqlite
       statements.set(sql, statement);
       return statement;
     },
-  };
+  } as PreparingDatabase;
 }
 
-function postgresDialect(url: string, poolSize: number, schema?: string): PostgresDialect {
+/** The name PostgreSQL shows for this app's connections (pg_stat_activity): the schema tells test runs apart. */
+export const applicationName = (schema?: string) => (schema ? `points-mall:${schema}` : 'points-mall');
+
+function postgresDialect(config: Extract<DatabaseConfig, { kind: 'postgres' }>, onPoolError: (error: Error) => void): PostgresDialect {
+  const { statementTimeoutMs, lockTimeoutMs, acquireTimeoutMs } = { ...DATABASE_TIMEOUTS, ...config };
+  const settings = [
+    `-c statement_timeout=${statementTimeoutMs}`,
+    `-c lock_timeout=${lockTimeoutMs}`,
+    ...(config.schema ? [`-c search_path=${config.schema}`] : []),
+  ];
   const pool = new pg.Pool({
-    connectionString: url,
-    max: poolSize,
+    connectionString: config.url,
+    max: config.poolSize,
+    // Waiting for a free connection, or for a new one to open, ends with an error instead of a hung request.
+    connectionTimeoutMillis: acquireTimeoutMs,
+    application_name: applicationName(config.schema),
     // Times and counts are bigint columns; every value we store fits a JS number exactly.
     types: {
       getTypeParser: ((oid: number, format?: string) =>
         oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     },
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    options: settings.join(' '),
   });
+  // An idle connection the server ended (restart, failover, idle timeout, a proxy reset) is reported here; without a
+  // listener Node would end the process. The pool drops that connection and opens a new one when next needed.
+  pool.on('error', onPoolError);
   return new PostgresDialect({ pool });
 }
 
-export function openDatabase(config: DatabaseConfig): DatabaseHandle {
-  const dialect = config.kind === 'sqlite' ? sqliteDialect(config.path) : postgresDialect(config.url, config.poolSize, config.schema);
+export function openDatabase(config: DatabaseConfig, onPoolError: (error: Error) => void = () => {}): DatabaseHandle {
+  const dialect = config.kind === 'sqlite' ? sqliteDialect(config) : postgresDialect(config, onPoolError);
   const db = new Kysely<Database>({ dialect, plugins: [new CamelCasePlugin()] });
   return { db, kind: config.kind, schema: config.kind === 'postgres' ? config.schema : undefined, close: () => db.destroy() };
 }

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { databaseUnavailable } from '../db/errors.js';
 import { AppError, ErrorCode, failure } from './errors.js';
 
 /** Fastify's own request errors (body parsing, media type, size), said in words a user can act on. */
@@ -21,6 +22,12 @@ export function registerErrorHandling(fastify: FastifyInstance, options: { spaFa
     if (status >= 400 && status < 500) {
       const message = REQUEST_ERRORS[(error as FastifyError).code] ?? (error instanceof SyntaxError ? REQUEST_ERRORS.FST_ERR_CTP_INVALID_JSON_BODY : '请求参数不正确');
       return reply.status(400).send(failure(ErrorCode.BAD_PARAMS, message!));
+    }
+    const unavailable = databaseUnavailable(error);
+    if (unavailable) {
+      // The database is unreachable or busy beyond the time limits: a clean answer the client may retry, not a hang.
+      request.log.warn({ err: error }, 'database unavailable');
+      return reply.status(503).header('retry-after', String(unavailable.retryAfterSeconds)).send(failure(ErrorCode.SERVER_ERROR, unavailable.message));
     }
     request.log.error({ err: error }, 'unhandled error');
     return reply.status(500).send(failure(ErrorCode.SERVER_ERROR, '服务器开小差了，请稍后再试'));

@@ -1,0 +1,152 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import { CompiledQuery, SelectQueryNode, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
+
+/**
+ * Kysely's own SQLite driver runs everything on one connection behind one mutex, and leaves waiting for a lock held
+ * by another process (a backup, the sqlite3 shell, a migration) to better-sqlite3's busy timeout, which blocks the
+ * whole event loop. This driver instead:
+ * - reads (a SELECT outside a transaction) on a second connection: in WAL mode reads never wait for a writer;
+ * - writes with a short busy timeout and, when the lock is still taken, retries asynchronously with backoff, giving
+ *   the write connection back while it sleeps, until `lockTimeoutMs` has passed (then SQLITE_BUSY: a 503);
+ * - starts transactions with BEGIN IMMEDIATE, so the lock is taken (and waited for) before any statement runs and a
+ *   transaction never fails half-way for want of it.
+ */
+export interface SqliteConnections {
+  writer: Pick<BetterSqlite3.Database, 'prepare' | 'close'>;
+  /** Absent for an in-memory database, where a second connection would be a second database. */
+  reader?: Pick<BetterSqlite3.Database, 'prepare' | 'close'>;
+  lockTimeoutMs: number;
+}
+
+type Prepared = Pick<BetterSqlite3.Database, 'prepare'>;
+
+export const isSqliteBusy = (error: unknown): boolean => String((error as { code?: unknown } | null)?.code ?? '').startsWith('SQLITE_BUSY');
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function run(database: Prepared, { sql, parameters }: CompiledQuery): QueryResult<unknown> {
+  const statement = database.prepare(sql);
+  if (statement.reader) return { rows: statement.all(parameters as unknown[]) };
+  const { changes, lastInsertRowid } = statement.run(parameters as unknown[]);
+  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+}
+
+class Mutex {
+  #tail: Promise<void> = Promise.resolve();
+  /** Resolves with the function that releases the mutex, once every earlier holder has released it. */
+  lock(): Promise<() => void> {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const acquired = this.#tail.then(() => release);
+    this.#tail = this.#tail.then(() => held);
+    return acquired;
+  }
+}
+
+export class ResilientSqliteDriver implements Driver {
+  readonly #writeLock = new Mutex();
+  constructor(private readonly connections: SqliteConnections) {}
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new RoutedConnection(this);
+  }
+
+  /** Runs `attempt` until it does not fail on a busy lock, backing off between tries, within the lock timeout. */
+  async retrying<T>(attempt: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + this.connections.lockTimeoutMs;
+    for (let pause = 5; ; pause = Math.min(pause * 2, 200)) {
+      try {
+        return await attempt();
+      } catch (error) {
+        if (!isSqliteBusy(error) || Date.now() + pause > deadline) throw error;
+      }
+      await sleep(pause);
+    }
+  }
+
+  /** One write outside a transaction: the write connection is held only while the statement runs, not while waiting. */
+  write(query: CompiledQuery): Promise<QueryResult<unknown>> {
+    return this.retrying(async () => {
+      const release = await this.#writeLock.lock();
+      try {
+        return run(this.connections.writer, query);
+      } finally {
+        release();
+      }
+    });
+  }
+
+  read(query: CompiledQuery): Promise<QueryResult<unknown>> {
+    const reader = this.connections.reader;
+    return reader ? this.retrying(async () => run(reader, query)) : this.write(query);
+  }
+
+  /** Takes the write connection and the database's write lock for a transaction; answers the release. */
+  begin(): Promise<() => void> {
+    return this.retrying(async () => {
+      const release = await this.#writeLock.lock();
+      try {
+        run(this.connections.writer, CompiledQuery.raw('begin immediate'));
+        return release;
+      } catch (error) {
+        release();
+        throw error;
+      }
+    });
+  }
+
+  inTransaction(query: CompiledQuery): QueryResult<unknown> {
+    return run(this.connections.writer, query);
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as RoutedConnection).begin();
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as RoutedConnection).finish('commit');
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as RoutedConnection).finish('rollback');
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    // A transaction whose commit and rollback both failed must still give the write connection back.
+    (connection as RoutedConnection).release?.();
+  }
+
+  async destroy(): Promise<void> {
+    this.connections.reader?.close();
+    this.connections.writer.close();
+  }
+}
+
+/** What Kysely holds for one query or one transaction; the connection it routes to is chosen per statement. */
+class RoutedConnection implements DatabaseConnection {
+  release: (() => void) | undefined;
+  constructor(private readonly driver: ResilientSqliteDriver) {}
+
+  async begin(): Promise<void> {
+    this.release = await this.driver.begin();
+  }
+
+  async finish(command: 'commit' | 'rollback'): Promise<void> {
+    this.driver.inTransaction(CompiledQuery.raw(command));
+    const release = this.release;
+    this.release = undefined;
+    release?.();
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.release) return this.driver.inTransaction(query) as QueryResult<R>;
+    return (SelectQueryNode.is(query.query) ? this.driver.read(query) : this.driver.write(query)) as Promise<QueryResult<R>>;
+  }
+
+  // eslint-disable-next-line require-yield
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming is not used');
+  }
+}
