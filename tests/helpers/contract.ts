@@ -23,7 +23,9 @@ export function responseValidator(operationId: string, status: number): Validate
   const key = `${operationId}:${status}`;
   if (responseValidators.has(key)) return responseValidators.get(key);
   const op = operationById.get(operationId)!;
-  const raw = (openapi.paths as any)[op.path][op.method.toLowerCase()].responses[String(status)];
+  const declared = (openapi.paths as any)[op.path][op.method.toLowerCase()].responses;
+  // The contract's description: any operation may answer 503 while the database cannot answer.
+  const raw = declared[String(status)] ?? (status === 503 ? openapi.components.responses?.ServiceUnavailable : undefined);
   const schema = resolveResponse(raw)?.content?.['application/json']?.schema;
   const validate = schema ? ajv.compile(rebaseRefs(schema)) : undefined;
   if (validate) responseValidators.set(key, validate);

@@ -43,6 +43,8 @@ export interface TestAppOptions {
    * of the in-memory mailer; `mailer` then stays empty.
    */
   realMailer?: boolean;
+  /** Changes the test database's settings before the app opens it (e.g. a PostgreSQL address through a proxy). */
+  database?: (config: TestDatabase['config']) => TestDatabase['config'];
 }
 
 export interface TestApp {
@@ -89,7 +91,7 @@ export async function startTestApp(overrides: Partial<AppConfig> = {}, options: 
   const mailer = new MemoryMailer();
   let built: BuiltApp;
   try {
-    built = await buildApp(testConfig(db.config, overrides), {
+    built = await buildApp(testConfig(options.database ? options.database(db.config) : db.config, overrides), {
       logger: false,
       ...(options.realMailer ? {} : { mailer }),
       now: clock.now,

@@ -105,6 +105,9 @@ function postgresDialect(config: Extract<DatabaseConfig, { kind: 'postgres' }>, 
   // An idle connection the server ended (restart, failover, idle timeout, a proxy reset) is reported here; without a
   // listener Node would end the process. The pool drops that connection and opens a new one when next needed.
   pool.on('error', onPoolError);
+  // The pool listens only to idle connections: one that dies while a request holds it (or just as it is handed
+  // out) would otherwise throw from the socket's event. Its query fails on its own, and the request answers 503.
+  pool.on('connect', (client) => client.on('error', onPoolError));
   return new PostgresDialect({ pool });
 }
 

@@ -1,0 +1,133 @@
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applicationName } from '../../src/server/db/database.js';
+import type { CallResult } from '../helpers/client.js';
+import { dbKind, POSTGRES_URL } from '../helpers/database.js';
+import { TcpProxy } from '../helpers/tcp-proxy.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+
+/**
+ * The database may be locked by another process, may drop its connections or refuse new ones. A request then gets a
+ * clean 503 envelope (never a hang, never a crash), other requests keep being served, and the app recovers by itself.
+ */
+
+const postgresUrl = new URL(POSTGRES_URL);
+
+/** Starts `call`, and reports whether it is still waiting once `other` has answered. */
+async function stillWaitingAfter(call: Promise<CallResult>, other: () => Promise<CallResult>) {
+  let settled = false;
+  void call.finally(() => (settled = true));
+  const answer = await other();
+  return { answer, waiting: !settled };
+}
+
+const expectUnavailable = (r: CallResult) => {
+  expect([r.status, r.code, r.data]).toEqual([503, 50000, null]);
+  expect(r.message).toMatch(/请稍后再试/);
+  expect(Number(r.headers['retry-after'])).toBeGreaterThan(0);
+};
+
+/** Holds the database's write lock from a second connection, as a backup or the sqlite3 shell would. */
+async function holdWriteLock(app: TestApp): Promise<() => Promise<void>> {
+  const config = app.db.config;
+  if (config.kind === 'sqlite') {
+    const other = new BetterSqlite3(config.path);
+    other.exec('BEGIN EXCLUSIVE');
+    return async () => {
+      other.exec('COMMIT');
+      other.close();
+    };
+  }
+  const other = new pg.Client({ connectionString: POSTGRES_URL });
+  await other.connect();
+  await other.query(`begin; lock table ${config.schema}.site_information in exclusive mode`);
+  return async () => {
+    await other.query('commit');
+    await other.end();
+  };
+}
+
+describe('a write lock held by another connection', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({}, { database: (c) => ({ ...c, lockTimeoutMs: 1500 }) });
+  });
+  afterAll(() => app?.close());
+
+  const update = async (noticeBar: string) => (await app.admin()).call('basicInformationUpdate', { body: { id: 1, noticeBar } });
+  const publicRead = () => app.client().call('basicInformationGet', { query: { id: 1 } });
+
+  it('lets public reads answer while a write waits for it, and the write goes through once it is released', async () => {
+    await app.admin();
+    const release = await holdWriteLock(app);
+    const write = update('锁释放之后');
+    const { answer, waiting } = await stillWaitingAfter(write, publicRead);
+    expect(answer.code).toBe(0);
+    expect(waiting).toBe(true);
+    await release();
+    expect((await write).code).toBe(0);
+    expect((await publicRead()).data.noticeBar).toBe('锁释放之后');
+  });
+
+  it('answers 503 / 50000 with Retry-After when the lock outlasts the lock timeout, and nothing is written', async () => {
+    await app.admin();
+    const release = await holdWriteLock(app);
+    try {
+      expectUnavailable(await update('不该写入'));
+    } finally {
+      await release();
+    }
+    expect((await publicRead()).data.noticeBar).toBe('锁释放之后');
+  });
+});
+
+describe.runIf(dbKind() === 'postgres')('PostgreSQL connections lost', () => {
+  let app: TestApp;
+  let proxy: TcpProxy;
+  beforeAll(async () => {
+    proxy = await TcpProxy.start({ host: postgresUrl.hostname, port: Number(postgresUrl.port || 5432) });
+    app = await startTestApp({}, {
+      database: (c) => {
+        const url = new URL(POSTGRES_URL);
+        url.host = `127.0.0.1:${proxy.port}`;
+        return { ...c, url: url.toString(), acquireTimeoutMs: 2000 };
+      },
+    });
+  });
+  afterAll(async () => {
+    await proxy?.restore();
+    await app?.close();
+    await proxy?.cut();
+  });
+
+  it("survives the server ending its backends (pg_terminate_backend), then serves on new connections", async () => {
+    const admin = await app.admin();
+    expect((await admin.call('userGetLogin')).code).toBe(0);
+    const other = new pg.Client({ connectionString: POSTGRES_URL });
+    await other.connect();
+    try {
+      // Only this app's own backends: other test runs share the database.
+      const ended = await other.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [
+        applicationName(app.db.config.kind === 'postgres' ? app.db.config.schema : undefined),
+      ]);
+      expect(ended.rowCount).toBeGreaterThan(0);
+    } finally {
+      await other.end();
+    }
+    // The process is still here (an unhandled pool 'error' would have failed this file), and recovers on its own.
+    let r = await admin.call('userGetLogin');
+    if (r.status === 503) r = await admin.call('userGetLogin');
+    expect(r.code).toBe(0);
+  });
+
+  it('answers 503 / 50000 with Retry-After while the database refuses connections, and recovers when it is back', async () => {
+    const admin = await app.admin();
+    await proxy.cut();
+    expectUnavailable(await app.client().call('basicInformationGet', { query: { id: 1 } }));
+    expectUnavailable(await admin.call('userGetLogin'));
+    await proxy.restore();
+    expect((await app.client().call('basicInformationGet', { query: { id: 1 } })).code).toBe(0);
+    expect((await admin.call('userGetLogin')).code).toBe(0);
+  });
+});
