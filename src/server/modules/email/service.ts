@@ -1,6 +1,7 @@
 import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/errors.js';
+import { lockName } from '../../db/locks.js';
 import { badParams, conflict, notFound, operationFailed, tooManyRequests } from '../../http/errors.js';
 import * as limits from '../limits/service.js';
 import { keyedHash, sixDigitCode } from '../security/tokens.js';
@@ -36,21 +37,24 @@ export async function sendCaptcha(app: AppContext, actor: SessionUser, emailAcco
     if (owner) throw conflict('该邮箱已绑定其他账号');
   }
   const now = app.now();
-  const latest = await repo.latestCaptcha(app.db, user.id, email);
-  if (latest && now - latest.createdAt < RESEND_AFTER_SECONDS * 1000) {
-    const wait = Math.ceil((latest.createdAt + RESEND_AFTER_SECONDS * 1000 - now) / 1000);
-    throw tooManyRequests(`验证码已发送，请 ${wait} 秒后再试`, wait);
-  }
-  await limits.consume(app.db, { bucket: `captcha:user:${user.id}`, max: 10, windowMs: HOUR, message: '验证码发送太频繁，请一小时后再试' }, now);
-  await limits.consume(app.db, { bucket: `captcha:email:${email}`, max: 5, windowMs: HOUR, message: '该邮箱收到的验证码太多，请一小时后再试' }, now);
-
   const code = sixDigitCode();
-  const id = await repo.insertCaptcha(app.db, {
-    userId: user.id,
-    email,
-    codeHash: codeHash(app, user.id, email, code),
-    createdAt: now,
-    expiresAt: now + CAPTCHA_TTL_SECONDS * 1000,
+  // The 60-second check, the quotas and the new code are one step per user: of calls sent at once, one mails a code.
+  const id = await app.db.transaction().execute(async (trx) => {
+    await lockName(trx, `captcha:${user.id}`);
+    const latest = await repo.latestCaptcha(trx, user.id, email);
+    if (latest && now - latest.createdAt < RESEND_AFTER_SECONDS * 1000) {
+      const wait = Math.ceil((latest.createdAt + RESEND_AFTER_SECONDS * 1000 - now) / 1000);
+      throw tooManyRequests(`验证码已发送，请 ${wait} 秒后再试`, wait);
+    }
+    await limits.take(trx, { bucket: `captcha:user:${user.id}`, max: 10, windowMs: HOUR, message: '验证码发送太频繁，请一小时后再试' }, now);
+    await limits.take(trx, { bucket: `captcha:email:${email}`, max: 5, windowMs: HOUR, message: '该邮箱收到的验证码太多，请一小时后再试' }, now);
+    return repo.insertCaptcha(trx, {
+      userId: user.id,
+      email,
+      codeHash: codeHash(app, user.id, email, code),
+      createdAt: now,
+      expiresAt: now + CAPTCHA_TTL_SECONDS * 1000,
+    });
   });
   try {
     await app.mailer.send({

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { lockName } from '../../db/locks.js';
 import { tooManyRequests } from '../../http/errors.js';
 import * as repo from './repo.js';
 
@@ -45,15 +46,21 @@ function secondsUntilFreed(limit: Limit, slots: { windowStart: number; hits: num
   return seconds(limit.windowMs);
 }
 
-/** Counts this call and refuses it (uncounted) when the window already holds `max` hits. */
-export async function consume(db: Db, limit: Limit, now: number): Promise<void> {
-  const slot = slotOf(limit, now);
-  await repo.addHit(db, limit.bucket, slot);
-  const { slots, total } = await windowOf(db, limit, now);
-  if (total <= limit.max) return;
-  await repo.removeHit(db, limit.bucket, slot);
-  const others = slots.map((s) => (s.windowStart === slot ? { ...s, hits: s.hits - 1 } : s));
-  throw tooManyRequests(limit.message, secondsUntilFreed(limit, others, total - limit.max, now));
+/**
+ * Inside the caller's transaction: checks the window and takes a slot in one step (the bucket is locked for the
+ * transaction), so concurrent calls are admitted exactly up to `max`. A refused call takes nothing, and its
+ * Retry-After is when the oldest admitted hit leaves the window.
+ */
+export async function take(trx: Db, limit: Limit, now: number): Promise<void> {
+  await lockName(trx, `limit:${limit.bucket}`);
+  const { slots, total } = await windowOf(trx, limit, now);
+  if (total >= limit.max) throw tooManyRequests(limit.message, secondsUntilFreed(limit, slots, total - limit.max + 1, now));
+  await repo.addHit(trx, limit.bucket, slotOf(limit, now));
+}
+
+/** Counts this call, or refuses it (uncounted) when the window already holds `max` hits. */
+export function consume(db: Db, limit: Limit, now: number): Promise<void> {
+  return db.transaction().execute((trx) => take(trx, limit, now));
 }
 
 /** One attempt that may fail; it counts as a failure from its start until it is settled. */
@@ -72,22 +79,20 @@ async function lockedUntil(db: Db, lockout: Lockout, now: number): Promise<numbe
  * so attempts sent all at once cannot slip past the limit: at most `max` are ever in flight or failed in a window.
  */
 export async function beginAttempt(db: Db, lockout: Lockout, now: number): Promise<Attempt> {
-  // Checked before counting (a locked bucket costs no write) and again after (a lock set in between still holds).
-  let until = await lockedUntil(db, lockout, now);
-  if (until !== undefined) throw tooManyRequests(lockout.message, seconds(until - now));
+  // A locked bucket is refused without a write.
+  const locked = await lockedUntil(db, lockout, now);
+  if (locked !== undefined) throw tooManyRequests(lockout.message, seconds(locked - now));
   const slot = slotOf(lockout, now);
-  await repo.addHit(db, lockout.bucket, slot);
-  until = await lockedUntil(db, lockout, now);
-  if (until !== undefined) {
-    await repo.removeHit(db, lockout.bucket, slot);
-    throw tooManyRequests(lockout.message, seconds(until - now));
-  }
-  const { total } = await windowOf(db, lockout, now);
-  if (total > lockout.max) {
+  await db.transaction().execute(async (trx) => {
+    await lockName(trx, `limit:${lockout.bucket}`);
+    // Checked again under the bucket's lock: a lock set since, or `max` attempts failed or still in flight.
+    const until = await lockedUntil(trx, lockout, now);
+    if (until !== undefined) throw tooManyRequests(lockout.message, seconds(until - now));
+    const { total } = await windowOf(trx, lockout, now);
     // Only while other attempts are still in flight: they either fail (and lock) or succeed very soon.
-    await repo.removeHit(db, lockout.bucket, slot);
-    throw tooManyRequests(lockout.message, 1);
-  }
+    if (total >= lockout.max) throw tooManyRequests(lockout.message, 1);
+    await repo.addHit(trx, lockout.bucket, slot);
+  });
   return { lockout, slot };
 }
 
