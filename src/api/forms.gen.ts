@@ -75,7 +75,7 @@ export const formSchemas = {
         "type": "string",
         "title": "统计脚本地址",
         "maxLength": 200,
-        "pattern": "^(https://[^\\s\"'<>\\\\]+)?$"
+        "pattern": "^(https://([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,63}(:[0-9]{1,5})?([/?#][^\\s\"'<>\\\\;,]*)?)?$"
       }
     },
     "required": [
@@ -260,7 +260,7 @@ export const formSchemas = {
         "type": "string",
         "title": "统计脚本地址",
         "maxLength": 200,
-        "pattern": "^(https://[^\\s\"'<>\\\\]+)?$"
+        "pattern": "^(https://([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,63}(:[0-9]{1,5})?([/?#][^\\s\"'<>\\\\;,]*)?)?$"
       },
       "id": {
         "type": "integer",
@@ -1065,10 +1065,10 @@ export type FormSchemaId = keyof typeof formSchemas;
 
 /** The contract's x-message per field: what follows the field's title when its pattern does not match. */
 export const formPatternMessages: Record<FormSchemaId, Readonly<Record<string, string>>> = {
-  basicInformationAdd: {"analyticsUrl":"须以 https:// 开头，或留空","coinName":"不能包含控制字符或换行","noticeAnnouncement":"不能包含控制字符","noticeAnnouncementTitle":"不能包含控制字符或换行","noticeBar":"不能包含控制字符或换行","pointsNotification":"不能包含控制字符","websiteName":"不能包含控制字符或换行"},
+  basicInformationAdd: {"analyticsUrl":"须为 https:// 开头、带有效域名的地址，或留空","coinName":"不能包含控制字符或换行","noticeAnnouncement":"不能包含控制字符","noticeAnnouncementTitle":"不能包含控制字符或换行","noticeBar":"不能包含控制字符或换行","pointsNotification":"不能包含控制字符","websiteName":"不能包含控制字符或换行"},
   basicInformationDelete: {},
   basicInformationListPage: {"coinName":"不能包含控制字符","noticeBar":"不能包含控制字符","pointsNotification":"不能包含控制字符"},
-  basicInformationUpdate: {"analyticsUrl":"须以 https:// 开头，或留空","coinName":"不能包含控制字符或换行","noticeAnnouncement":"不能包含控制字符","noticeAnnouncementTitle":"不能包含控制字符或换行","noticeBar":"不能包含控制字符或换行","pointsNotification":"不能包含控制字符","websiteName":"不能包含控制字符或换行"},
+  basicInformationUpdate: {"analyticsUrl":"须为 https:// 开头、带有效域名的地址，或留空","coinName":"不能包含控制字符或换行","noticeAnnouncement":"不能包含控制字符","noticeAnnouncementTitle":"不能包含控制字符或换行","noticeBar":"不能包含控制字符或换行","pointsNotification":"不能包含控制字符","websiteName":"不能包含控制字符或换行"},
   mallAdd: {"coinName":"不能包含控制字符或换行"},
   mallDelete: {},
   mallListPage: {"searchText":"不能包含控制字符"},

@@ -1655,6 +1655,24 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description 数据库暂时无法应答（连接中断、锁等待或语句超时），稍后可重试（50000，带 Retry-After） */
+        ServiceUnavailable: {
+            headers: {
+                /** @description 建议等待的秒数 */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": 50000,
+                 *       "message": "数据库暂时无法连接，请稍后再试",
+                 *       "data": null
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
     };
     parameters: {
         /**

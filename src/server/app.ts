@@ -9,10 +9,10 @@ import type { AppConfig } from './config.js';
 import type { AppContext } from './context.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from './db/database.js';
 import { handlers } from './handlers.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { badUrlHandler, clientErrorHandler, registerErrorHandling } from './http/error-handler.js';
 import { listOperations, loadOpenApi } from './http/openapi.js';
 import { registerOperations } from './http/routes.js';
-import { registerSecurityHeaders } from './http/security-headers.js';
+import { registerSecurityHeaders, securityHeaders } from './http/security-headers.js';
 import { RequestValidator } from './http/validation.js';
 import { createMailer, type Mailer } from './modules/email/mailer.js';
 import { refreshAnalyticsOrigin } from './modules/site/analytics.js';
@@ -39,7 +39,12 @@ export const OPENAPI_PATH = fileURLToPath(new URL('../../openapi.yaml', import.m
 
 /** Builds the whole app (database migrated, admin seeded, routes bound) without listening. */
 export async function buildApp(config: AppConfig, options: BuildOptions = {}): Promise<BuiltApp> {
+  const live: AppContext['live'] = { analyticsOrigin: '' };
+  const headersFor = securityHeaders(() => live.analyticsOrigin);
   const fastify = Fastify({
+    // Errors answered before any route or hook runs still leave as the envelope with the security headers.
+    frameworkErrors: badUrlHandler(headersFor),
+    clientErrorHandler: clientErrorHandler(headersFor),
     logger: options.logger ?? { level: config.logLevel },
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
     trustProxy: config.trustProxy,
@@ -54,7 +59,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     throw error;
   }
   const mailer = options.mailer ?? createMailer(config.smtpUrl, config.mailFrom, fastify.log as FastifyBaseLogger);
-  const context: AppContext = { db: database.db, config, mailer, log: fastify.log, now: options.now ?? Date.now, live: { analyticsOrigin: '' } };
+  const context: AppContext = { db: database.db, config, mailer, log: fastify.log, now: options.now ?? Date.now, live };
 
   const openapi = loadOpenApi(options.openapiPath ?? OPENAPI_PATH);
   const validator = new RequestValidator(openapi);
@@ -63,7 +68,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   );
   // The API speaks JSON only; without this a text/plain body would reach validation and get a vaguer message.
   fastify.removeContentTypeParser('text/plain');
-  registerSecurityHeaders(fastify, () => context.live.analyticsOrigin);
+  registerSecurityHeaders(fastify, headersFor);
   const hasWebApp = existsSync(join(config.webRoot, 'index.html'));
   registerErrorHandling(fastify, { spaFallback: hasWebApp });
   registerOperations(fastify, listOperations(openapi), handlers, context);

@@ -1,4 +1,6 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { databaseUnavailable } from '../db/errors.js';
 import { AppError, ErrorCode, failure } from './errors.js';
 
@@ -34,11 +36,50 @@ export function registerErrorHandling(fastify: FastifyInstance, options: { spaFa
   });
 
   fastify.setNotFoundHandler((request, reply) => {
-    const isPage = (request.method === 'GET' || request.method === 'HEAD') && !request.url.startsWith('/api/');
+    const path = request.url.split('?')[0]!;
+    // A missing file (/assets/index-3f2a.js after a deploy, /favicon.ico) is a 404: answering the app's HTML would
+    // have a browser run a page as a script. Deep links have no file extension.
+    const isFile = path.startsWith('/assets/') || /\.[A-Za-z0-9]+$/.test(path);
+    const isPage = (request.method === 'GET' || request.method === 'HEAD') && !path.startsWith('/api/') && !isFile;
     // Deep links (/mall, /gxy/update …) belong to the web app's router: answer them with the app itself.
     if (isPage && options.spaFallback) {
       return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').sendFile('index.html');
     }
     return reply.status(404).send(failure(ErrorCode.NOT_FOUND, request.url.startsWith('/api/') ? '接口不存在' : '页面不存在'));
   });
+}
+
+/**
+ * A URL the router cannot decode (`/api/user/get/login%`): Fastify answers these before any route or hook, so the
+ * envelope and the security headers are set here.
+ */
+export function badUrlHandler(headersFor: (url: string) => Record<string, string>) {
+  return (_error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    void reply.status(400).headers(headersFor(request.url)).send(failure(ErrorCode.BAD_PARAMS, '请求地址不正确'));
+  };
+}
+
+const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, message: '请求头过大' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: '请求超时，请重试' },
+};
+
+/**
+ * A request Node's HTTP parser refuses (a head over 16 KB, a malformed request, a timeout) never reaches Fastify:
+ * the answer is written to the socket here, still as the envelope with the security headers.
+ */
+export function clientErrorHandler(headersFor: (url: string) => Record<string, string>) {
+  return (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (error.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return;
+    const { status, message } = CLIENT_ERRORS[error.code ?? ''] ?? { status: 400, message: '请求格式不正确' };
+    const body = JSON.stringify(failure(ErrorCode.BAD_PARAMS, message));
+    const headers = {
+      ...headersFor('/api/'),
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(Buffer.byteLength(body)),
+      connection: 'close',
+    };
+    const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n');
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n\r\n${body}`);
+  };
 }

@@ -6,7 +6,8 @@ import type { FastifyInstance } from 'fastify';
  */
 export function contentSecurityPolicy(analyticsOrigin = ''): string {
   // An analytics script (set by an admin, https only) may load and report to its own origin; nothing else may.
-  const extra = analyticsOrigin ? ` ${analyticsOrigin}` : '';
+  // Only a bare origin ever gets here (modules/site/analytics.ts); checked again, as nothing else may ever join.
+  const extra = /^https:\/\/[a-z0-9.-]+(:\d{1,5})?$/.test(analyticsOrigin) ? ` ${analyticsOrigin}` : '';
   return [
     "default-src 'self'",
     `script-src 'self'${extra}`,
@@ -29,18 +30,22 @@ const STATIC_HEADERS: Record<string, string> = {
   'permissions-policy': 'geolocation=(), camera=(), microphone=(), payment=()',
 };
 
-export function registerSecurityHeaders(fastify: FastifyInstance, analyticsOrigin: () => string): void {
+/** The headers every answer carries (and, under /api, no caching), for `analyticsOrigin` as it is now. */
+export function securityHeaders(analyticsOrigin: () => string): (url: string) => Record<string, string> {
   let cached = { origin: '', policy: contentSecurityPolicy() };
-  const policy = () => {
+  return (url) => {
     const origin = analyticsOrigin();
     if (origin !== cached.origin) cached = { origin, policy: contentSecurityPolicy(origin) };
-    return cached.policy;
+    return { ...STATIC_HEADERS, 'content-security-policy': cached.policy, ...(url.startsWith('/api/') ? { 'cache-control': 'no-store' } : {}) };
   };
+}
+
+export function registerSecurityHeaders(fastify: FastifyInstance, headersFor: (url: string) => Record<string, string>): void {
   fastify.addHook('onSend', async (request, reply, payload) => {
-    reply.headers(STATIC_HEADERS);
+    const headers = headersFor(request.url);
     // The API docs page sets its own, narrower policy for its bundled assets.
-    if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', policy());
-    if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
+    if (reply.hasHeader('content-security-policy')) delete headers['content-security-policy'];
+    reply.headers(headers);
     return payload;
   });
 }
