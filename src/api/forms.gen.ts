@@ -267,6 +267,22 @@ export const formSchemas = {
         "title": "编号",
         "minimum": 1,
         "maximum": 2147483647
+      },
+      "userId": {
+        "type": [
+          "integer",
+          "null"
+        ],
+        "title": "最后修改人",
+        "description": "只读，由服务器记录；随整条记录发回时忽略",
+        "readOnly": true
+      },
+      "updatedAt": {
+        "type": "integer",
+        "title": "修改时间",
+        "description": "只读，由服务器记录；随整条记录发回时忽略",
+        "readOnly": true,
+        "minimum": 0
       }
     },
     "required": [
@@ -894,6 +910,14 @@ export const formSchemas = {
         "maxLength": 32,
         "pattern": "^[\\x21-\\x7E]+$"
       },
+      "userName": {
+        "type": "string",
+        "title": "昵称",
+        "description": "可选；不填时昵称与账号相同",
+        "minLength": 1,
+        "maxLength": 20,
+        "pattern": "^[^\\p{C}\\s](?:[^\\p{C}]*[^\\p{C}\\s])?$"
+      },
       "invitationCode": {
         "type": "string",
         "title": "邀请码",
@@ -1090,7 +1114,7 @@ export const formPatternMessages: Record<FormSchemaId, Readonly<Record<string, s
   userDelete: {},
   userLogin: {"userAccount":"只能包含字母、数字和下划线","userPassword":"只能包含字母、数字和英文符号，不能有空格"},
   userReduceCoin: {"description":"不能包含控制字符或换行","userAccount":"只能包含字母、数字和下划线"},
-  userRegister: {"checkPassword":"只能包含字母、数字和英文符号，不能有空格","invitationCode":"应为 8 位字母或数字","userAccount":"只能包含字母、数字和下划线","userPassword":"只能包含字母、数字和英文符号，不能有空格"},
+  userRegister: {"checkPassword":"只能包含字母、数字和英文符号，不能有空格","invitationCode":"应为 8 位字母或数字","userAccount":"只能包含字母、数字和下划线","userName":"不能包含控制字符，首尾不能是空格","userPassword":"只能包含字母、数字和英文符号，不能有空格"},
   userSubordinate: {"searchText":"不能包含控制字符"},
   userTransferCoin: {"userAccount":"只能包含字母、数字和下划线"},
   userUnbindEmail: {"captcha":"应为 6 位数字"},

@@ -1074,6 +1074,16 @@ export interface components {
         };
         BasicInformationUpdateRequest: components["schemas"]["BasicInformationFields"] & {
             id: components["schemas"]["Id"];
+            /**
+             * 最后修改人
+             * @description 只读，由服务器记录；随整条记录发回时忽略
+             */
+            readonly userId?: number | null;
+            /**
+             * 修改时间
+             * @description 只读，由服务器记录；随整条记录发回时忽略
+             */
+            readonly updatedAt?: components["schemas"]["Timestamp"];
         };
         /**
          * 排序字段
@@ -1108,6 +1118,8 @@ export interface components {
             userPassword: components["schemas"]["Password"];
             /** 确认密码 */
             checkPassword: components["schemas"]["Password"];
+            /** @description 可选；不填时昵称与账号相同 */
+            userName?: components["schemas"]["UserName"];
             invitationCode?: components["schemas"]["InvitationCode"];
         };
         UserLoginRequest: {

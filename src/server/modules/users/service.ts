@@ -112,7 +112,7 @@ export async function register(app: AppContext, input: Schemas['UserRegisterRequ
     inviterId = inviter.id;
   }
   const signupBonus = (await findSite(app.db, LIVE_SITE_ID))?.addCoin ?? 0;
-  return createUser(app, { userAccount: input.userAccount, password: input.userPassword, userRole: 'user', inviterId, signupBonus });
+  return createUser(app, { userAccount: input.userAccount, password: input.userPassword, userName: input.userName, userRole: 'user', inviterId, signupBonus });
 }
 
 export async function login(
