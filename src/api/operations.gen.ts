@@ -63,4 +63,5 @@ export const OPERATIONS = {
   redeemExport: { method: 'get', path: '/api/redeem/export', roles: ['admin'], stateChanging: false, idempotent: false },
   redeemDisable: { method: 'post', path: '/api/redeem/disable', roles: ['admin'], stateChanging: true, idempotent: false },
   redeemUse: { method: 'post', path: '/api/redeem/use', roles: ['user','agent','admin'], stateChanging: true, idempotent: true },
+  healthGet: { method: 'get', path: '/api/health', roles: ['visitor','user','agent','admin'], stateChanging: false, idempotent: false },
 } as const satisfies Record<OperationId, OperationInfo>;

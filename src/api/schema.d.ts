@@ -928,6 +928,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 存活检查；ready=true 时做就绪检查（数据库往返一次并报告迁移版本）
+         * @description Liveness: without `ready`, answers at once without touching the database. Readiness (`ready=true`): one
+         *     round trip to the database and the latest applied migration; while the database cannot answer, 503 / 50000
+         *     with `Retry-After`, so a load balancer takes this process out of rotation until it can.
+         */
+        get: operations["healthGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -936,6 +958,23 @@ export interface components {
             /** @description 0 为成功 */
             code: number;
             message: string;
+        };
+        Health: {
+            /**
+             * 状态
+             * @constant
+             */
+            status: "ok";
+            /** @description 只在就绪检查时给出 */
+            database?: {
+                /**
+                 * 数据库类型
+                 * @enum {string}
+                 */
+                kind: "sqlite" | "postgres";
+                /** 最新已执行的迁移 */
+                migration: string;
+            };
         };
         ErrorEnvelope: {
             /** @enum {integer} */
@@ -3239,6 +3278,47 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+        };
+    };
+    healthGet: {
+        parameters: {
+            query?: {
+                /** @example true */
+                ready?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 服务正常 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 0,
+                     *       "message": "ok",
+                     *       "data": {
+                     *         "status": "ok",
+                     *         "database": {
+                     *           "kind": "sqlite",
+                     *           "migration": "2026_11_23_0005_search_keys"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["Health"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

@@ -1,5 +1,6 @@
 import type { Handlers } from './http/handler-types.js';
 import { coinHandlers } from './modules/coins/handlers.js';
+import { healthHandlers } from './modules/health/handlers.js';
 import { mallHandlers } from './modules/mall/handlers.js';
 import { orderHandlers } from './modules/orders/handlers.js';
 import { redeemHandlers } from './modules/redeem/handlers.js';
@@ -7,4 +8,4 @@ import { siteHandlers } from './modules/site/handlers.js';
 import { userHandlers } from './modules/users/handlers.js';
 
 /** Every operation of openapi.yaml, by operationId. */
-export const handlers: Handlers = { ...siteHandlers, ...userHandlers, ...coinHandlers, ...mallHandlers, ...orderHandlers, ...redeemHandlers };
+export const handlers: Handlers = { ...siteHandlers, ...userHandlers, ...coinHandlers, ...mallHandlers, ...orderHandlers, ...redeemHandlers, ...healthHandlers };

@@ -2,6 +2,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applicationName } from '../../src/server/db/database.js';
+import { migrations } from '../../src/server/db/migrations/index.js';
 import type { CallResult } from '../helpers/client.js';
 import { dbKind, POSTGRES_URL } from '../helpers/database.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
@@ -47,6 +48,21 @@ async function holdWriteLock(app: TestApp): Promise<() => Promise<void>> {
     await other.end();
   };
 }
+
+describe('health', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(() => app?.close());
+
+  it('answers liveness without the database, and readiness with a round trip and the latest migration', async () => {
+    expect(await app.client().ok('healthGet')).toEqual({ status: 'ok' });
+    const ready = await app.client().ok('healthGet', { query: { ready: true } });
+    expect(ready).toEqual({ status: 'ok', database: { kind: dbKind(), migration: expect.stringMatching(/^2026_11_2\d_\d{4}_/) } });
+    expect(ready.database.migration).toBe(Object.keys(migrations).sort().at(-1));
+  });
+});
 
 describe('a write lock held by another connection', () => {
   let app: TestApp;
@@ -125,8 +141,11 @@ describe.runIf(dbKind() === 'postgres')('PostgreSQL connections lost', () => {
     const admin = await app.admin();
     await proxy.cut();
     expectUnavailable(await app.client().call('basicInformationGet', { query: { id: 1 } }));
+    expectUnavailable(await app.client().call('healthGet', { query: { ready: true } }));
+    expect((await app.client().call('healthGet')).code).toBe(0);
     expectUnavailable(await admin.call('userGetLogin'));
     await proxy.restore();
+    expect((await app.client().call('healthGet', { query: { ready: true } })).code).toBe(0);
     expect((await app.client().call('basicInformationGet', { query: { id: 1 } })).code).toBe(0);
     expect((await admin.call('userGetLogin')).code).toBe(0);
   });

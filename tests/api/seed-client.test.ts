@@ -23,20 +23,21 @@ const OWN = 'http://localhost';
 
 describe('cross-site request forgery (Fetch Metadata, Origin, then X-Requested-With)', () => {
   it('accepts a state-changing call a browser marks same-origin or none, or whose Origin is this site', async () => {
-    for (const headers of [
+    const accepted: Record<string, string>[] = [
       { 'sec-fetch-site': 'same-origin', origin: OWN },
       { 'sec-fetch-site': 'same-origin' },
       { 'sec-fetch-site': 'none' },
       { origin: OWN },
       { origin: 'http://localhost:80' },
-    ]) {
+    ];
+    for (const headers of accepted) {
       const r = await registerWith(headers);
       expect(r.code, JSON.stringify(headers)).toBe(0);
     }
   });
 
   it('refuses one another site made, with or without X-Requested-With', async () => {
-    for (const headers of [
+    const refused: Record<string, string>[] = [
       { 'sec-fetch-site': 'cross-site' },
       { 'sec-fetch-site': 'same-site' },
       { 'sec-fetch-site': 'cross-site', 'x-requested-with': 'XMLHttpRequest' },
@@ -44,7 +45,8 @@ describe('cross-site request forgery (Fetch Metadata, Origin, then X-Requested-W
       { origin: 'http://evil.example', 'x-requested-with': 'XMLHttpRequest' },
       { origin: 'http://localhost:8081' },
       { origin: 'null' },
-    ]) {
+    ];
+    for (const headers of refused) {
       const r = await registerWith(headers);
       expect([r.status, r.code], JSON.stringify(headers)).toEqual([403, 40300]);
     }

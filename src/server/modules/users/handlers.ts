@@ -5,7 +5,7 @@ import * as users from './service.js';
 
 type UserHandlers = Omit<
   Handlers,
-  `basicInformation${string}` | `coin${string}` | `mall${string}` | `order${string}` | `redeem${string}` | 'userAddCoin' | 'userReduceCoin' | 'userTransferCoin'
+  `basicInformation${string}` | `coin${string}` | `mall${string}` | `order${string}` | `redeem${string}` | 'userAddCoin' | 'userReduceCoin' | 'userTransferCoin' | 'healthGet'
 >;
 
 export const userHandlers: UserHandlers = {
