@@ -1,4 +1,4 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type SelectQueryBuilder } from 'kysely';
 
 export interface PageQuery {
   current?: number;
@@ -14,19 +14,25 @@ export interface Page<T> {
   pageSize: number;
 }
 
-export function pageWindow(query: PageQuery): { current: number; pageSize: number; offset: number } {
-  const current = query.current ?? 1;
-  const pageSize = query.pageSize ?? 10;
-  return { current, pageSize, offset: (current - 1) * pageSize };
-}
-
 export const direction = (order: PageQuery['sortOrder']) => (order === 'descend' ? 'desc' : 'asc');
 
-/** A LIKE pattern that matches `text` literally anywhere, case-insensitively, in SQLite and PostgreSQL alike. */
-export function containsPattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/**
+ * One page of a list, the one way every list pages: `rows` reads the page's rows (ordered, limited, offset) and
+ * `matching` is the filtered query they come from, counted for `total`. Without `matching` (a list that shows no
+ * total, or an export reading page by page) nothing is counted and `total` is the page's length.
+ */
+export async function paginate<R>(
+  query: Pick<PageQuery, 'current' | 'pageSize'>,
+  rows: (limit: number, offset: number) => Promise<R[]>,
+  matching?: () => SelectQueryBuilder<any, any, any>,
+): Promise<Page<R>> {
+  const current = query.current ?? 1;
+  const pageSize = query.pageSize ?? 10;
+  const records = await rows(pageSize, (current - 1) * pageSize);
+  if (!matching) return { records, total: records.length, current, pageSize };
+  const count = await matching().select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+  return { records, total: Number((count as { n: unknown }).n), current, pageSize };
 }
 
-export function ilike(column: string, text: string): RawBuilder<boolean> {
-  return sql<boolean>`lower(${sql.ref(column)}) like ${containsPattern(text)} escape '\\'`;
-}
+/** The same page with its rows turned into what the API answers. */
+export const mapPage = <R, V>(page: Page<R>, view: (row: R) => V): Page<V> => ({ ...page, records: page.records.map(view) });

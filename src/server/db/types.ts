@@ -10,6 +10,8 @@ export interface UsersTable {
   id: Generated<number>;
   userAccount: string;
   userName: string;
+  /** Search column: the server's folding of the field above (db/search.ts); written with it, never by hand. */
+  userNameKey: Generated<string>;
   passwordHash: string;
   userRole: UserRole;
   status: UserStatus;
@@ -89,6 +91,10 @@ export interface SiteInformationTable {
   userId: number | null;
   createdAt: EpochMs;
   updatedAt: EpochMs;
+  /** Search columns: the server's folding of coinName, noticeBar, pointsNotification (db/search.ts). */
+  coinNameKey: Generated<string>;
+  noticeBarKey: Generated<string>;
+  pointsNotificationKey: Generated<string>;
 }
 
 export interface EmailCaptchasTable {
@@ -129,6 +135,8 @@ export interface MallPackagesTable {
   sort: number;
   createdAt: EpochMs;
   updatedAt: EpochMs;
+  /** Search column: the server's folding of coinName (db/search.ts). */
+  coinNameKey: Generated<string>;
 }
 
 export type OrderStatus = 'pending' | 'paid' | 'cancelled';
@@ -146,6 +154,8 @@ export interface OrdersTable {
   paidAt: EpochMs | null;
   cancelledAt: EpochMs | null;
   handledBy: number | null;
+  /** Search column: the server's folding of coinName (db/search.ts). */
+  coinNameKey: Generated<string>;
 }
 
 export interface RedeemCodesTable {

@@ -3,6 +3,7 @@ import * as accountsAndSite from './2026_11_22_0001_accounts_and_site.js';
 import * as coinLedger from './2026_11_22_0002_coin_ledger.js';
 import * as mall from './2026_11_22_0003_mall.js';
 import * as redeemCodes from './2026_11_22_0004_redeem_codes.js';
+import * as searchKeys from './2026_11_23_0005_search_keys.js';
 
 /** Listed statically so the bundled server carries its migrations; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0002_coin_ledger': coinLedger,
   '2026_11_22_0003_mall': mall,
   '2026_11_22_0004_redeem_codes': redeemCodes,
+  '2026_11_23_0005_search_keys': searchKeys,
 };

@@ -1,7 +1,7 @@
 import { sql, type Insertable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { CoinEntriesTable, CoinEntryKind } from '../../db/types.js';
-import { pageWindow } from '../../db/paging.js';
+import { paginate } from '../../db/paging.js';
 
 /**
  * Adds `amount` (signed) to a balance unless that would take it below zero, and answers the new balance. One
@@ -39,20 +39,21 @@ function filtered(db: Db, filter: EntryFilter) {
 }
 
 /** One page of a user's statement, newest first, with the counterparty's and the actor's account names. */
-export async function listEntries(db: Db, filter: EntryFilter, options: { withTotal: boolean } = { withTotal: true }) {
-  const { pageSize, offset } = pageWindow(filter);
-  const records = await filtered(db, filter)
-    .leftJoin('users as counterparty', 'counterparty.id', 'coinEntries.counterpartyId')
-    .leftJoin('users as actor', 'actor.id', 'coinEntries.actorId')
-    .selectAll('coinEntries')
-    .select(['counterparty.userAccount as counterpartyAccount', 'actor.userAccount as actorAccount'])
-    .orderBy('coinEntries.id', 'desc')
-    .limit(pageSize)
-    .offset(offset)
-    .execute();
-  if (!options.withTotal) return { records, total: records.length };
-  const count = await filtered(db, filter).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  return { records, total: Number(count.n) };
+export function listEntries(db: Db, filter: EntryFilter, options: { withTotal: boolean } = { withTotal: true }) {
+  return paginate(
+    filter,
+    (limit, offset) =>
+      filtered(db, filter)
+        .leftJoin('users as counterparty', 'counterparty.id', 'coinEntries.counterpartyId')
+        .leftJoin('users as actor', 'actor.id', 'coinEntries.actorId')
+        .selectAll('coinEntries')
+        .select(['counterparty.userAccount as counterpartyAccount', 'actor.userAccount as actorAccount'])
+        .orderBy('coinEntries.id', 'desc')
+        .limit(limit)
+        .offset(offset)
+        .execute(),
+    options.withTotal ? () => filtered(db, filter) : undefined,
+  );
 }
 
 /** Every user's balance beside the sum of its entries (sums come back as text or bigint; normalised to numbers). */

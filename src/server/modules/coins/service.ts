@@ -1,6 +1,6 @@
 import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
-import type { Page } from '../../db/paging.js';
+import { mapPage, type Page } from '../../db/paging.js';
 import type { CoinEntryKind } from '../../db/types.js';
 import { badParams, noPermission, notFound } from '../../http/errors.js';
 import { writeAudit } from '../audit/repo.js';
@@ -106,13 +106,7 @@ export async function statement(
   query: { current?: number; pageSize?: number; userId?: number; kind?: CoinEntryKind },
 ): Promise<Page<Schemas['CoinEntry']>> {
   const userId = statementOwner(actor, query.userId);
-  const { records, total } = await repo.listEntries(app.db, { ...query, userId });
-  return {
-    records: records.map(toEntryView),
-    total,
-    current: query.current ?? 1,
-    pageSize: query.pageSize ?? 10,
-  };
+  return mapPage(await repo.listEntries(app.db, { ...query, userId }), toEntryView);
 }
 
 const EXPORT_PAGE = 100;

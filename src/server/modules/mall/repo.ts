@@ -1,6 +1,7 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { ilike, pageWindow, type PageQuery } from '../../db/paging.js';
+import { paginate, type Page, type PageQuery } from '../../db/paging.js';
+import { keyContains, withSearchKeys } from '../../db/search.js';
 import type { MallPackagesTable } from '../../db/types.js';
 
 export interface PackageListQuery extends PageQuery {
@@ -10,7 +11,7 @@ export interface PackageListQuery extends PageQuery {
 function filtered(db: Db, query: PackageListQuery = {}) {
   let q = db.selectFrom('mallPackages');
   if (query.status !== undefined) q = q.where('mallPackages.status', '=', query.status);
-  if (query.searchText) q = q.where(ilike('mallPackages.coinName', query.searchText));
+  if (query.searchText) q = q.where(keyContains('mallPackages.coinNameKey', query.searchText));
   return q;
 }
 
@@ -31,20 +32,19 @@ export const findPackage = (db: Db, id: number): Promise<PackageRow | undefined>
 export const listOnShelf = (db: Db): Promise<PackageRow[]> => withOrderCount(db, { status: 1 }).execute();
 
 /** One page of all packages (on and off shelf); `total` counts the whole match. */
-export async function listPackages(db: Db, query: PackageListQuery): Promise<{ records: PackageRow[]; total: number }> {
-  const { pageSize, offset } = pageWindow(query);
-  const records = await withOrderCount(db, query).limit(pageSize).offset(offset).execute();
-  const count = await filtered(db, query).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  return { records, total: Number(count.n) };
+export function listPackages(db: Db, query: PackageListQuery): Promise<Page<PackageRow>> {
+  return paginate(query, (limit, offset) => withOrderCount(db, query).limit(limit).offset(offset).execute(), () => filtered(db, query));
 }
 
+const SEARCH_KEYS = { coinNameKey: 'coinName' } as const;
+
 export async function insertPackage(db: Db, row: Insertable<MallPackagesTable>): Promise<number> {
-  const inserted = await db.insertInto('mallPackages').values(row).returning('id').executeTakeFirstOrThrow();
+  const inserted = await db.insertInto('mallPackages').values(withSearchKeys(row, SEARCH_KEYS)).returning('id').executeTakeFirstOrThrow();
   return inserted.id;
 }
 
 export async function updatePackage(db: Db, id: number, patch: Updateable<MallPackagesTable>): Promise<void> {
-  await db.updateTable('mallPackages').set(patch).where('id', '=', id).execute();
+  await db.updateTable('mallPackages').set(withSearchKeys(patch, SEARCH_KEYS)).where('id', '=', id).execute();
 }
 
 export async function deletePackage(db: Db, id: number): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
-import type { Page } from '../../db/paging.js';
+import { mapPage, type Page } from '../../db/paging.js';
 import { conflict, notFound } from '../../http/errors.js';
 import { writeAudit } from '../audit/repo.js';
 import type { SessionUser } from '../sessions/service.js';
@@ -40,8 +40,7 @@ export async function list(app: AppContext): Promise<Schemas['MallPackage'][]> {
 }
 
 export async function listPage(app: AppContext, query: repo.PackageListQuery): Promise<Page<Schemas['MallPackage']>> {
-  const { records, total } = await repo.listPackages(app.db, query);
-  return { records: records.map(toView), total, current: query.current ?? 1, pageSize: query.pageSize ?? 10 };
+  return mapPage(await repo.listPackages(app.db, query), toView);
 }
 
 export async function get(app: AppContext, id: number): Promise<Schemas['MallPackage']> {

@@ -1,6 +1,7 @@
 import { sql, type Insertable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { ilike, pageWindow, type PageQuery } from '../../db/paging.js';
+import { paginate, type Page, type PageQuery } from '../../db/paging.js';
+import { asciiContains, keyContains, withSearchKeys } from '../../db/search.js';
 import type { OrderStatus, OrdersTable } from '../../db/types.js';
 
 export interface OrderListQuery extends PageQuery {
@@ -23,28 +24,27 @@ function filtered(db: Db, query: OrderListQuery, scope: { userId?: number }) {
     const text = query.searchText;
     // A buyer searches its own order numbers and package names; an admin order numbers and buyers' accounts.
     q = q.where((eb) =>
-      eb.or(scope.userId !== undefined ? [ilike('orders.orderNo', text), ilike('orders.coinName', text)] : [ilike('orders.orderNo', text), ilike('users.userAccount', text)]),
+      eb.or(
+        scope.userId !== undefined
+          ? [asciiContains('orders.orderNo', text), keyContains('orders.coinNameKey', text)]
+          : [asciiContains('orders.orderNo', text), asciiContains('users.userAccount', text)],
+      ),
     );
   }
   return q;
 }
 
 /** One page of orders, newest first; one user's when `userId` is given, everyone's otherwise. */
-export async function listOrders(db: Db, query: OrderListQuery, scope: { userId?: number }): Promise<{ records: NonNullable<OrderRow>[]; total: number }> {
-  const { pageSize, offset } = pageWindow(query);
-  const records = await filtered(db, query, scope)
-    .selectAll('orders')
-    .select('users.userAccount')
-    .orderBy('orders.id', 'desc')
-    .limit(pageSize)
-    .offset(offset)
-    .execute();
-  const count = await filtered(db, query, scope).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  return { records, total: Number(count.n) };
+export function listOrders(db: Db, query: OrderListQuery, scope: { userId?: number }): Promise<Page<NonNullable<OrderRow>>> {
+  return paginate(
+    query,
+    (limit, offset) => filtered(db, query, scope).selectAll('orders').select('users.userAccount').orderBy('orders.id', 'desc').limit(limit).offset(offset).execute(),
+    () => filtered(db, query, scope),
+  );
 }
 
 export async function insertOrder(db: Db, row: Insertable<OrdersTable>): Promise<number> {
-  const inserted = await db.insertInto('orders').values(row).returning('id').executeTakeFirstOrThrow();
+  const inserted = await db.insertInto('orders').values(withSearchKeys(row, { coinNameKey: 'coinName' })).returning('id').executeTakeFirstOrThrow();
   return inserted.id;
 }
 

@@ -1,7 +1,7 @@
 import type { Schemas } from '../../../api/operations.js';
 import { timeOrderedId } from '../security/tokens.js';
 import type { AppContext } from '../../context.js';
-import type { Page } from '../../db/paging.js';
+import { mapPage, type Page } from '../../db/paging.js';
 import { badParams, conflict, noPermission, notFound } from '../../http/errors.js';
 import { writeAudit } from '../audit/repo.js';
 import { idempotent, moveCoins, type Posting } from '../coins/ledger.js';
@@ -62,14 +62,12 @@ export async function submit(app: AppContext, actor: SessionUser, key: string, i
 
 /** The caller's own orders, newest first. */
 export async function mine(app: AppContext, actor: SessionUser, query: repo.OrderListQuery): Promise<Page<Schemas['Order']>> {
-  const { records, total } = await repo.listOrders(app.db, query, { userId: actor.id });
-  return { records: records.map(toView), total, current: query.current ?? 1, pageSize: query.pageSize ?? 10 };
+  return mapPage(await repo.listOrders(app.db, query, { userId: actor.id }), toView);
 }
 
 /** Everyone's orders (admin), newest first. */
 export async function listPage(app: AppContext, query: repo.OrderListQuery): Promise<Page<Schemas['Order']>> {
-  const { records, total } = await repo.listOrders(app.db, query, {});
-  return { records: records.map(toView), total, current: query.current ?? 1, pageSize: query.pageSize ?? 10 };
+  return mapPage(await repo.listOrders(app.db, query, {}), toView);
 }
 
 /**

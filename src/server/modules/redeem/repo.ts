@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { pageWindow } from '../../db/paging.js';
+import { paginate } from '../../db/paging.js';
 import type { RedeemCodesTable } from '../../db/types.js';
 
 export type RedeemStatus = 'unused' | 'used' | 'disabled' | 'expired';
@@ -63,17 +63,19 @@ const columns = [
 ] as const;
 
 /** One page of codes, newest first, with the account that used each one. */
-export async function listCodes(db: Db, filter: CodeFilter, now: number) {
-  const { pageSize, offset } = pageWindow(filter);
-  const records = await withStatus(db, filter, now)
-    .leftJoin('users as user', 'user.id', 'redeemCodes.usedBy')
-    .select(columns)
-    .orderBy('redeemCodes.id', 'desc')
-    .limit(pageSize)
-    .offset(offset)
-    .execute();
-  const count = await withStatus(db, filter, now).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  return { records, total: Number(count.n) };
+export function listCodes(db: Db, filter: CodeFilter, now: number) {
+  return paginate(
+    filter,
+    (limit, offset) =>
+      withStatus(db, filter, now)
+        .leftJoin('users as user', 'user.id', 'redeemCodes.usedBy')
+        .select(columns)
+        .orderBy('redeemCodes.id', 'desc')
+        .limit(limit)
+        .offset(offset)
+        .execute(),
+    () => withStatus(db, filter, now),
+  );
 }
 
 /** Every code of a batch, in the order they were generated. */

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
-import type { Page } from '../../db/paging.js';
+import { mapPage, type Page } from '../../db/paging.js';
 import { badParams, conflict, notFound } from '../../http/errors.js';
 import type { CsvFile } from '../../http/handler-types.js';
 import { writeAudit } from '../audit/repo.js';
@@ -103,8 +103,7 @@ export async function generate(
 
 export async function listPage(app: AppContext, query: Schemas['RedeemQuery']): Promise<Page<Schemas['RedeemCode']>> {
   const now = app.now();
-  const { records, total } = await repo.listCodes(app.db, query, now);
-  return { records: records.map((r) => toView(r, now)), total, current: query.current ?? 1, pageSize: query.pageSize ?? 10 };
+  return mapPage(await repo.listCodes(app.db, query, now), (r) => toView(r, now));
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());

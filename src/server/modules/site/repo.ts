@@ -1,19 +1,22 @@
 import type { Db } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { SiteInformationTable } from '../../db/types.js';
-import { direction, ilike, pageWindow, type PageQuery } from '../../db/paging.js';
+import { direction, paginate, type PageQuery } from '../../db/paging.js';
+import { keyContains, withSearchKeys } from '../../db/search.js';
 import type { Insertable, Updateable } from 'kysely';
 
 /** Every page load reads the site record: built once, run many times. */
 export const findSite = preparedQuery((db, id: number) => db.selectFrom('siteInformation').selectAll().where('id', '=', id), [0] as [number]);
 
+const SEARCH_KEYS = { coinNameKey: 'coinName', noticeBarKey: 'noticeBar', pointsNotificationKey: 'pointsNotification' } as const;
+
 export async function insertSite(db: Db, row: Insertable<SiteInformationTable>): Promise<number> {
-  const inserted = await db.insertInto('siteInformation').values(row).returning('id').executeTakeFirstOrThrow();
+  const inserted = await db.insertInto('siteInformation').values(withSearchKeys(row, SEARCH_KEYS)).returning('id').executeTakeFirstOrThrow();
   return inserted.id;
 }
 
 export async function updateSite(db: Db, id: number, patch: Updateable<SiteInformationTable>): Promise<void> {
-  await db.updateTable('siteInformation').set(patch).where('id', '=', id).execute();
+  await db.updateTable('siteInformation').set(withSearchKeys(patch, SEARCH_KEYS)).where('id', '=', id).execute();
 }
 
 export async function deleteSite(db: Db, id: number): Promise<void> {
@@ -40,23 +43,24 @@ function filtered(db: Db, query: SiteListQuery) {
     const value = query[key];
     if (value !== undefined) q = q.where(key, '=', value);
   }
-  for (const key of ['coinName', 'noticeBar', 'pointsNotification'] as const) {
-    const value = query[key];
-    if (value) q = q.where(ilike(key, value));
+  for (const [field, key] of [['coinName', 'coinNameKey'], ['noticeBar', 'noticeBarKey'], ['pointsNotification', 'pointsNotificationKey']] as const) {
+    const value = query[field];
+    if (value) q = q.where(keyContains(key, value));
   }
   return q;
 }
 
-export async function listSites(db: Db, query: SiteListQuery, withTotal: boolean) {
-  const { pageSize, offset } = pageWindow(query);
-  const records = await filtered(db, query)
-    .selectAll()
-    .orderBy(SITE_SORT_COLUMNS[query.sortField ?? 'id'], direction(query.sortOrder))
-    .orderBy('id')
-    .limit(pageSize)
-    .offset(offset)
-    .execute();
-  if (!withTotal) return { records, total: records.length };
-  const count = await filtered(db, query).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  return { records, total: Number(count.n) };
+export function listSites(db: Db, query: SiteListQuery, withTotal: boolean) {
+  return paginate(
+    query,
+    (limit, offset) =>
+      filtered(db, query)
+        .selectAll()
+        .orderBy(SITE_SORT_COLUMNS[query.sortField ?? 'id'], direction(query.sortOrder))
+        .orderBy('id')
+        .limit(limit)
+        .offset(offset)
+        .execute(),
+    withTotal ? () => filtered(db, query) : undefined,
+  );
 }

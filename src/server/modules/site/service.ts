@@ -1,6 +1,6 @@
 import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
-import type { Page } from '../../db/paging.js';
+import { mapPage, type Page } from '../../db/paging.js';
 import type { SiteInformationRow } from '../../db/types.js';
 import { badParams, notFound } from '../../http/errors.js';
 import { writeAudit } from '../audit/repo.js';
@@ -94,6 +94,5 @@ export async function list(app: AppContext, query: repo.SiteListQuery): Promise<
 }
 
 export async function listPage(app: AppContext, query: repo.SiteListQuery): Promise<Page<Schemas['BasicInformation']>> {
-  const { records, total } = await repo.listSites(app.db, query, true);
-  return { records: records.map(toView), total, current: query.current ?? 1, pageSize: query.pageSize ?? 10 };
+  return mapPage(await repo.listSites(app.db, query, true), toView);
 }

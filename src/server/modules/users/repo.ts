@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { NewUser, UserPatch, UserRow } from '../../db/types.js';
-import { direction, ilike, pageWindow, type PageQuery } from '../../db/paging.js';
+import { direction, paginate, type Page, type PageQuery } from '../../db/paging.js';
+import { asciiContains, keyContains, withSearchKeys } from '../../db/search.js';
 
 /** Account names compare without letter case (the unique index is on lower(user_account)). */
 const sameAccount = (userAccount: string) => sql<boolean>`lower(${sql.ref('users.userAccount')}) = ${userAccount.toLowerCase()}`;
@@ -35,13 +36,15 @@ export async function countAdmins(db: Db): Promise<number> {
   return Number(row.n);
 }
 
+const SEARCH_KEYS = { userNameKey: 'userName' } as const;
+
 export async function insertUser(db: Db, user: NewUser): Promise<number> {
-  const row = await db.insertInto('users').values(user).returning('id').executeTakeFirstOrThrow();
+  const row = await db.insertInto('users').values(withSearchKeys(user, SEARCH_KEYS)).returning('id').executeTakeFirstOrThrow();
   return row.id;
 }
 
 export async function updateUser(db: Db, id: number, patch: UserPatch): Promise<void> {
-  await db.updateTable('users').set(patch).where('id', '=', id).execute();
+  await db.updateTable('users').set(withSearchKeys(patch, SEARCH_KEYS)).where('id', '=', id).execute();
 }
 
 export const USER_SORT_COLUMNS = {
@@ -65,7 +68,7 @@ function filtered(db: Db, query: UserListQuery, inviterId?: number) {
   if (inviterId !== undefined) q = q.where('users.inviterId', '=', inviterId);
   if (query.searchText) {
     const text = query.searchText;
-    q = q.where((eb) => eb.or([ilike('users.userAccount', text), ilike('users.userName', text)]));
+    q = q.where((eb) => eb.or([asciiContains('users.userAccount', text), keyContains('users.userNameKey', text)]));
   }
   return q;
 }
@@ -75,23 +78,22 @@ export async function listUsers(
   db: Db,
   query: UserListQuery,
   options: { inviterId?: number; withTotal: boolean },
-): Promise<{ records: UserWithInviter[]; total: number }> {
-  const { pageSize, offset } = pageWindow(query);
+): Promise<Page<UserWithInviter>> {
   const column = USER_SORT_COLUMNS[query.sortField ?? 'id'];
   // Newest first when nothing is asked; a sortOrder alone applies to the default field (id).
   const order = query.sortOrder ? direction(query.sortOrder) : query.sortField ? 'asc' : 'desc';
-  const records = await filtered(db, query, options.inviterId)
-    .selectAll('users')
-    .select('inviter.userAccount as inviterAccount')
-    // NULLs (a user who never logged in) go last in either direction; SQLite and PostgreSQL disagree otherwise.
-    .orderBy(column, (ob) => (order === 'asc' ? ob.asc() : ob.desc()).nullsLast())
-    .orderBy('users.id', order)
-    .limit(pageSize)
-    .offset(offset)
-    .execute();
-  if (!options.withTotal) return { records, total: records.length };
-  const count = await filtered(db, query, options.inviterId)
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return { records, total: Number(count.n) };
+  return paginate(
+    query,
+    (limit, offset) =>
+      filtered(db, query, options.inviterId)
+        .selectAll('users')
+        .select('inviter.userAccount as inviterAccount')
+        // NULLs (a user who never logged in) go last in either direction; SQLite and PostgreSQL disagree otherwise.
+        .orderBy(column, (ob) => (order === 'asc' ? ob.asc() : ob.desc()).nullsLast())
+        .orderBy('users.id', order)
+        .limit(limit)
+        .offset(offset)
+        .execute(),
+    options.withTotal ? () => filtered(db, query, options.inviterId) : undefined,
+  );
 }

@@ -1,7 +1,7 @@
 import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import type { Page } from '../../db/paging.js';
+import { mapPage, type Page } from '../../db/paging.js';
 import type { UserRole, UserRow } from '../../db/types.js';
 import { badParams, conflict, forbidden, noPermission, notFound } from '../../http/errors.js';
 import { writeAudit } from '../audit/repo.js';
@@ -211,8 +211,7 @@ export async function publicProfile(app: AppContext, userAccount: string): Promi
 }
 
 export async function listPage(app: AppContext, query: repo.UserListQuery): Promise<Page<Schemas['UserAdminView']>> {
-  const { records, total } = await repo.listUsers(app.db, query, { withTotal: true });
-  return { records: records.map(toAdminView), total, current: query.current ?? 1, pageSize: query.pageSize ?? 10 };
+  return mapPage(await repo.listUsers(app.db, query, { withTotal: true }), toAdminView);
 }
 
 export async function list(app: AppContext, query: repo.UserListQuery): Promise<Schemas['UserAdminView'][]> {
@@ -225,8 +224,7 @@ export async function subordinates(
   actor: SessionUser,
   query: Schemas['SubordinateQuery'],
 ): Promise<Page<Schemas['Subordinate']>> {
-  const { records, total } = await repo.listUsers(app.db, query, { inviterId: actor.id, withTotal: true });
-  return { records: records.map(toSubordinate), total, current: query.current ?? 1, pageSize: query.pageSize ?? 10 };
+  return mapPage(await repo.listUsers(app.db, query, { inviterId: actor.id, withTotal: true }), toSubordinate);
 }
 
 /** The seed's update/boss: a user becomes an agent, an agent goes back to a user. */
