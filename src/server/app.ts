@@ -7,7 +7,7 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { AppConfig } from './config.js';
 import type { AppContext } from './context.js';
-import { migrateToLatest, openDatabase, type DatabaseHandle } from './db/database.js';
+import { migrate, openDatabase, type DatabaseHandle } from './db/database.js';
 import { handlers } from './handlers.js';
 import { badUrlHandler, clientErrorHandler, registerErrorHandling } from './http/error-handler.js';
 import { listOperations, loadOpenApi } from './http/openapi.js';
@@ -53,7 +53,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   });
   const database = openDatabase(config.database, (err) => fastify.log.warn({ err }, 'database connection lost'));
   try {
-    await migrateToLatest(database);
+    await migrate(config.database, database);
   } catch (error) {
     await database.close();
     throw error;

@@ -129,3 +129,17 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]>
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
+
+/**
+ * Applies pending migrations. On PostgreSQL through a connection of their own without the request time limits: a
+ * migration on a large table may rightly run longer than any request should (SQLite has no statement timeout).
+ */
+export async function migrate(config: DatabaseConfig, handle: DatabaseHandle): Promise<string[]> {
+  if (config.kind !== 'postgres') return migrateToLatest(handle);
+  const own = openDatabase({ ...config, poolSize: 1, statementTimeoutMs: 0, lockTimeoutMs: 0 });
+  try {
+    return await migrateToLatest(own);
+  } finally {
+    await own.close();
+  }
+}
