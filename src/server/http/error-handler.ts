@@ -53,7 +53,7 @@ export function registerErrorHandling(fastify: FastifyInstance, options: { spaFa
  * A URL the router cannot decode (`/api/user/get/login%`): Fastify answers these before any route or hook, so the
  * envelope and the security headers are set here.
  */
-export function badUrlHandler(headersFor: (url: string) => Record<string, string>) {
+export function badUrlHandler(headersFor: (url: string) => Readonly<Record<string, string>>) {
   return (_error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     void reply.status(400).headers(headersFor(request.url)).send(failure(ErrorCode.BAD_PARAMS, '请求地址不正确'));
   };
@@ -68,7 +68,7 @@ const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
  * A request Node's HTTP parser refuses (a head over 16 KB, a malformed request, a timeout) never reaches Fastify:
  * the answer is written to the socket here, still as the envelope with the security headers.
  */
-export function clientErrorHandler(headersFor: (url: string) => Record<string, string>) {
+export function clientErrorHandler(headersFor: (url: string) => Readonly<Record<string, string>>) {
   return (error: NodeJS.ErrnoException, socket: Socket) => {
     if (error.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return;
     const { status, message } = CLIENT_ERRORS[error.code ?? ''] ?? { status: 400, message: '请求格式不正确' };

@@ -31,21 +31,28 @@ const STATIC_HEADERS: Record<string, string> = {
 };
 
 /** The headers every answer carries (and, under /api, no caching), for `analyticsOrigin` as it is now. */
-export function securityHeaders(analyticsOrigin: () => string): (url: string) => Record<string, string> {
-  let cached = { origin: '', policy: contentSecurityPolicy() };
+export function securityHeaders(analyticsOrigin: () => string): (url: string) => Readonly<Record<string, string>> {
+  // Built once per analytics origin (it changes rarely), not per response.
+  let cached: { origin: string | undefined; page: Readonly<Record<string, string>>; api: Readonly<Record<string, string>> } = { origin: undefined, page: {}, api: {} };
   return (url) => {
     const origin = analyticsOrigin();
-    if (origin !== cached.origin) cached = { origin, policy: contentSecurityPolicy(origin) };
-    return { ...STATIC_HEADERS, 'content-security-policy': cached.policy, ...(url.startsWith('/api/') ? { 'cache-control': 'no-store' } : {}) };
+    if (origin !== cached.origin) {
+      const page = Object.freeze({ ...STATIC_HEADERS, 'content-security-policy': contentSecurityPolicy(origin) });
+      cached = { origin, page, api: Object.freeze({ ...page, 'cache-control': 'no-store' }) };
+    }
+    return url.startsWith('/api/') ? cached.api : cached.page;
   };
 }
 
-export function registerSecurityHeaders(fastify: FastifyInstance, headersFor: (url: string) => Record<string, string>): void {
+export function registerSecurityHeaders(fastify: FastifyInstance, headersFor: (url: string) => Readonly<Record<string, string>>): void {
   fastify.addHook('onSend', async (request, reply, payload) => {
     const headers = headersFor(request.url);
     // The API docs page sets its own, narrower policy for its bundled assets.
-    if (reply.hasHeader('content-security-policy')) delete headers['content-security-policy'];
-    reply.headers(headers);
+    if (reply.hasHeader('content-security-policy')) {
+      for (const [name, value] of Object.entries(headers)) if (name !== 'content-security-policy') reply.header(name, value);
+    } else {
+      reply.headers(headers);
+    }
     return payload;
   });
 }
