@@ -564,6 +564,203 @@ export const formSchemas = {
     ],
     "additionalProperties": false
   },
+  platformAdd: {
+    "$id": "platformAdd",
+    "type": "object",
+    "properties": {
+      "name": {
+        "type": "string",
+        "title": "平台名称",
+        "minLength": 1,
+        "maxLength": 20,
+        "pattern": "^[^\\p{C}]*$"
+      },
+      "description": {
+        "type": "string",
+        "title": "说明",
+        "maxLength": 500,
+        "pattern": "^[^\\p{Cs}\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$"
+      },
+      "price": {
+        "type": "integer",
+        "title": "价格（积分）",
+        "minimum": 0,
+        "maximum": 100000000
+      },
+      "billingUnit": {
+        "type": "string",
+        "title": "计费方式",
+        "description": "per_run 每次执行扣费；per_day 每天（站点时区）第一次执行时扣一次；one_off 首次启动时扣一次",
+        "enum": [
+          "per_run",
+          "per_day",
+          "one_off"
+        ]
+      },
+      "retryLimit": {
+        "type": "integer",
+        "title": "失败重试次数",
+        "minimum": 0,
+        "maximum": 10
+      },
+      "status": {
+        "type": "integer",
+        "title": "上架",
+        "enum": [
+          0,
+          1
+        ]
+      },
+      "sort": {
+        "type": "integer",
+        "title": "排序值（小的在前）",
+        "minimum": 0,
+        "maximum": 9999
+      },
+      "kind": {
+        "type": "string",
+        "title": "平台类型",
+        "pattern": "^[a-z]{2,8}$"
+      }
+    },
+    "required": [
+      "kind",
+      "name",
+      "price",
+      "billingUnit"
+    ],
+    "additionalProperties": false
+  },
+  platformListPage: {
+    "$id": "platformListPage",
+    "type": "object",
+    "properties": {
+      "current": {
+        "type": "integer",
+        "title": "页码",
+        "default": 1,
+        "minimum": 1,
+        "maximum": 100000
+      },
+      "pageSize": {
+        "type": "integer",
+        "title": "每页条数",
+        "default": 10,
+        "minimum": 1,
+        "maximum": 100
+      },
+      "searchText": {
+        "type": "string",
+        "title": "搜索内容",
+        "maxLength": 32,
+        "pattern": "^[^\\p{C}]*$"
+      },
+      "kind": {
+        "type": "string",
+        "title": "平台类型",
+        "pattern": "^[a-z]{2,8}$"
+      },
+      "status": {
+        "type": "integer",
+        "title": "状态",
+        "enum": [
+          0,
+          1
+        ]
+      }
+    },
+    "additionalProperties": false
+  },
+  platformShelf: {
+    "$id": "platformShelf",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "status": {
+        "type": "integer",
+        "title": "上架",
+        "enum": [
+          0,
+          1
+        ]
+      }
+    },
+    "required": [
+      "id",
+      "status"
+    ],
+    "additionalProperties": false
+  },
+  platformUpdate: {
+    "$id": "platformUpdate",
+    "type": "object",
+    "properties": {
+      "name": {
+        "type": "string",
+        "title": "平台名称",
+        "minLength": 1,
+        "maxLength": 20,
+        "pattern": "^[^\\p{C}]*$"
+      },
+      "description": {
+        "type": "string",
+        "title": "说明",
+        "maxLength": 500,
+        "pattern": "^[^\\p{Cs}\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$"
+      },
+      "price": {
+        "type": "integer",
+        "title": "价格（积分）",
+        "minimum": 0,
+        "maximum": 100000000
+      },
+      "billingUnit": {
+        "type": "string",
+        "title": "计费方式",
+        "description": "per_run 每次执行扣费；per_day 每天（站点时区）第一次执行时扣一次；one_off 首次启动时扣一次",
+        "enum": [
+          "per_run",
+          "per_day",
+          "one_off"
+        ]
+      },
+      "retryLimit": {
+        "type": "integer",
+        "title": "失败重试次数",
+        "minimum": 0,
+        "maximum": 10
+      },
+      "status": {
+        "type": "integer",
+        "title": "上架",
+        "enum": [
+          0,
+          1
+        ]
+      },
+      "sort": {
+        "type": "integer",
+        "title": "排序值（小的在前）",
+        "minimum": 0,
+        "maximum": 9999
+      },
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      }
+    },
+    "required": [
+      "id"
+    ],
+    "additionalProperties": false
+  },
   redeemDisable: {
     "$id": "redeemDisable",
     "type": "object",
@@ -669,6 +866,273 @@ export const formSchemas = {
     },
     "required": [
       "code"
+    ],
+    "additionalProperties": false
+  },
+  runListPage: {
+    "$id": "runListPage",
+    "type": "object",
+    "properties": {
+      "current": {
+        "type": "integer",
+        "title": "页码",
+        "default": 1,
+        "minimum": 1,
+        "maximum": 100000
+      },
+      "pageSize": {
+        "type": "integer",
+        "title": "每页条数",
+        "default": 10,
+        "minimum": 1,
+        "maximum": 100
+      },
+      "searchText": {
+        "type": "string",
+        "title": "搜索内容",
+        "maxLength": 32,
+        "pattern": "^[^\\p{C}]*$"
+      },
+      "serviceId": {
+        "type": "integer",
+        "title": "服务",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "platformId": {
+        "type": "integer",
+        "title": "平台",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "userId": {
+        "type": "integer",
+        "title": "用户",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "state": {
+        "type": "string",
+        "title": "执行状态",
+        "enum": [
+          "due",
+          "running",
+          "succeeded",
+          "failed",
+          "refunded",
+          "skipped"
+        ]
+      }
+    },
+    "additionalProperties": false
+  },
+  runMy: {
+    "$id": "runMy",
+    "type": "object",
+    "properties": {
+      "current": {
+        "type": "integer",
+        "title": "页码",
+        "default": 1,
+        "minimum": 1,
+        "maximum": 100000
+      },
+      "pageSize": {
+        "type": "integer",
+        "title": "每页条数",
+        "default": 10,
+        "minimum": 1,
+        "maximum": 100
+      },
+      "serviceId": {
+        "type": "integer",
+        "title": "服务",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "platformId": {
+        "type": "integer",
+        "title": "平台",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "state": {
+        "type": "string",
+        "title": "执行状态",
+        "enum": [
+          "due",
+          "running",
+          "succeeded",
+          "failed",
+          "refunded",
+          "skipped"
+        ]
+      }
+    },
+    "additionalProperties": false
+  },
+  serviceListPage: {
+    "$id": "serviceListPage",
+    "type": "object",
+    "properties": {
+      "current": {
+        "type": "integer",
+        "title": "页码",
+        "default": 1,
+        "minimum": 1,
+        "maximum": 100000
+      },
+      "pageSize": {
+        "type": "integer",
+        "title": "每页条数",
+        "default": 10,
+        "minimum": 1,
+        "maximum": 100
+      },
+      "searchText": {
+        "type": "string",
+        "title": "搜索内容",
+        "maxLength": 32,
+        "pattern": "^[^\\p{C}]*$"
+      },
+      "platformId": {
+        "type": "integer",
+        "title": "平台",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "userId": {
+        "type": "integer",
+        "title": "用户",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "state": {
+        "type": "string",
+        "title": "服务状态",
+        "enum": [
+          "draft",
+          "active",
+          "paused",
+          "stopped"
+        ]
+      }
+    },
+    "additionalProperties": false
+  },
+  servicePause: {
+    "$id": "servicePause",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      }
+    },
+    "required": [
+      "id"
+    ],
+    "additionalProperties": false
+  },
+  serviceRunNow: {
+    "$id": "serviceRunNow",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      }
+    },
+    "required": [
+      "id"
+    ],
+    "additionalProperties": false
+  },
+  serviceSandbox: {
+    "$id": "serviceSandbox",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "mode": {
+        "type": "string",
+        "title": "沙箱故障模式",
+        "enum": [
+          "auto",
+          "ok",
+          "flaky",
+          "transient",
+          "permanent",
+          "timeout"
+        ]
+      }
+    },
+    "required": [
+      "id",
+      "mode"
+    ],
+    "additionalProperties": false
+  },
+  serviceSave: {
+    "$id": "serviceSave",
+    "type": "object",
+    "properties": {
+      "platformId": {
+        "type": "integer",
+        "title": "平台",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "settings": {
+        "type": "object",
+        "title": "服务设置",
+        "description": "按平台类型的设置结构（见 platformKinds 的 settings）校验",
+        "additionalProperties": true
+      }
+    },
+    "required": [
+      "platformId",
+      "settings"
+    ],
+    "additionalProperties": false
+  },
+  serviceStart: {
+    "$id": "serviceStart",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      }
+    },
+    "required": [
+      "id"
+    ],
+    "additionalProperties": false
+  },
+  serviceStop: {
+    "$id": "serviceStop",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      }
+    },
+    "required": [
+      "id"
     ],
     "additionalProperties": false
   },
@@ -1079,10 +1543,23 @@ export const formPatternMessages: Record<FormSchemaId, Readonly<Record<string, s
   orderListPage: {"searchText":"不能包含控制字符"},
   orderMy: {"searchText":"不能包含控制字符"},
   orderSubmit: {},
+  platformAdd: {"description":"不能包含控制字符","kind":"应为 2–8 个小写字母","name":"不能包含控制字符或换行"},
+  platformListPage: {"kind":"应为 2–8 个小写字母","searchText":"不能包含控制字符"},
+  platformShelf: {},
+  platformUpdate: {"description":"不能包含控制字符","name":"不能包含控制字符或换行"},
   redeemDisable: {},
   redeemGenerate: {"note":"不能包含控制字符或换行"},
   redeemListPage: {"batchId":"格式不正确"},
   redeemUse: {"code":"应为 12 位字母或数字"},
+  runListPage: {"searchText":"不能包含控制字符"},
+  runMy: {},
+  serviceListPage: {"searchText":"不能包含控制字符"},
+  servicePause: {},
+  serviceRunNow: {},
+  serviceSandbox: {},
+  serviceSave: {},
+  serviceStart: {},
+  serviceStop: {},
   userAdd: {"userAccount":"只能包含字母、数字和下划线","userName":"不能包含控制字符，首尾不能是空格","userPassword":"只能包含字母、数字和英文符号，不能有空格"},
   userAddCoin: {"description":"不能包含控制字符或换行","userAccount":"只能包含字母、数字和下划线"},
   userBindEmail: {"captcha":"应为 6 位数字"},

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { buildApp, type BuiltApp } from '../../src/server/app.js';
 import type { AppConfig } from '../../src/server/config.js';
+import { TEST_JOBS_CONFIG } from '../../src/server/jobs/config.js';
 import type { Mail, Mailer } from '../../src/server/modules/email/mailer.js';
 import { ApiClient } from './client.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -79,6 +80,7 @@ export function testConfig(database: TestDatabase['config'], overrides: Partial<
     logLevel: 'silent',
     logRequests: false,
     webRoot: '/nonexistent',
+    jobs: TEST_JOBS_CONFIG,
     ...overrides,
   };
 }

@@ -6,6 +6,7 @@ import * as users from './service.js';
 type UserHandlers = Omit<
   Handlers,
   `basicInformation${string}` | `coin${string}` | `mall${string}` | `order${string}` | `redeem${string}` | 'userAddCoin' | 'userReduceCoin' | 'userTransferCoin'
+  | `platform${string}` | `service${string}` | `run${string}` | 'userClockCount'
 >;
 
 export const userHandlers: UserHandlers = {

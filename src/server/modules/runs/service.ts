@@ -1,0 +1,46 @@
+import type { Schemas } from '../../../api/operations.js';
+import type { AppContext } from '../../context.js';
+import type { Page } from '../../db/paging.js';
+import { siteDay } from '../../jobs/site-time.js';
+import type { SessionUser } from '../sessions/service.js';
+import * as repo from './repo.js';
+
+const nullableNumber = (v: number | string | null) => (v === null ? null : Number(v));
+
+export const toView = (r: repo.RunRow): Schemas['Run'] => ({
+  id: r.id,
+  serviceId: r.serviceId,
+  userId: r.userId,
+  userAccount: r.userAccount,
+  platformId: r.platformId,
+  platformName: r.platformName,
+  kind: r.kind,
+  trigger: r.trigger,
+  scheduledAt: Number(r.scheduledAt),
+  state: r.state,
+  attempts: Number(r.attempts),
+  startedAt: nullableNumber(r.startedAt),
+  finishedAt: nullableNumber(r.finishedAt),
+  // A retry's time matters only while the run waits for it.
+  nextAttemptAt: r.state === 'due' && Number(r.attempts) > 0 ? Number(r.nextAttemptAt) : null,
+  result: r.result,
+  charged: Number(r.charged),
+  chargeReference: r.chargeReference,
+  refundReference: r.refundReference,
+  createdAt: Number(r.createdAt),
+});
+
+async function page(app: AppContext, filter: repo.RunFilter): Promise<Page<Schemas['Run']>> {
+  const { records, total } = await repo.listRuns(app.db, filter);
+  return { records: records.map(toView), total, current: filter.current ?? 1, pageSize: filter.pageSize ?? 10 };
+}
+
+/** The caller's runs only: the filter is forced to the caller, so another user's service or platform shows nothing. */
+export const myRuns = (app: AppContext, actor: SessionUser, query: Schemas['RunQuery']) => page(app, { ...query, userId: actor.id });
+
+export const allRuns = (app: AppContext, query: Schemas['RunAdminQuery']) => page(app, query);
+
+export const today = (app: AppContext) => siteDay(app.now(), app.config.jobs.timeZone);
+
+/** The seed's clock-in counts: successful runs today (site time zone) and in total. */
+export const clockCount = (app: AppContext, actor: SessionUser): Promise<Schemas['ClockCount']> => repo.countSucceeded(app.db, actor.id, today(app));
