@@ -126,21 +126,26 @@ export async function runNow(app: AppContext, actor: SessionUser, id: number, ke
     const platform = await platforms.findPlatform(trx, service.platformId);
     if (!platform || Number(platform.onShelf) !== 1) throw badParams(CLOSED);
     const now = app.now();
-    const inserted = await trx
-      .insertInto('runs')
-      .values({
-        serviceId: id,
-        userId: service.userId,
-        platformId: service.platformId,
-        trigger: 'manual',
-        scheduledAt: now,
-        day: siteDay(now, app.config.jobs.timeZone),
-        state: 'due',
-        nextAttemptAt: now,
-        createdAt: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    // A run's time is its key: two taps in the same millisecond (on two processes) take the next free millisecond.
+    let inserted: { id: number } | undefined;
+    for (let at = now; !inserted; at++) {
+      inserted = await trx
+        .insertInto('runs')
+        .values({
+          serviceId: id,
+          userId: service.userId,
+          platformId: service.platformId,
+          trigger: 'manual',
+          scheduledAt: at,
+          day: siteDay(at, app.config.jobs.timeZone),
+          state: 'due',
+          nextAttemptAt: at,
+          createdAt: now,
+        })
+        .onConflict((oc) => oc.columns(['serviceId', 'scheduledAt']).doNothing())
+        .returning('id')
+        .executeTakeFirst();
+    }
     return runView((await findRun(trx, inserted.id))!);
   });
 }
