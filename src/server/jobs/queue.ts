@@ -47,14 +47,14 @@ export async function advanceCursor(db: Db, serviceId: number, from: number, to:
  * PostgreSQL locks the row and skips rows other processes hold; SQLite has one writer, so the transaction is enough.
  */
 export async function lockNextClaimable(trx: Db, now: number, postgres: boolean): Promise<number | undefined> {
-  let q = trx
-    .selectFrom('runs')
-    .select('id')
-    .where((eb) => eb.or([eb.and([eb('state', '=', 'due'), eb('nextAttemptAt', '<=', now)]), eb.and([eb('state', '=', 'running'), eb('leaseExpiresAt', '<=', now)])]))
-    .orderBy('nextAttemptAt')
-    .limit(1);
-  if (postgres) q = q.forUpdate().skipLocked();
-  return (await q.executeTakeFirst())?.id;
+  // Two plain scans rather than one OR, so each walks its index (state, next_attempt_at) in order.
+  let due = trx.selectFrom('runs').select('id').where('state', '=', 'due').where('nextAttemptAt', '<=', now).orderBy('nextAttemptAt').limit(1);
+  if (postgres) due = due.forUpdate().skipLocked();
+  const found = await due.executeTakeFirst();
+  if (found) return found.id;
+  let expired = trx.selectFrom('runs').select('id').where('state', '=', 'running').where('leaseExpiresAt', '<=', now).limit(1);
+  if (postgres) expired = expired.forUpdate().skipLocked();
+  return (await expired.executeTakeFirst())?.id;
 }
 
 /** A claimed run with what its execution needs. */

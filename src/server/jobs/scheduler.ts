@@ -14,10 +14,10 @@ export class Scheduler {
   /** Who holds a lease: host, process and a random part, so a restarted process is a new owner. */
   readonly owner = `${hostname().slice(0, 40)}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly worker: Worker;
+  /** Worker slots at work; shutdown waits for them. */
   private readonly inFlight = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private running = false;
-  private pumping = false;
 
   constructor(
     private readonly app: AppContext,
@@ -82,28 +82,29 @@ export class Scheduler {
       });
   }
 
-  /** Fills free slots with claimed runs; a finished run frees its slot and pumps again, so the queue drains at speed. */
-  private async pump(): Promise<void> {
-    if (this.pumping) return;
-    this.pumping = true;
-    try {
-      while (this.running && this.inFlight.size < this.app.config.jobs.concurrency) {
-        const claimed = await this.worker.claim();
-        if (claimed === null) break;
-        if (claimed === 'settled') continue;
-        const execution: Promise<void> = this.worker
-          .execute(claimed)
-          .catch((err) => this.app.log.error({ err, runId: claimed.run.id }, 'scheduler: recording a run failed'))
-          .finally(() => {
-            this.inFlight.delete(execution);
-            void this.pump();
-          });
-        this.inFlight.add(execution);
+  /**
+   * Starts a worker slot for each free one up to the configured concurrency. A slot claims and executes runs one
+   * after another until nothing is claimable (or the scheduler stops), so the queue drains at speed between polls.
+   */
+  private pump(): void {
+    while (this.running && this.inFlight.size < this.app.config.jobs.concurrency) {
+      const slot: Promise<void> = this.slot().finally(() => this.inFlight.delete(slot));
+      this.inFlight.add(slot);
+    }
+  }
+
+  private async slot(): Promise<void> {
+    while (this.running) {
+      let claimed: Awaited<ReturnType<Worker['claim']>>;
+      try {
+        claimed = await this.worker.claim();
+      } catch (err) {
+        this.app.log.error({ err }, 'scheduler: claiming failed');
+        return;
       }
-    } catch (err) {
-      this.app.log.error({ err }, 'scheduler: claiming failed');
-    } finally {
-      this.pumping = false;
+      if (claimed === null) return;
+      if (claimed === 'settled') continue;
+      await this.worker.execute(claimed).catch((err) => this.app.log.error({ err, runId: claimed.run.id }, 'scheduler: recording a run failed'));
     }
   }
 }
