@@ -122,6 +122,20 @@ describe('failures, retries and refunds', () => {
     expect(await balanceOf(app(), user.id)).toBe(40);
   });
 
+  it('copies the failure notice by e-mail when the settings ask for it and an address is bound', async () => {
+    const platformId = await addPlatform(app(), { price: 1, billingUnit: 'per_run', retryLimit: 0 });
+    const user = await payingUser(5);
+    const email = `${user.userAccount}@example.com`.toLowerCase();
+    await app().built.context.db.updateTable('users').set({ email }).where('id', '=', user.id).execute();
+    const service = await startService(user.client, platformId, { ...EVERY_DAY, notify: 'email' });
+    await (await app().admin()).ok('serviceSandbox', { body: { id: service.id, mode: 'permanent' } });
+    await user.client.ok('serviceRunNow', { body: { id: service.id }, headers: idem() });
+    await app().built.scheduler.tick();
+    const mails = app().mailer.sent.filter((m) => m.to === email);
+    expect(mails.map((m) => m.subject)).toEqual(['执行失败']);
+    expect(mails[0]!.text).toContain('已退回 1 积分');
+  });
+
   it('skips a run the user cannot pay for, pauses the service and tells the user', async () => {
     const platformId = await addPlatform(app(), { price: 10, billingUnit: 'per_run' });
     const user = await payingUser(15);

@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
-import { insertNotice } from '../modules/notices/repo.js';
+import { mailNotice } from '../modules/notices/mail.js';
+import { insertNotice, type NewNotice } from '../modules/notices/repo.js';
 import { charge, refund, runPeriod } from '../modules/services/billing.js';
 import type { Connector, ConnectorResult } from './connectors/connector.js';
 import { claimContext, lockNextClaimable, recordOnService, updateRun, type ClaimContext } from './queue.js';
@@ -36,7 +37,9 @@ export class Worker {
   async claim(): Promise<Claimed | null | 'settled'> {
     const { app, owner } = this;
     const now = app.now();
-    return app.db.transaction().execute(async (trx) => {
+    let notice: NewNotice | undefined;
+    let settings = '';
+    const claimed = await app.db.transaction().execute(async (trx) => {
       const id = await lockNextClaimable(trx, now, this.postgres);
       if (id === undefined) return null;
       const run = (await claimContext(trx, id))!;
@@ -64,7 +67,9 @@ export class Worker {
         });
         if (outcome.kind === 'insufficient') {
           await trx.updateTable('services').set({ state: 'paused', nextRunAt: null, updatedAt: now }).where('id', '=', run.serviceId).execute();
-          await insertNotice(trx, { userId: run.userId, kind: 'run_skipped', title: '积分不足，服务已暂停', body: `${run.platformName}的执行因积分不足被跳过，服务已暂停。充值后可重新启动。` }, now);
+          notice = { userId: run.userId, kind: 'run_skipped', title: '积分不足，服务已暂停', body: `${run.platformName}的执行因积分不足被跳过，服务已暂停。充值后可重新启动。` };
+          await insertNotice(trx, notice, now);
+          settings = run.settings;
           return settle('skipped', '积分不足，已跳过并暂停服务');
         }
         if (outcome.kind === 'charged') paid = { charged: outcome.amount, chargeReference: outcome.reference };
@@ -80,6 +85,8 @@ export class Worker {
       });
       return leased ? { run: { ...run, ...paid }, attempt } : null;
     });
+    if (notice) await mailNotice(app, JSON.parse(settings), notice);
+    return claimed;
   }
 
   /** Runs the connector under a time limit and records what happened. */
@@ -105,7 +112,7 @@ export class Worker {
     const { app } = this;
     const now = app.now();
     const held = { state: 'running' as const, leaseOwner: this.owner };
-    await app.db.transaction().execute(async (trx) => {
+    const notice = await app.db.transaction().execute(async (trx): Promise<NewNotice | undefined> => {
       if (result.outcome === 'ok') {
         if (await updateRun(trx, run.id, held, { state: 'succeeded', result: result.message, finishedAt: now, leaseOwner: null, leaseExpiresAt: null })) {
           await recordOnService(trx, run.serviceId, 'succeeded', now);
@@ -125,11 +132,15 @@ export class Worker {
         await updateRun(trx, run.id, { state: 'refunded' }, { refundReference: reference });
       }
       await recordOnService(trx, run.serviceId, refunded ? 'refunded' : 'failed', now);
-      await insertNotice(
-        trx,
-        { userId: run.userId, kind: 'run_failed', title: '执行失败', body: `${run.platformName}的执行 #${run.id} 失败：${result.message}${refunded ? `，已退回 ${charged} 积分` : ''}。` },
-        now,
-      );
+      const failed: NewNotice = {
+        userId: run.userId,
+        kind: 'run_failed',
+        title: '执行失败',
+        body: `${run.platformName}的执行 #${run.id} 失败：${result.message}${refunded ? `，已退回 ${charged} 积分` : ''}。`,
+      };
+      await insertNotice(trx, failed, now);
+      return failed;
     });
+    if (notice) await mailNotice(app, JSON.parse(run.settings), notice);
   }
 }
