@@ -1,8 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_JOBS_CONFIG } from '../../src/server/jobs/config.js';
 import { balanceOf, entriesOf, expectLedgerConsistent, grant, idem } from '../helpers/ledger.js';
 import { addPlatform, noticesOf, runsOf, runUntil, siteTime, startService } from '../helpers/services.js';
-import { useTestApp } from '../helpers/test-app.js';
+import { TEST_JOBS_CONFIG, useTestApp } from '../helpers/test-app.js';
 
 // Charges and refunds of platform services through the ledger, on a fake clock. A connector call that hangs is cut
 // off after 50 ms of real time (the timeout failure mode).

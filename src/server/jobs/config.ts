@@ -56,15 +56,3 @@ export function loadJobsConfig(env: NodeJS.ProcessEnv): JobsConfig {
     },
   };
 }
-
-/** Defaults for an app built in tests: no background scheduler (tests tick it), an instant sandbox that never fails. */
-export const TEST_JOBS_CONFIG: JobsConfig = {
-  enabled: false,
-  timeZone: 'Asia/Shanghai',
-  pollMs: 1000,
-  leaseMs: 60_000,
-  concurrency: 4,
-  runTimeoutMs: 30_000,
-  shutdownMs: 1000,
-  sandbox: { latencyMs: 0, failurePercent: 0, seed: 1 },
-};
