@@ -1276,7 +1276,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** 我的执行记录（最新的在前，可按服务、平台、状态筛选） */
+        /**
+         * 我的执行记录（最新的在前，可按服务、平台、状态筛选）
+         * @description 只有自己的执行；serviceId 指向别人的服务得到 404 / 40400。
+         */
         post: operations["runMy"];
         delete?: never;
         options?: never;
@@ -4554,6 +4557,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["ServerError"];
         };
     };

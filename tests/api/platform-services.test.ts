@@ -99,7 +99,8 @@ describe("one user's services and runs are not another's", () => {
       const r = await stranger.client.call(operationId, options);
       expect([operationId, r.status, r.code]).toEqual([operationId, 404, 40400]);
     }
-    expect((await stranger.client.ok('runMy', { body: { serviceId: service.id } })).total).toBe(0);
+    const runs = await stranger.client.call('runMy', { body: { serviceId: service.id } });
+    expect([runs.status, runs.code]).toEqual([404, 40400]);
     expect((await stranger.client.ok('runMy', { body: { platformId } })).total).toBe(0);
     expect(await stranger.client.ok('serviceMy')).toEqual([]);
     // Saving on the same platform makes the stranger's own service; the owner's settings stay.

@@ -1,6 +1,7 @@
 import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
 import type { Page } from '../../db/paging.js';
+import { notFound } from '../../http/errors.js';
 import { siteDay } from '../../jobs/site-time.js';
 import type { SessionUser } from '../sessions/service.js';
 import * as repo from './repo.js';
@@ -35,8 +36,14 @@ async function page(app: AppContext, filter: repo.RunFilter): Promise<Page<Schem
   return { records: records.map(toView), total, current: filter.current ?? 1, pageSize: filter.pageSize ?? 10 };
 }
 
-/** The caller's runs only: the filter is forced to the caller, so another user's service or platform shows nothing. */
-export const myRuns = (app: AppContext, actor: SessionUser, query: Schemas['RunQuery']) => page(app, { ...query, userId: actor.id });
+/** The caller's runs only: the filter is forced to the caller, and naming another user's service is a 404 like any other. */
+export async function myRuns(app: AppContext, actor: SessionUser, query: Schemas['RunQuery']): Promise<Page<Schemas['Run']>> {
+  if (query.serviceId !== undefined) {
+    const owner = await app.db.selectFrom('services').select('userId').where('id', '=', query.serviceId).executeTakeFirst();
+    if (owner?.userId !== actor.id) throw notFound('服务不存在');
+  }
+  return page(app, { ...query, userId: actor.id });
+}
 
 export const allRuns = (app: AppContext, query: Schemas['RunAdminQuery']) => page(app, query);
 
