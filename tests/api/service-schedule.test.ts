@@ -60,16 +60,20 @@ describe('the schedule of a service', () => {
     // Next day 23:00: that day's 09:00 and 18:00 ran for both.
     expect(await user.client.ok('userClockCount')).toEqual({ today: 4, total: 4 });
 
+    // A run already queued when the platform goes off shelf still runs; nothing new is planned after it.
+    const queued = await user.client.ok('serviceRunNow', { body: { id: shelved.id }, headers: idem() });
     await user.client.ok('servicePause', { body: { id: paused.id } });
     await (await app().admin()).ok('platformShelf', { body: { id: other, status: 0 } });
     await runUntil(app(), app().clock.current + 2 * 24 * 3600_000, { keepAlive: [user.client] });
     expect((await runsOf(app(), paused.id)).length).toBe(2);
-    expect((await runsOf(app(), shelved.id)).length).toBe(2);
+    const afterShelving = await runsOf(app(), shelved.id);
+    expect(afterShelving.map((r) => [r.trigger, r.state])).toEqual([['schedule', 'succeeded'], ['schedule', 'succeeded'], ['manual', 'succeeded']]);
+    expect(afterShelving[2]!.id).toBe(queued.id);
     // The shelved platform's page says it is not open; the run list is kept.
     const page = await user.client.ok('platformOverview', { query: { kind: 'sxzs' } });
     expect(page).toMatchObject({ kind: { code: 'sxzs' }, platform: null, service: null });
     const runs = await user.client.ok('runMy', { body: { serviceId: shelved.id } });
-    expect(runs.total).toBe(2);
+    expect(runs.total).toBe(3);
   });
 
   it('runs a service now once per Idempotency-Key', async () => {
