@@ -77,6 +77,11 @@ describe('service settings', () => {
     const service = await startService(user.client, platformId, settings);
     expect(service).toMatchObject({ settings, state: 'active', kind: 'wk', userAccount: user.userAccount });
     expect(service.nextRunAt).toBeGreaterThan(app().clock.current);
+    // New settings on a running service plan it again, from the new window.
+    const earlier = { ...settings, courses: [{ name: '高等数学', windowStart: '06:00', windowEnd: '07:00' }] };
+    const saved = await user.client.ok('serviceSave', { body: { platformId, settings: earlier } });
+    expect(saved.settings).toEqual(earlier);
+    expect(new Date(saved.nextRunAt).toISOString().slice(11, 16)).toBe('22:00'); // 06:00 in Shanghai
   });
 });
 

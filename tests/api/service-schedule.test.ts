@@ -76,6 +76,22 @@ describe('the schedule of a service', () => {
     expect(runs.total).toBe(3);
   });
 
+  it('runs a course service once a day per distinct window start', async () => {
+    const platformId = await addPlatform(app(), { kind: 'hzj', price: 0, billingUnit: 'per_run' });
+    const user = await app().newUser();
+    const courses = [
+      { name: '大学英语', windowStart: '19:00', windowEnd: '21:00' },
+      { name: '思政', windowStart: '19:00', windowEnd: '20:00' },
+      { name: '高等数学', windowStart: '07:00', windowEnd: '08:00' },
+    ];
+    const service = await startService(user.client, platformId, { courses, notify: 'inbox' });
+    const from = app().clock.current;
+    await runUntil(app(), from + 3 * 24 * 3600_000, { keepAlive: [user.client] });
+    const times = (await runsOf(app(), service.id)).map((r) => siteWallClock(r.scheduledAt).time);
+    expect(times.length).toBe(6);
+    expect(new Set(times)).toEqual(new Set(['07:00', '19:00']));
+  });
+
   it('runs a service now once per Idempotency-Key', async () => {
     const platformId = await addPlatform(app(), { kind: 'xyb', price: 0, billingUnit: 'per_run' });
     const user = await app().newUser();
