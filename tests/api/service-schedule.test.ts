@@ -76,6 +76,17 @@ describe('the schedule of a service', () => {
     expect(runs.total).toBe(3);
   });
 
+  it('plans nothing more for a deleted account', async () => {
+    const platformId = await addPlatform(app(), { kind: 'zxjy', price: 0, billingUnit: 'per_run' });
+    const user = await app().newUser();
+    const service = await startService(user.client, platformId, { days: [1, 2, 3, 4, 5, 6, 7], checkInTime: '12:00', notify: 'inbox' });
+    await runUntil(app(), app().clock.current + 24 * 3600_000);
+    expect((await runsOf(app(), service.id)).length).toBe(1);
+    await (await app().admin()).ok('userDelete', { body: { id: user.id } });
+    await runUntil(app(), app().clock.current + 3 * 24 * 3600_000);
+    expect((await runsOf(app(), service.id)).length).toBe(1);
+  });
+
   it('runs a course service once a day per distinct window start', async () => {
     const platformId = await addPlatform(app(), { kind: 'hzj', price: 0, billingUnit: 'per_run' });
     const user = await app().newUser();

@@ -5,11 +5,13 @@ import type { RunsTable } from '../db/types.js';
 // The queue is the runs table (the design of Solid Queue and GoodJob). Every statement here is guarded by the state
 // it expects, so a process that lost its lease or a second planner changes nothing.
 
-/** Active services on on-shelf platforms whose next scheduled time has come: the planner's work. */
+/** Active services of existing users on on-shelf platforms whose next scheduled time has come: the planner's work. */
 export const servicesDue = (db: Db, now: number, limit: number) =>
   db
     .selectFrom('services')
     .innerJoin('platforms', 'platforms.id', 'services.platformId')
+    .innerJoin('users', 'users.id', 'services.userId')
+    .where('users.deletedAt', 'is', null)
     .select(['services.id', 'services.userId', 'services.platformId', 'services.settings', 'services.nextRunAt', 'platforms.kind'])
     .where('services.state', '=', 'active')
     .where('services.nextRunAt', '<=', now)
