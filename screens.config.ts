@@ -9,10 +9,19 @@ const SIGNED_IN: readonly SignedInRole[] = ['user', 'agent', 'admin'];
 const ADMIN: readonly SignedInRole[] = ['admin'];
 const AGENT: readonly SignedInRole[] = ['agent', 'admin'];
 
+/** Component schemas of openapi.yaml that a platform kind may name as its settings (one per family of platforms). */
+export type SettingsSchemaName = Extract<keyof Schemas, `${string}Settings`>;
+
+/**
+ * A platform kind, declared once: the route segment, the title, and the name of its settings schema in openapi.yaml.
+ * `npm run codegen` extracts these into src/api/platform-kinds.gen.ts for the server (which never imports this file).
+ */
 export interface PlatformEntry {
-  /** The route segment, e.g. `gxy` for /gxy and /gxy/update. */
+  /** The route segment, e.g. `gxy` for /gxy and /gxy/update; also the kind stored on a platform record. */
   code: string;
   title: string;
+  /** The settings form of the edit page and what the server validates a service's settings against. */
+  settings: SettingsSchemaName;
 }
 
 /** A platform's service page and its edit page: one entry, two routes. */
@@ -24,14 +33,15 @@ export function platformScreens({ code, title }: PlatformEntry): Screen[] {
 }
 
 export const platforms: readonly PlatformEntry[] = [
-  { code: 'gxy', title: '工学云' },
-  { code: 'xxt', title: '学习通' },
-  { code: 'xxy', title: '实习签到' },
-  { code: 'qzt', title: '职教通' },
-  { code: 'sxzs', title: '云实习助手' },
-  { code: 'zxjy', title: '职校家园' },
-  { code: 'xyb', title: '校友邦' },
-  { code: 'hzj', title: '智慧职教' },
+  { code: 'wk', title: '网课采集', settings: 'CourseSettings' },
+  { code: 'gxy', title: '工学云', settings: 'ClockInSettings' },
+  { code: 'xxt', title: '学习通', settings: 'CourseSettings' },
+  { code: 'xxy', title: '实习签到', settings: 'ClockInSettings' },
+  { code: 'qzt', title: '职教通', settings: 'ClockInSettings' },
+  { code: 'sxzs', title: '云实习助手', settings: 'ClockInSettings' },
+  { code: 'zxjy', title: '职校家园', settings: 'ClockInSettings' },
+  { code: 'xyb', title: '校友邦', settings: 'ClockInSettings' },
+  { code: 'hzj', title: '智慧职教', settings: 'CourseSettings' },
 ];
 
 const userRow = (u: Schemas['UserAdminView']) => `${u.userName}（${u.userAccount}）`;
@@ -112,7 +122,6 @@ export const screens: Screen[] = [
     empty: t.coins.noEntries,
   }),
   { path: '/notice', title: '消息通知', access: SIGNED_IN, kind: 'pending', menu: 'account' },
-  { path: '/wk', title: '网课采集', access: SIGNED_IN, kind: 'pending', menu: 'service' },
   ...platforms.flatMap(platformScreens),
   formScreen({
     path: '/update_password',

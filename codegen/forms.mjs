@@ -156,7 +156,8 @@ export function formsModule(entries, header) {
   const schemas = entries.map(({ operationId, schema }) => `  ${operationId}: ${JSON.stringify(schema, null, 2).replaceAll('\n', '\n  ')},`);
   const messages = entries.map(({ operationId, messages }) => `  ${operationId}: ${JSON.stringify(messages)},`);
   return `${header}// The JSON request body of every operation, ready for @rjsf/core: $refs inlined, allOf merged, OpenAPI-only
-// keywords removed, $id the operationId. Each has a precompiled validator in ./validators/<operationId>.gen.js.
+// keywords removed, $id the operationId; then each platform kind's settings schema under its own name (the body of
+// serviceSave's \`settings\`). Each has a precompiled validator in ./validators/<id>.gen.js.
 
 export const formSchemas = {
 ${schemas.join('\n')}
@@ -174,6 +175,10 @@ ${messages.join('\n')}
 /** Every form file, path (relative to the root) → contents. */
 export function formFiles(doc, header) {
   const entries = jsonBodyOperations(doc).map(({ operationId, schema }) => form(doc, operationId, schema));
+  // Platform kinds' settings schemas (named `…Settings`, see screens.config.ts): the edit form of a platform page.
+  for (const name of Object.keys(doc.components.schemas).filter((n) => n.endsWith('Settings')).sort()) {
+    entries.push(form(doc, name, { $ref: `${SCHEMA_PREFIX}${name}` }));
+  }
   const files = new Map();
   files.set('src/api/forms.gen.ts', formsModule(entries, header));
   for (const { operationId, schema } of entries) {

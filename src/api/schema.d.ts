@@ -950,6 +950,382 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/user/clock/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** 我的打卡次数：今天（站点时区）和累计成功的执行次数 */
+        post: operations["userClockCount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/platform/kinds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 平台类型（代码中声明：路由代码、名称、设置表单的结构名）
+         * @description 新增平台时从这里选择类型；每种类型的服务设置按 settings 指向的结构校验。
+         */
+        get: operations["platformKinds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/platform/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** 已上架的平台（按排序值、编号） */
+        get: operations["platformList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/platform/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 平台页：某类型已上架的平台、我在其上的服务、今天和累计的成功次数
+         * @description 该类型没有已上架的平台时 platform 为 null（页面显示“该平台暂未开放”），不是错误；类型不存在得到 404 / 40400。
+         */
+        get: operations["platformOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/platform/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** 管理员：查看平台（含已下架） */
+        get: operations["platformGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/platform/list/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** 管理员：全部平台分页（含已下架，按排序值、编号） */
+        post: operations["platformListPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/platform/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员：新增平台
+         * @description 类型须是已声明的平台类型（见 platformKinds），否则 400 / 40000。
+         */
+        post: operations["platformAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/platform/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员：修改平台（类型不可改）
+         * @description 价格和计费方式从下一次扣费起生效，已扣的不变。
+         */
+        post: operations["platformUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/platform/shelf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员：上架或下架平台（平台不能删除）
+         * @description 下架的平台不再安排新的执行，正在执行的照常结束；用户的平台页显示“该平台暂未开放”。
+         */
+        post: operations["platformShelf"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/service/save": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 保存我在某平台上的服务设置（没有服务时新建，状态为草稿）
+         * @description 设置按该平台类型的设置结构校验（ClockInSettings、CourseSettings 等），不合格得到 400 / 40000 和字段说明。运行中的服务按新设置重新安排下一次执行。
+         */
+        post: operations["serviceSave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/service/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 启动我的服务（草稿、暂停或停止 → 运行中）
+         * @description 平台须已上架。按次一次性计费（one_off）的平台在首次启动时扣费，积分不足得到 400 / 40000。同一个 Idempotency-Key 重试只生效一次。
+         */
+        post: operations["serviceStart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/service/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 暂停服务（自己的；管理员可暂停任何人的）
+         * @description 暂停后不再安排新的执行，已到期未开始的执行被跳过；正在执行的照常结束。
+         */
+        post: operations["servicePause"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/service/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 停止我的服务
+         * @description 停止后不再安排执行；设置和执行记录保留，可以再次启动。
+         */
+        post: operations["serviceStop"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/service/runNow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 立即执行一次我的服务
+         * @description 服务须在运行中或已暂停，平台须已上架；这次执行和计划的执行一样计费。同一个 Idempotency-Key 重试只安排一次。
+         */
+        post: operations["serviceRunNow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/service/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** 查看服务（自己的；管理员可看任何人的） */
+        get: operations["serviceGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/service/my": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** 我的全部服务（信息中台：每个平台一张卡片） */
+        get: operations["serviceMy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/service/list/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** 管理员：全部用户的服务分页（按平台、用户、状态筛选，按账号搜索） */
+        post: operations["serviceListPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/service/sandbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员：设置某个服务在沙箱平台上的故障模式（演示用）
+         * @description auto 按全局的随机故障率；ok 总是成功；flaky 第一次暂时失败、重试成功；transient 每次暂时失败；permanent 永久失败；timeout 超时。
+         */
+        post: operations["serviceSandbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/run/my": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 我的执行记录（最新的在前，可按服务、平台、状态筛选）
+         * @description 只有自己的执行；serviceId 指向别人的服务得到 404 / 40400。
+         */
+        post: operations["runMy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/run/list/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** 管理员：全部执行记录分页（按平台、用户、服务、状态筛选，按账号搜索） */
+        post: operations["runListPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1533,6 +1909,338 @@ export interface components {
         };
         RedeemUseRequest: {
             code: components["schemas"]["RedeemCodeText"];
+        };
+        ClockCount: {
+            /**
+             * 今日成功次数
+             * @description 站点时区的今天
+             */
+            today: number;
+            /** 累计成功次数 */
+            total: number;
+        };
+        /** 平台类型 */
+        PlatformKindCode: string;
+        /**
+         * @example {
+         *       "code": "gxy",
+         *       "title": "工学云",
+         *       "settings": "ClockInSettings"
+         *     }
+         */
+        PlatformKind: {
+            /** 类型代码 */
+            code: string;
+            /** 类型名称 */
+            title: string;
+            /**
+             * 设置结构
+             * @description openapi.yaml 中该类型服务设置的结构名
+             */
+            settings: string;
+        };
+        /**
+         * 计费方式
+         * @description per_run 每次执行扣费；per_day 每天（站点时区）第一次执行时扣一次；one_off 首次启动时扣一次
+         * @enum {string}
+         */
+        BillingUnit: "per_run" | "per_day" | "one_off";
+        /** 时间 */
+        TimeOfDay: string;
+        /**
+         * 星期
+         * @description 1 为星期一，7 为星期日
+         */
+        Weekday: number;
+        /**
+         * 结果通知
+         * @description inbox 站内消息；email 站内消息并发邮件到绑定的邮箱
+         * @enum {string}
+         */
+        NotifyChannel: "inbox" | "email";
+        /**
+         * 打卡设置
+         * @description 打卡类平台：在选定的星期几、设定的时间签到（可选签退）。不含位置、设备或报告内容。
+         * @example {
+         *       "days": [
+         *         1,
+         *         2,
+         *         3,
+         *         4,
+         *         5
+         *       ],
+         *       "checkInTime": "08:30",
+         *       "checkOutTime": "17:30",
+         *       "notify": "inbox"
+         *     }
+         */
+        ClockInSettings: {
+            /** 打卡日 */
+            days: components["schemas"]["Weekday"][];
+            /** 签到时间 */
+            checkInTime: components["schemas"]["TimeOfDay"];
+            /** 签退时间 */
+            checkOutTime?: components["schemas"]["TimeOfDay"];
+            notify: components["schemas"]["NotifyChannel"];
+        };
+        /**
+         * 课程设置
+         * @description 课程类平台：每门课程每天在各自的时间段内学习一次（在时间段开始时执行）。
+         * @example {
+         *       "courses": [
+         *         {
+         *           "name": "大学英语",
+         *           "windowStart": "19:00",
+         *           "windowEnd": "21:00"
+         *         }
+         *       ],
+         *       "notify": "inbox"
+         *     }
+         */
+        CourseSettings: {
+            /** 课程 */
+            courses: {
+                /** 课程名称 */
+                name: string & components["schemas"]["SingleLineText"];
+                /** 开始时间 */
+                windowStart: components["schemas"]["TimeOfDay"];
+                /** 结束时间 */
+                windowEnd: components["schemas"]["TimeOfDay"];
+            }[];
+            notify: components["schemas"]["NotifyChannel"];
+        };
+        /**
+         * @example {
+         *       "id": 1,
+         *       "kind": "gxy",
+         *       "kindTitle": "工学云",
+         *       "settingsSchema": "ClockInSettings",
+         *       "name": "工学云",
+         *       "description": "",
+         *       "price": 2,
+         *       "billingUnit": "per_run",
+         *       "retryLimit": 3,
+         *       "status": 1,
+         *       "sort": 0,
+         *       "services": 12,
+         *       "createdAt": 1795000000000,
+         *       "updatedAt": 1795000000000
+         *     }
+         */
+        Platform: {
+            id: components["schemas"]["Id"];
+            /** 平台类型 */
+            kind: string;
+            /** 类型名称 */
+            kindTitle: string;
+            /** 设置结构 */
+            settingsSchema: string;
+            /** 平台名称 */
+            name: string;
+            /** 说明 */
+            description: string;
+            /** 价格（积分） */
+            price: number;
+            billingUnit: components["schemas"]["BillingUnit"];
+            /** 失败重试次数 */
+            retryLimit: number;
+            status: components["schemas"]["RecordStatus"];
+            /** 排序值 */
+            sort: number;
+            /** 服务数 */
+            services: number;
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        PlatformEditableFields: {
+            /** 平台名称 */
+            name?: string & components["schemas"]["SingleLineText"];
+            /** 说明 */
+            description?: string & components["schemas"]["MultiLineText"];
+            /** 价格（积分） */
+            price?: number & components["schemas"]["Coins"];
+            billingUnit?: components["schemas"]["BillingUnit"];
+            /** 失败重试次数 */
+            retryLimit?: number;
+            /** 上架 */
+            status?: number & components["schemas"]["RecordStatus"];
+            /** 排序值（小的在前） */
+            sort?: number;
+        };
+        PlatformAddRequest: components["schemas"]["PlatformEditableFields"] & {
+            kind: components["schemas"]["PlatformKindCode"];
+            name: string;
+            price: number;
+            billingUnit: string;
+        };
+        PlatformUpdateRequest: components["schemas"]["PlatformEditableFields"] & {
+            id: components["schemas"]["Id"];
+        };
+        PlatformQuery: {
+            current?: components["schemas"]["Current"];
+            pageSize?: components["schemas"]["PageSize"];
+            searchText?: components["schemas"]["SearchText"];
+            kind?: components["schemas"]["PlatformKindCode"];
+            status?: components["schemas"]["RecordStatus"];
+        };
+        PlatformPage: {
+            records: components["schemas"]["Platform"][];
+            total: number;
+            current: number;
+            pageSize: number;
+        };
+        PlatformOverview: {
+            kind: components["schemas"]["PlatformKind"];
+            /** 平台（未上架时为空） */
+            platform: components["schemas"]["Platform"] | null;
+            /** 我的服务（未创建时为空） */
+            service: components["schemas"]["Service"] | null;
+            /** 今日成功次数 */
+            today: number;
+            /** 累计成功次数 */
+            total: number;
+        };
+        /**
+         * 服务状态
+         * @enum {string}
+         */
+        ServiceState: "draft" | "active" | "paused" | "stopped";
+        /**
+         * 沙箱故障模式
+         * @enum {string}
+         */
+        SandboxMode: "auto" | "ok" | "flaky" | "transient" | "permanent" | "timeout";
+        Service: {
+            id: components["schemas"]["Id"];
+            userId: components["schemas"]["Id"];
+            /** 账号 */
+            userAccount: string;
+            platformId: components["schemas"]["Id"];
+            /** 平台名称 */
+            platformName: string;
+            /** 平台类型 */
+            kind: string;
+            /**
+             * 服务设置
+             * @description 按该平台类型的设置结构
+             */
+            settings: {
+                [key: string]: unknown;
+            };
+            state: components["schemas"]["ServiceState"];
+            /** 下次执行时间 */
+            nextRunAt: number | null;
+            /** 成功次数 */
+            succeeded: number;
+            /** 失败次数 */
+            failed: number;
+            /** 最近一次结果 */
+            lastRunState: components["schemas"]["RunState"] | null;
+            /** 最近一次执行时间 */
+            lastRunAt: number | null;
+            sandboxMode: components["schemas"]["SandboxMode"];
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        ServiceSaveRequest: {
+            /** 平台 */
+            platformId: number & components["schemas"]["Id"];
+            /**
+             * 服务设置
+             * @description 按平台类型的设置结构（见 platformKinds 的 settings）校验
+             */
+            settings: {
+                [key: string]: unknown;
+            };
+        };
+        ServiceQuery: {
+            current?: components["schemas"]["Current"];
+            pageSize?: components["schemas"]["PageSize"];
+            searchText?: components["schemas"]["SearchText"];
+            /** 平台 */
+            platformId?: components["schemas"]["Id"];
+            /** 用户 */
+            userId?: components["schemas"]["Id"];
+            state?: components["schemas"]["ServiceState"];
+        };
+        ServicePage: {
+            records: components["schemas"]["Service"][];
+            total: number;
+            current: number;
+            pageSize: number;
+        };
+        ServiceSandboxRequest: {
+            id: components["schemas"]["Id"];
+            mode: components["schemas"]["SandboxMode"];
+        };
+        /**
+         * 执行状态
+         * @enum {string}
+         */
+        RunState: "due" | "running" | "succeeded" | "failed" | "refunded" | "skipped";
+        /**
+         * 触发方式
+         * @enum {string}
+         */
+        RunTrigger: "schedule" | "manual";
+        Run: {
+            id: components["schemas"]["Id"];
+            serviceId: components["schemas"]["Id"];
+            userId: components["schemas"]["Id"];
+            /** 账号 */
+            userAccount: string;
+            platformId: components["schemas"]["Id"];
+            /** 平台名称 */
+            platformName: string;
+            /** 平台类型 */
+            kind: string;
+            trigger: components["schemas"]["RunTrigger"];
+            scheduledAt: components["schemas"]["Timestamp"];
+            state: components["schemas"]["RunState"];
+            /** 尝试次数 */
+            attempts: number;
+            /** 开始时间 */
+            startedAt: number | null;
+            /** 结束时间 */
+            finishedAt: number | null;
+            /** 下次重试时间 */
+            nextAttemptAt: number | null;
+            /** 结果说明 */
+            result: string;
+            /** 扣费（积分） */
+            charged: number;
+            /** 扣费编号 */
+            chargeReference: string | null;
+            /** 退款编号 */
+            refundReference: string | null;
+            createdAt: components["schemas"]["Timestamp"];
+        };
+        RunQuery: {
+            current?: components["schemas"]["Current"];
+            pageSize?: components["schemas"]["PageSize"];
+            /** 服务 */
+            serviceId?: components["schemas"]["Id"];
+            /** 平台 */
+            platformId?: components["schemas"]["Id"];
+            state?: components["schemas"]["RunState"];
+        };
+        RunAdminQuery: {
+            current?: components["schemas"]["Current"];
+            pageSize?: components["schemas"]["PageSize"];
+            searchText?: components["schemas"]["SearchText"];
+            /** 服务 */
+            serviceId?: components["schemas"]["Id"];
+            /** 平台 */
+            platformId?: components["schemas"]["Id"];
+            /** 用户 */
+            userId?: components["schemas"]["Id"];
+            state?: components["schemas"]["RunState"];
+        };
+        RunPage: {
+            records: components["schemas"]["Run"][];
+            total: number;
+            current: number;
+            pageSize: number;
         };
     };
     responses: {
@@ -3319,6 +4027,685 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    userClockCount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 0,
+                     *       "message": "ok",
+                     *       "data": {
+                     *         "today": 1,
+                     *         "total": 42
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["ClockCount"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    platformKinds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["PlatformKind"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    platformList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["Platform"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    platformOverview: {
+        parameters: {
+            query: {
+                /** @example gxy */
+                kind: components["schemas"]["PlatformKindCode"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["PlatformOverview"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    platformGet: {
+        parameters: {
+            query: {
+                /** @example 1 */
+                id: components["parameters"]["IdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["Platform"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    platformListPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "current": 1,
+                 *       "pageSize": 10,
+                 *       "kind": "gxy"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlatformQuery"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["PlatformPage"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    platformAdd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "gxy",
+                 *       "name": "工学云（专业版）",
+                 *       "description": "每个工作日按设定时间打卡",
+                 *       "price": 2,
+                 *       "billingUnit": "per_run",
+                 *       "retryLimit": 3,
+                 *       "status": 0,
+                 *       "sort": 10
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlatformAddRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkId"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    platformUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 1,
+                 *       "price": 3
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlatformUpdateRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkBoolean"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    platformShelf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 1,
+                 *       "status": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["ShelfRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkBoolean"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    serviceSave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "platformId": 1,
+                 *       "settings": {
+                 *         "days": [
+                 *           1,
+                 *           2,
+                 *           3,
+                 *           4,
+                 *           5
+                 *         ],
+                 *         "checkInTime": "08:30",
+                 *         "notify": "inbox"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ServiceSaveRequest"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["Service"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    serviceStart: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description 每次尝试一个新值（如 UUID）；重试用同一个值，只生效一次；同一个值配不同的请求内容得到 409 / 40900。
+                 * @example 7f3c9a2e-1b4d-4e8f-9a6b-2c1d0e9f8a7b
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["Service"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    servicePause: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["Service"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    serviceStop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["Service"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    serviceRunNow: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description 每次尝试一个新值（如 UUID）；重试用同一个值，只生效一次；同一个值配不同的请求内容得到 409 / 40900。
+                 * @example 7f3c9a2e-1b4d-4e8f-9a6b-2c1d0e9f8a7b
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description 成功，返回安排的执行 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["Run"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    serviceGet: {
+        parameters: {
+            query: {
+                /** @example 1 */
+                id: components["parameters"]["IdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["Service"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    serviceMy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["Service"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    serviceListPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "current": 1,
+                 *       "pageSize": 10,
+                 *       "state": "active"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ServiceQuery"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["ServicePage"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    serviceSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 1,
+                 *       "mode": "flaky"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ServiceSandboxRequest"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["Service"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    runMy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "current": 1,
+                 *       "pageSize": 10,
+                 *       "platformId": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["RunQuery"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["RunPage"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    runListPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "current": 1,
+                 *       "pageSize": 10,
+                 *       "state": "failed"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RunAdminQuery"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["RunPage"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
         };
     };
 }

@@ -17,6 +17,10 @@ import { RequestValidator } from './http/validation.js';
 import { createMailer, type Mailer } from './modules/email/mailer.js';
 import { refreshAnalyticsOrigin } from './modules/site/analytics.js';
 import { ensureAdmin } from './modules/users/service.js';
+import { SandboxConnector } from './jobs/connectors/sandbox/connector.js';
+import { Scheduler } from './jobs/scheduler.js';
+import { seedKinds } from './modules/platforms/service.js';
+import { SettingsValidator } from './modules/services/settings.js';
 
 export interface BuildOptions {
   /** Where openapi.yaml lives; the repository root by default. */
@@ -30,6 +34,8 @@ export interface BuiltApp {
   fastify: FastifyInstance;
   context: AppContext;
   database: DatabaseHandle;
+  /** Platform services' runs; started by main.ts when SCHEDULER is on, ticked by tests otherwise. */
+  scheduler: Scheduler;
   /** Set when this start created the admin with a generated password (shown once, never stored in clear). */
   generatedAdminPassword?: string;
 }
@@ -59,10 +65,18 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     throw error;
   }
   const mailer = options.mailer ?? createMailer(config.smtpUrl, config.mailFrom, fastify.log as FastifyBaseLogger);
-  const context: AppContext = { db: database.db, config, mailer, log: fastify.log, now: options.now ?? Date.now, live };
-
   const openapi = loadOpenApi(options.openapiPath ?? OPENAPI_PATH);
   const validator = new RequestValidator(openapi);
+  const context: AppContext = {
+    db: database.db,
+    config,
+    mailer,
+    log: fastify.log,
+    now: options.now ?? Date.now,
+    live,
+    settings: new SettingsValidator(validator),
+  };
+  const scheduler = new Scheduler(context, new SandboxConnector(database.db, config.jobs.sandbox, context.now), database.kind === 'postgres');
   fastify.setValidatorCompiler(({ schema, httpPart }) =>
     validator.compile(schema as Record<string, unknown>, httpPart === 'body' ? 'body' : httpPart === 'headers' ? 'headers' : 'querystring'),
   );
@@ -94,6 +108,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   let refresh: NodeJS.Timeout | undefined;
   fastify.addHook('onClose', async () => {
     clearInterval(refresh);
+    await scheduler.stop();
     mailer.close();
     await database.close();
   });
@@ -101,9 +116,10 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   // Routes compile their schemas here, so a contract error stops the start before anything is seeded.
   await fastify.ready();
   const admin = await ensureAdmin(context);
+  await seedKinds(context);
   await refreshAnalyticsOrigin(context);
   // Another process may change the site record; a minute is soon enough for an analytics address.
   refresh = setInterval(() => refreshAnalyticsOrigin(context).catch((err) => fastify.log.warn({ err }, 'analytics refresh failed')), 60_000);
   refresh.unref();
-  return { fastify, context, database, generatedAdminPassword: admin.generatedPassword };
+  return { fastify, context, database, scheduler, generatedAdminPassword: admin.generatedPassword };
 }

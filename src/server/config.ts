@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
+import { loadJobsConfig, type JobsConfig } from './jobs/config.js';
 
 /** Where the database lives: the embedded SQLite file by default, PostgreSQL when DATABASE_URL says so. */
 export type DatabaseConfig =
@@ -39,11 +40,13 @@ export interface AppConfig {
   logRequests: boolean;
   /** Built web app to serve; absent in API-only test runs. */
   webRoot: string;
+  /** The scheduler of platform services and its sandbox connector. */
+  jobs: JobsConfig;
 }
 
 class ConfigError extends Error {}
 
-function integer(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+export function integer(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min || value > max) {
@@ -52,7 +55,7 @@ function integer(name: string, raw: string | undefined, fallback: number, min: n
   return value;
 }
 
-function flag(raw: string | undefined, fallback: boolean): boolean {
+export function flag(raw: string | undefined, fallback: boolean): boolean {
   if (raw === undefined || raw === '') return fallback;
   return ['1', 'true', 'yes', 'on'].includes(raw.toLowerCase());
 }
@@ -124,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: env.LOG_LEVEL || 'info',
     logRequests: flag(env.LOG_REQUESTS, false),
     webRoot: resolve(env.WEB_ROOT ?? './dist/web'),
+    jobs: loadJobsConfig(env),
   };
 }
 

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AppConfig } from './config.js';
 import type { Db } from './db/database.js';
 import type { Mailer } from './modules/email/mailer.js';
+import type { SettingsValidator } from './modules/services/settings.js';
 
 /** What services need from the running app; tests build one with their own clock or mailer. */
 export interface AppContext {
@@ -12,4 +13,6 @@ export interface AppContext {
   now(): number;
   /** Facts read often and changed rarely, refreshed from the database (see modules/site/analytics.ts). */
   live: { analyticsOrigin: string };
+  /** Services' settings against their kind's schema in openapi.yaml. */
+  settings: SettingsValidator;
 }

@@ -3,9 +3,13 @@ import { coinHandlers } from './modules/coins/handlers.js';
 import { healthHandlers } from './modules/health/handlers.js';
 import { mallHandlers } from './modules/mall/handlers.js';
 import { orderHandlers } from './modules/orders/handlers.js';
+import { platformHandlers } from './modules/platforms/handlers.js';
 import { redeemHandlers } from './modules/redeem/handlers.js';
+import { runHandlers } from './modules/runs/handlers.js';
+import { serviceHandlers } from './modules/services/handlers.js';
 import { siteHandlers } from './modules/site/handlers.js';
 import { userHandlers } from './modules/users/handlers.js';
 
 /** Every operation of openapi.yaml, by operationId. */
-export const handlers: Handlers = { ...siteHandlers, ...userHandlers, ...coinHandlers, ...mallHandlers, ...orderHandlers, ...redeemHandlers, ...healthHandlers };
+export const handlers: Handlers = { ...siteHandlers, ...userHandlers, ...coinHandlers, ...mallHandlers, ...orderHandlers, ...redeemHandlers,
+  ...platformHandlers, ...serviceHandlers, ...runHandlers, ...healthHandlers };

@@ -7,7 +7,7 @@ const HOUR = 3600 * 1000;
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const { fastify, context, generatedAdminPassword } = await buildApp(config);
+  const { fastify, context, scheduler, generatedAdminPassword } = await buildApp(config);
   if (generatedAdminPassword) {
     // Printed once, on the first start only; the hash is all that is stored.
     console.log(`\n  管理员账号已创建：${config.adminAccount}\n  初始密码（只显示这一次，请登录后修改）：${generatedAdminPassword}\n`);
@@ -27,7 +27,8 @@ async function main(): Promise<void> {
     closing = true;
     fastify.log.info({ signal }, 'shutting down');
     clearInterval(housekeeping);
-    // In-flight requests finish; new connections are refused; the database closes last (onClose).
+    // In-flight requests finish; new connections are refused; the scheduler stops claiming and waits (bounded) for its
+    // runs; the database closes last (onClose).
     fastify.close().then(
       () => process.exit(0),
       (err) => {
@@ -40,6 +41,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
 
   const address = await fastify.listen({ host: config.host, port: config.port });
+  // Runs start once the process serves; shutdown (fastify.close) stops claiming and waits for runs in flight.
+  if (config.jobs.enabled) await scheduler.start();
   console.log(`积分商城已启动：${address.replace('127.0.0.1', 'localhost')}  (数据库：${config.database.kind})`);
 }
 

@@ -220,14 +220,14 @@ export async function startBareServer() {
 
 /**
  * The production bundle as a child; resolves once it answers. `profilePrefix` names its --cpu-prof file;
- * `forwardStdout: false` keeps its stdout (the start banner) off this process's output.
+ * `forwardStdout: false` keeps its stdout (the start banner) off this process's output; `env` adds settings.
  */
-export async function startAppServer({ label, databaseUrl, schema, adminPassword, cpuProfDir, profilePrefix = 'app', forwardStdout = true }) {
+export async function startAppServer({ label, databaseUrl, schema, adminPassword, cpuProfDir, profilePrefix = 'app', forwardStdout = true, env: extraEnv = {} }) {
   const port = await freePort();
   const env = { ...process.env };
   // The app's own settings come from this bench only, never from the caller's shell.
   for (const name of Object.keys(env)) {
-    if (/^(DATABASE_|SESSION_SECRET|ADMIN_|LOG_|SMTP_|MAIL_|COOKIE_|TRUST_PROXY$|WEB_ROOT$|PORT$|HOST$)/.test(name)) delete env[name];
+    if (/^(DATABASE_|SESSION_SECRET|ADMIN_|LOG_|SMTP_|MAIL_|COOKIE_|TRUST_PROXY$|WEB_ROOT$|PORT$|HOST$|SCHEDULER|SANDBOX_|TZ_SITE$)/.test(name)) delete env[name];
   }
   Object.assign(env, {
     NODE_ENV: 'production',
@@ -239,6 +239,8 @@ export async function startAppServer({ label, databaseUrl, schema, adminPassword
     ADMIN_ACCOUNT: 'admin',
     ADMIN_PASSWORD: adminPassword,
     LOG_LEVEL: 'warn',
+    // A bench's own settings for this run (the scheduler bench's, for one).
+    ...extraEnv,
   });
   const args = [];
   if (cpuProfDir) args.push('--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`, `--cpu-prof-name=${profilePrefix}-${label}-${process.pid}.cpuprofile`);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { buildApp, type BuiltApp } from '../../src/server/app.js';
 import type { AppConfig } from '../../src/server/config.js';
+import type { JobsConfig } from '../../src/server/jobs/config.js';
 import type { Mail, Mailer } from '../../src/server/modules/email/mailer.js';
 import { ApiClient } from './client.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -63,6 +64,18 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** The scheduler in tests: no background loop (a test ticks it on its own clock), an instant sandbox that never fails. */
+export const TEST_JOBS_CONFIG: JobsConfig = {
+  enabled: false,
+  timeZone: 'Asia/Shanghai',
+  pollMs: 1000,
+  leaseMs: 60_000,
+  concurrency: 4,
+  runTimeoutMs: 30_000,
+  shutdownMs: 1000,
+  sandbox: { latencyMs: 0, failurePercent: 0, seed: 1 },
+};
+
 let counter = 0;
 export const uniqueAccount = (prefix = 'u') => `${prefix}${process.pid % 1000}_${(counter++).toString(36)}${Math.random().toString(36).slice(2, 5)}`.slice(0, 16);
 
@@ -81,6 +94,7 @@ export function testConfig(database: TestDatabase['config'], overrides: Partial<
     logLevel: 'silent',
     logRequests: false,
     webRoot: '/nonexistent',
+    jobs: TEST_JOBS_CONFIG,
     ...overrides,
   };
 }

@@ -45,7 +45,7 @@ afterEach(cleanup);
 describe('routes from screens.config.ts', () => {
   it('adds a platform page and its edit page with one config entry', async () => {
     answer(true);
-    const withDemo = [...screens, ...platformScreens({ code: 'demo', title: '演示平台' })];
+    const withDemo = [...screens, ...platformScreens({ code: 'demo', title: '演示平台', settings: 'ClockInSettings' })];
     const router = open('/demo', withDemo);
     expect(await view.findByText('功能即将开放', undefined, { timeout: 10_000 })).toBeTruthy();
     expect(view.getAllByText('演示平台').length).toBeGreaterThan(0);

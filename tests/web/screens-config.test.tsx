@@ -55,7 +55,7 @@ describe('screens.config.ts', () => {
   });
 
   it('makes a platform page and its edit page from one entry', () => {
-    const [service, edit] = platformScreens({ code: 'demo', title: '演示平台' });
+    const [service, edit] = platformScreens({ code: 'demo', title: '演示平台', settings: 'ClockInSettings' });
     expect(service).toMatchObject({ path: '/demo', title: '演示平台' });
     expect(edit).toMatchObject({ path: '/demo/update', title: '修改演示平台信息' });
   });

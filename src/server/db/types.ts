@@ -173,6 +173,101 @@ export interface RedeemCodesTable {
   createdAt: EpochMs;
 }
 
+export type BillingUnit = 'per_run' | 'per_day' | 'one_off';
+export type ServiceState = 'draft' | 'active' | 'paused' | 'stopped';
+export type RunState = 'due' | 'running' | 'succeeded' | 'failed' | 'refunded' | 'skipped';
+export type SandboxMode = 'auto' | 'ok' | 'flaky' | 'transient' | 'permanent' | 'timeout';
+
+export interface PlatformsTable {
+  id: Generated<number>;
+  kind: string;
+  seedKind: string | null;
+  name: string;
+  nameKey: Generated<string>;
+  description: string;
+  price: number;
+  billingUnit: BillingUnit;
+  retryLimit: number;
+  onShelf: number;
+  sort: number;
+  createdAt: EpochMs;
+  updatedAt: EpochMs;
+}
+
+export interface ServicesTable {
+  id: Generated<number>;
+  userId: number;
+  platformId: number;
+  /** JSON, valid against the kind's settings schema. */
+  settings: string;
+  state: ServiceState;
+  nextRunAt: EpochMs | null;
+  succeeded: Generated<number>;
+  failed: Generated<number>;
+  lastRunState: RunState | null;
+  lastRunAt: EpochMs | null;
+  sandboxMode: Generated<SandboxMode>;
+  createdAt: EpochMs;
+  updatedAt: EpochMs;
+}
+
+export interface RunsTable {
+  id: Generated<number>;
+  serviceId: number;
+  userId: number;
+  platformId: number;
+  trigger: 'schedule' | 'manual';
+  scheduledAt: EpochMs;
+  /** The scheduled time's calendar day in the site's time zone (yyyy-mm-dd): today's count, per-day billing. */
+  day: string;
+  state: RunState;
+  attempts: Generated<number>;
+  leaseOwner: string | null;
+  leaseExpiresAt: EpochMs | null;
+  /** When a due run may be claimed: its scheduled time, then the backoff after a transient failure. */
+  nextAttemptAt: EpochMs;
+  startedAt: EpochMs | null;
+  finishedAt: EpochMs | null;
+  result: Generated<string>;
+  charged: Generated<number>;
+  chargeReference: string | null;
+  refundReference: string | null;
+  createdAt: EpochMs;
+}
+
+export interface ServiceChargesTable {
+  serviceId: number;
+  period: string;
+  runId: number | null;
+  amount: number;
+  reference: string;
+  createdAt: EpochMs;
+}
+
+export interface NoticesTable {
+  id: Generated<number>;
+  userId: number;
+  kind: string;
+  title: string;
+  body: string;
+  readAt: EpochMs | null;
+  createdAt: EpochMs;
+}
+
+export interface SandboxAccountsTable {
+  serviceId: number;
+  received: Generated<number>;
+  createdAt: EpochMs;
+}
+
+export interface SandboxCheckinsTable {
+  id: Generated<number>;
+  runId: number;
+  serviceId: number;
+  deliveries: Generated<number>;
+  receivedAt: EpochMs;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -185,6 +280,13 @@ export interface Database {
   mallPackages: MallPackagesTable;
   orders: OrdersTable;
   redeemCodes: RedeemCodesTable;
+  platforms: PlatformsTable;
+  services: ServicesTable;
+  runs: RunsTable;
+  serviceCharges: ServiceChargesTable;
+  notices: NoticesTable;
+  sandboxAccounts: SandboxAccountsTable;
+  sandboxCheckins: SandboxCheckinsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

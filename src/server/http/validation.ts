@@ -58,7 +58,8 @@ export class RequestValidator {
     let layers = this.layers(root);
     for (const segment of path) {
       const next = layers
-        .map((l) => (l.properties as Record<string, JsonSchema> | undefined)?.[segment])
+        // An array element (`/courses/0/name`) is described by the array's `items`.
+        .map((l) => (/^\d+$/.test(segment) ? (l.items as JsonSchema | undefined) : (l.properties as Record<string, JsonSchema> | undefined)?.[segment]))
         .find((p) => p !== undefined);
       layers = this.layers(next);
     }

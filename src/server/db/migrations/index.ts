@@ -4,6 +4,8 @@ import * as coinLedger from './2026_11_22_0002_coin_ledger.js';
 import * as mall from './2026_11_22_0003_mall.js';
 import * as redeemCodes from './2026_11_22_0004_redeem_codes.js';
 import * as searchKeys from './2026_11_23_0005_search_keys.js';
+import * as platformServices from './2026_11_23_0006_platform_services.js';
+import * as sandbox from './2026_11_23_0007_sandbox.js';
 
 /** Listed statically so the bundled server carries its migrations; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +14,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0003_mall': mall,
   '2026_11_22_0004_redeem_codes': redeemCodes,
   '2026_11_23_0005_search_keys': searchKeys,
+  '2026_11_23_0006_platform_services': platformServices,
+  '2026_11_23_0007_sandbox': sandbox,
 };

@@ -5,7 +5,8 @@ import * as users from './service.js';
 
 type UserHandlers = Omit<
   Handlers,
-  `basicInformation${string}` | `coin${string}` | `mall${string}` | `order${string}` | `redeem${string}` | 'userAddCoin' | 'userReduceCoin' | 'userTransferCoin' | 'healthGet'
+  `basicInformation${string}` | `coin${string}` | `mall${string}` | `order${string}` | `redeem${string}` | 'userAddCoin' | 'userReduceCoin' | 'userTransferCoin'
+  | `platform${string}` | `service${string}` | `run${string}` | 'userClockCount' | 'healthGet'
 >;
 
 export const userHandlers: UserHandlers = {

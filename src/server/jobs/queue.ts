@@ -1,0 +1,124 @@
+import { sql, type Updateable } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { RunsTable } from '../db/types.js';
+
+// The queue is the runs table (the design of Solid Queue and GoodJob). Every statement here is guarded by the state
+// it expects, so a process that lost its lease or a second planner changes nothing.
+
+/** Active services of existing users on on-shelf platforms whose next scheduled time has come: the planner's work. */
+export const servicesDue = (db: Db, now: number, limit: number) =>
+  db
+    .selectFrom('services')
+    .innerJoin('platforms', 'platforms.id', 'services.platformId')
+    .innerJoin('users', 'users.id', 'services.userId')
+    .where('users.deletedAt', 'is', null)
+    .select(['services.id', 'services.userId', 'services.platformId', 'services.settings', 'services.nextRunAt', 'platforms.kind'])
+    .where('services.state', '=', 'active')
+    .where('services.nextRunAt', '<=', now)
+    .where('platforms.onShelf', '=', 1)
+    .orderBy('services.nextRunAt')
+    .limit(limit)
+    .execute();
+
+/** Enqueues a planned run; the unique (service_id, scheduled_at) turns a second planner's insert into nothing. */
+export async function enqueue(db: Db, run: { serviceId: number; userId: number; platformId: number; scheduledAt: number; day: string; now: number }): Promise<void> {
+  await db
+    .insertInto('runs')
+    .values({
+      serviceId: run.serviceId,
+      userId: run.userId,
+      platformId: run.platformId,
+      trigger: 'schedule',
+      scheduledAt: run.scheduledAt,
+      day: run.day,
+      state: 'due',
+      nextAttemptAt: run.scheduledAt,
+      createdAt: run.now,
+    })
+    .onConflict((oc) => oc.columns(['serviceId', 'scheduledAt']).doNothing())
+    .execute();
+}
+
+/** Moves the planner's cursor only if no other process moved it first. */
+export async function advanceCursor(db: Db, serviceId: number, from: number, to: number | null): Promise<void> {
+  await db.updateTable('services').set({ nextRunAt: to }).where('id', '=', serviceId).where('nextRunAt', '=', from).where('state', '=', 'active').execute();
+}
+
+/**
+ * The next run this process may take: due and its time come, or running with an expired lease (its worker died).
+ * PostgreSQL locks the row and skips rows other processes hold; SQLite has one writer, so the transaction is enough.
+ */
+export async function lockNextClaimable(trx: Db, now: number, postgres: boolean): Promise<number | undefined> {
+  // Two plain scans rather than one OR, so each walks its index (state, next_attempt_at) in order.
+  let due = trx.selectFrom('runs').select('id').where('state', '=', 'due').where('nextAttemptAt', '<=', now).orderBy('nextAttemptAt').limit(1);
+  if (postgres) due = due.forUpdate().skipLocked();
+  const found = await due.executeTakeFirst();
+  if (found) return found.id;
+  let expired = trx.selectFrom('runs').select('id').where('state', '=', 'running').where('leaseExpiresAt', '<=', now).limit(1);
+  if (postgres) expired = expired.forUpdate().skipLocked();
+  return (await expired.executeTakeFirst())?.id;
+}
+
+/** A claimed run with what its execution needs. */
+export const claimContext = (db: Db, runId: number) =>
+  db
+    .selectFrom('runs')
+    .innerJoin('services', 'services.id', 'runs.serviceId')
+    .innerJoin('platforms', 'platforms.id', 'runs.platformId')
+    .select([
+      'runs.id',
+      'runs.serviceId',
+      'runs.userId',
+      'runs.platformId',
+      'runs.trigger',
+      'runs.scheduledAt',
+      'runs.day',
+      'runs.state',
+      'runs.attempts',
+      'runs.charged',
+      'runs.chargeReference',
+      'services.state as serviceState',
+      'services.settings',
+      'services.sandboxMode',
+      'platforms.kind',
+      'platforms.name as platformName',
+      'platforms.price',
+      'platforms.billingUnit',
+      'platforms.retryLimit',
+    ])
+    .where('runs.id', '=', runId)
+    .executeTakeFirst();
+
+export type ClaimContext = NonNullable<Awaited<ReturnType<typeof claimContext>>>;
+
+/** Changes a run only in the state (and, for a running run, under the lease) the caller saw. */
+export async function updateRun(db: Db, id: number, expect: { state: RunsTable['state']; leaseOwner?: string }, patch: Updateable<RunsTable>): Promise<boolean> {
+  let q = db.updateTable('runs').set(patch).where('id', '=', id).where('state', '=', expect.state);
+  if (expect.leaseOwner !== undefined) q = q.where('leaseOwner', '=', expect.leaseOwner);
+  const result = await q.executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** A run's outcome on its service's counters and last result. */
+export async function recordOnService(db: Db, serviceId: number, outcome: 'succeeded' | 'failed' | 'refunded' | 'skipped', now: number): Promise<void> {
+  await db
+    .updateTable('services')
+    .set({
+      ...(outcome === 'succeeded' ? { succeeded: sql`succeeded + 1` } : outcome === 'skipped' ? {} : { failed: sql`failed + 1` }),
+      lastRunState: outcome,
+      lastRunAt: now,
+    })
+    .where('id', '=', serviceId)
+    .execute();
+}
+
+/** At start-up: runs whose worker died hand their lease back at once, so they need not wait for the claimer's scan. */
+export async function releaseExpiredLeases(db: Db, now: number): Promise<number> {
+  const result = await db
+    .updateTable('runs')
+    .set({ state: 'due', leaseOwner: null, leaseExpiresAt: null, nextAttemptAt: now })
+    .where('state', '=', 'running')
+    .where('leaseExpiresAt', '<=', now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

@@ -1,0 +1,110 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { AppContext } from '../context.js';
+import type { Connector } from './connectors/connector.js';
+import { planDue } from './planner.js';
+import { releaseExpiredLeases } from './queue.js';
+import { Worker, type Claimed } from './worker.js';
+
+/**
+ * Plans and executes platform services' runs in this process: a poll loop (planner, then claims up to the configured
+ * concurrency) in production, or `tick()` driven by a test's clock. Any number of processes may run one each.
+ */
+export class Scheduler {
+  /** Who holds a lease: host, process and a random part, so a restarted process is a new owner. */
+  readonly owner = `${hostname().slice(0, 40)}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly worker: Worker;
+  /** Worker slots at work; shutdown waits for them. */
+  private readonly inFlight = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+
+  constructor(
+    private readonly app: AppContext,
+    connector: Connector,
+    postgres: boolean,
+  ) {
+    this.worker = new Worker(app, connector, this.owner, postgres);
+  }
+
+  /** Starts the loop; runs left by a process that died are handed back first. */
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    const released = await releaseExpiredLeases(this.app.db, this.app.now());
+    if (released > 0) this.app.log.info({ released }, 'scheduler: reclaimed runs with expired leases');
+    this.poll();
+  }
+
+  /** Stops claiming and waits, at most the configured time, for runs in flight; the rest are left to lease expiry. */
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    if (this.inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.app.config.jobs.shutdownMs)));
+    await Promise.race([Promise.allSettled([...this.inFlight]), bound]);
+    clearTimeout(timer);
+  }
+
+  /**
+   * One pass at the clock's current time, for tests: plans what is due, then claims and executes until nothing is
+   * claimable. Answers how many runs were planned and how many claims were made.
+   */
+  async tick(): Promise<{ planned: number; claimed: number }> {
+    const planned = await planDue(this.app);
+    let claimed = 0;
+    for (;;) {
+      const batch: Claimed[] = [];
+      let settled = 0;
+      while (batch.length < this.app.config.jobs.concurrency) {
+        const c = await this.worker.claim();
+        if (c === null) break;
+        if (c === 'settled') settled++;
+        else batch.push(c);
+      }
+      if (batch.length === 0 && settled === 0) return { planned, claimed };
+      claimed += batch.length;
+      await Promise.all(batch.map((c) => this.worker.execute(c)));
+    }
+  }
+
+  private poll(): void {
+    if (!this.running) return;
+    planDue(this.app)
+      .catch((err) => this.app.log.error({ err }, 'scheduler: planning failed'))
+      .then(() => this.pump())
+      .finally(() => {
+        if (this.running) {
+          this.timer = setTimeout(() => this.poll(), this.app.config.jobs.pollMs);
+          this.timer.unref();
+        }
+      });
+  }
+
+  /**
+   * Starts a worker slot for each free one up to the configured concurrency. A slot claims and executes runs one
+   * after another until nothing is claimable (or the scheduler stops), so the queue drains at speed between polls.
+   */
+  private pump(): void {
+    while (this.running && this.inFlight.size < this.app.config.jobs.concurrency) {
+      const slot: Promise<void> = this.slot().finally(() => this.inFlight.delete(slot));
+      this.inFlight.add(slot);
+    }
+  }
+
+  private async slot(): Promise<void> {
+    while (this.running) {
+      let claimed: Awaited<ReturnType<Worker['claim']>>;
+      try {
+        claimed = await this.worker.claim();
+      } catch (err) {
+        this.app.log.error({ err }, 'scheduler: claiming failed');
+        return;
+      }
+      if (claimed === null) return;
+      if (claimed === 'settled') continue;
+      await this.worker.execute(claimed).catch((err) => this.app.log.error({ err, runId: claimed.run.id }, 'scheduler: recording a run failed'));
+    }
+  }
+}

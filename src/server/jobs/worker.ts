@@ -1,0 +1,146 @@
+import type { AppContext } from '../context.js';
+import { mailNotice } from '../modules/notices/mail.js';
+import { insertNotice, type NewNotice } from '../modules/notices/repo.js';
+import { charge, refund, runPeriod } from '../modules/services/billing.js';
+import type { Connector, ConnectorResult } from './connectors/connector.js';
+import { claimContext, lockNextClaimable, recordOnService, updateRun, type ClaimContext } from './queue.js';
+
+export interface Claimed {
+  run: ClaimContext;
+  /** This attempt's number (1 on the first try). */
+  attempt: number;
+}
+
+const BACKOFF_BASE_MS = 10_000;
+const BACKOFF_CAP_MS = 10 * 60_000;
+
+/** Exponential backoff with full jitter over its upper half, so retries of many runs do not arrive together. */
+export function backoffMs(attempt: number): number {
+  const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1));
+  return Math.round(ceiling * (0.5 + Math.random() * 0.5));
+}
+
+/**
+ * Claims, executes and records runs for one process (`owner`). Claiming and charging are one transaction, recording
+ * the outcome (and any refund) another; between them the run is held by a lease that another process may take over
+ * once it expires.
+ */
+export class Worker {
+  constructor(
+    private readonly app: AppContext,
+    private readonly connector: Connector,
+    private readonly owner: string,
+    private readonly postgres: boolean,
+  ) {}
+
+  /** Takes the next due run, charges it if its period is unpaid, and leases it; null when nothing is due. */
+  async claim(): Promise<Claimed | null | 'settled'> {
+    const { app, owner } = this;
+    const now = app.now();
+    let notice: NewNotice | undefined;
+    let settings = '';
+    const claimed = await app.db.transaction().execute(async (trx) => {
+      const id = await lockNextClaimable(trx, now, this.postgres);
+      if (id === undefined) return null;
+      const run = (await claimContext(trx, id))!;
+      const expect = { state: run.state };
+      const settle = async (state: 'skipped', result: string) => {
+        await updateRun(trx, id, expect, { state, result, finishedAt: now, leaseOwner: null, leaseExpiresAt: null });
+        await recordOnService(trx, run.serviceId, state, now);
+        return 'settled' as const;
+      };
+      // A planned run of a service paused or stopped since it was planned does not run.
+      if (run.trigger === 'schedule' && run.serviceState !== 'active' && run.state === 'due' && Number(run.attempts) === 0) {
+        return settle('skipped', '服务已暂停或停止，本次跳过');
+      }
+      let paid = {};
+      const period = runPeriod(run.billingUnit, run.id, run.day);
+      if (period && run.chargeReference === null) {
+        const outcome = await charge(trx, {
+          userId: run.userId,
+          serviceId: run.serviceId,
+          period,
+          runId: run.id,
+          price: Number(run.price),
+          description: `${run.platformName}：执行 #${run.id}`,
+          now,
+        });
+        if (outcome.kind === 'insufficient') {
+          await trx.updateTable('services').set({ state: 'paused', nextRunAt: null, updatedAt: now }).where('id', '=', run.serviceId).execute();
+          notice = { userId: run.userId, kind: 'run_skipped', title: '积分不足，服务已暂停', body: `${run.platformName}的执行因积分不足被跳过，服务已暂停。充值后可重新启动。` };
+          await insertNotice(trx, notice, now);
+          settings = run.settings;
+          return settle('skipped', '积分不足，已跳过并暂停服务');
+        }
+        if (outcome.kind === 'charged') paid = { charged: outcome.amount, chargeReference: outcome.reference };
+      }
+      const attempt = Number(run.attempts) + 1;
+      const leased = await updateRun(trx, id, expect, {
+        state: 'running',
+        leaseOwner: owner,
+        leaseExpiresAt: now + app.config.jobs.leaseMs,
+        attempts: attempt,
+        startedAt: now,
+        ...paid,
+      });
+      return leased ? { run: { ...run, ...paid }, attempt } : null;
+    });
+    if (notice) await mailNotice(app, JSON.parse(settings), notice);
+    return claimed;
+  }
+
+  /** Runs the connector under a time limit and records what happened. */
+  async execute(claimed: Claimed): Promise<void> {
+    const { run, attempt } = claimed;
+    const signal = AbortSignal.timeout(this.app.config.jobs.runTimeoutMs);
+    let result: ConnectorResult;
+    try {
+      result = await this.connector.run(
+        { id: run.serviceId, userId: run.userId, platformId: run.platformId, kind: run.kind, settings: JSON.parse(run.settings), sandboxMode: run.sandboxMode },
+        { id: run.id, attempt, scheduledAt: Number(run.scheduledAt) },
+        signal,
+      );
+    } catch (error) {
+      if (!signal.aborted) this.app.log.warn({ err: error, runId: run.id }, 'connector failed');
+      result = { outcome: 'transient', message: signal.aborted ? '平台响应超时' : '执行出错，稍后重试' };
+    }
+    await this.record(claimed, result);
+  }
+
+  /** Succeeded; or due again after a backoff; or, finally failed, refunded and told to the user. One transaction. */
+  private async record({ run, attempt }: Claimed, result: ConnectorResult): Promise<void> {
+    const { app } = this;
+    const now = app.now();
+    const held = { state: 'running' as const, leaseOwner: this.owner };
+    const notice = await app.db.transaction().execute(async (trx): Promise<NewNotice | undefined> => {
+      if (result.outcome === 'ok') {
+        if (await updateRun(trx, run.id, held, { state: 'succeeded', result: result.message, finishedAt: now, leaseOwner: null, leaseExpiresAt: null })) {
+          await recordOnService(trx, run.serviceId, 'succeeded', now);
+        }
+        return;
+      }
+      if (result.outcome === 'transient' && attempt <= Number(run.retryLimit)) {
+        await updateRun(trx, run.id, held, { state: 'due', result: result.message, nextAttemptAt: now + backoffMs(attempt), leaseOwner: null, leaseExpiresAt: null });
+        return;
+      }
+      const charged = Number(run.charged);
+      const refunded = charged > 0 && run.chargeReference !== null;
+      // The state change first: if the lease was lost, another process owns the outcome and nothing is refunded here.
+      if (!(await updateRun(trx, run.id, held, { state: refunded ? 'refunded' : 'failed', result: result.message, finishedAt: now, leaseOwner: null, leaseExpiresAt: null }))) return;
+      if (refunded) {
+        const reference = await refund(trx, { userId: run.userId, amount: charged, chargeReference: run.chargeReference!, description: `${run.platformName}：执行 #${run.id} 失败退款`, now });
+        await updateRun(trx, run.id, { state: 'refunded' }, { refundReference: reference });
+      }
+      await recordOnService(trx, run.serviceId, refunded ? 'refunded' : 'failed', now);
+      const failed: NewNotice = {
+        userId: run.userId,
+        kind: 'run_failed',
+        title: '执行失败',
+        body: `${run.platformName}的执行 #${run.id} 失败：${result.message}${refunded ? `，已退回 ${charged} 积分` : ''}。`,
+      };
+      await insertNotice(trx, failed, now);
+      return failed;
+    });
+    if (notice) await mailNotice(app, JSON.parse(run.settings), notice);
+  }
+}
