@@ -151,7 +151,7 @@ export function validatorModule(schema, header) {
   return `${header}${lines.join('\n')}${helper}\n${body.trimEnd()}\n`;
 }
 
-/** src/api/forms.gen.ts: every form schema, and the contract's pattern wording, as typed constants. */
+/** src/api/generated/forms.gen.ts: every form schema, and the contract's pattern wording, as typed constants. */
 export function formsModule(entries, header) {
   const schemas = entries.map(({ operationId, schema }) => `  ${operationId}: ${JSON.stringify(schema, null, 2).replaceAll('\n', '\n  ')},`);
   const messages = entries.map(({ operationId, messages }) => `  ${operationId}: ${JSON.stringify(messages)},`);
@@ -175,9 +175,9 @@ ${messages.join('\n')}
 export function formFiles(doc, header) {
   const entries = jsonBodyOperations(doc).map(({ operationId, schema }) => form(doc, operationId, schema));
   const files = new Map();
-  files.set('src/api/forms.gen.ts', formsModule(entries, header));
+  files.set('src/api/generated/forms.gen.ts', formsModule(entries, header));
   for (const { operationId, schema } of entries) {
-    files.set(`src/api/validators/${operationId}.gen.js`, validatorModule(schema, header));
+    files.set(`src/api/generated/validators/${operationId}.gen.js`, validatorModule(schema, header));
   }
   return files;
 }

@@ -19,7 +19,7 @@ function operationMap(doc) {
       );
     }
   }
-  return `${HEADER}import type { OperationId } from './operations';
+  return `${HEADER}import type { OperationId } from '../operations';
 
 export type Role = 'visitor' | 'user' | 'agent' | 'admin';
 
@@ -43,9 +43,9 @@ export async function generateFiles(root) {
   const files = new Map();
   const specPath = join(root, 'openapi.yaml');
   const ast = await openapiTS(pathToFileURL(specPath), { alphabetize: false });
-  files.set(join(root, 'src/api/schema.d.ts'), HEADER + astToString(ast));
+  files.set(join(root, 'src/api/generated/schema.d.ts'), HEADER + astToString(ast));
   const doc = parse(readFileSync(specPath, 'utf8'));
-  files.set(join(root, 'src/api/operations.gen.ts'), operationMap(doc));
+  files.set(join(root, 'src/api/generated/operations.gen.ts'), operationMap(doc));
   for (const [path, contents] of formFiles(doc, HEADER)) files.set(join(root, path), contents);
   return files;
 }

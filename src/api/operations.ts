@@ -1,6 +1,6 @@
 // Type helpers over the generated contract: what each operation takes and what its envelope's data holds.
 // Shared by the server's handler registry and the web app's screen config, so both fail the type check together.
-import type { components, operations } from './schema';
+import type { components, operations } from './generated/schema';
 
 export type OperationId = keyof operations;
 export type Schemas = components['schemas'];

@@ -1,5 +1,6 @@
 import { createApi } from '../api/client';
 import { toast } from './feedback';
+import { messages } from './i18n/zh-CN';
 import { signOut } from './state/session';
 
 let goToLogin: () => void = () => window.location.assign('/login');
@@ -16,4 +17,4 @@ export const api = createApi({
     if (window.location.pathname !== '/login') goToLogin();
   },
   logError: (code, message) => console.error(`[api] ${code} ${message}`),
-});
+}, messages);

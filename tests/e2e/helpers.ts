@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { inject } from 'vitest';
 import type { OperationId, RequestBody, RequestQuery, ResponseData } from '../../src/api/operations';
-import { OPERATIONS } from '../../src/api/operations.gen';
+import { OPERATIONS } from '../../src/api/generated/operations.gen';
 
 // What every e2e test needs: the running server's address, the API as a signed-in user or the admin (with the
 // session cookie kept like a browser keeps it), Debian's Chromium as a phone, and screenshots under test-results/e2e.

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, createApi, type ApiHooks } from '../../src/api/client';
+import { messages } from '../../src/web/i18n/zh-CN';
 
 type Reply = { status: number; statusText?: string; body: unknown; contentType?: string };
 
@@ -30,7 +31,7 @@ beforeEach(() => {
 
 const api = (reply: Reply | (() => Promise<never>)) => {
   const f = fakeFetch(reply);
-  return { ...createApi(hooks, { baseUrl: 'http://app.test', fetch: f.fetch }), calls: f.calls };
+  return { ...createApi(hooks, messages, { baseUrl: 'http://app.test', fetch: f.fetch }), calls: f.calls };
 };
 
 describe('the API client', () => {

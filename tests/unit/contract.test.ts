@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OPERATIONS } from '../../src/api/operations.gen';
+import { OPERATIONS } from '../../src/api/generated/operations.gen';
 import { handlers } from '../../src/server/handlers';
 import { openapi, operations } from '../helpers/contract';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OPERATIONS } from '../../src/api/operations.gen';
-import { formSchemas } from '../../src/api/forms.gen';
+import { OPERATIONS } from '../../src/api/generated/operations.gen';
+import { formSchemas } from '../../src/api/generated/forms.gen';
 import { platformScreens, screens } from '../../screens.config';
 import { messages as t } from '../../src/web/i18n/zh-CN';
 

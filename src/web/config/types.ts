@@ -1,6 +1,6 @@
 import type { ComponentType } from 'react';
 import type { OperationId, RequestBody, RequestQuery, ResponseData } from '../../api/operations';
-import type { Role } from '../../api/operations.gen';
+import type { Role } from '../../api/generated/operations.gen';
 
 // The screen map's vocabulary. A screen is a typed union keyed on `kind`, so the type checker, not the runtime,
 // catches a wrong operationId, parameter or field in screens.config.ts.

@@ -6,7 +6,7 @@ import { toast } from '../feedback';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useLocation, useNavigate, useSearchParams } from 'react-router-dom';
 import { ApiError, newIdempotencyKey } from '../../api/client';
-import { OPERATIONS } from '../../api/operations.gen';
+import { OPERATIONS } from '../../api/generated/operations.gen';
 import type { FormOperation } from '../config/types';
 import type { OperationId } from '../../api/operations';
 import { api } from '../api';
@@ -33,7 +33,7 @@ const validators = new Map<string, Promise<ValidatorType>>();
 function loadValidator(form: ResolvedForm): Promise<ValidatorType> {
   let pending = validators.get(form.operation);
   if (!pending) {
-    pending = import(`../../api/validators/${form.operation}.gen.js`).then((fns: ValidatorFunctions) =>
+    pending = import(`../../api/generated/validators/${form.operation}.gen.js`).then((fns: ValidatorFunctions) =>
       createPrecompiledValidator(fns, form.schema, createLocalizer(form.schema, form.patternMessages)),
     );
     // A failed download (offline, a deploy replaced the chunk) may succeed on retry.

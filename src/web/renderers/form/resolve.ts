@@ -1,5 +1,5 @@
 import type { RJSFSchema, UiSchema } from '@rjsf/utils';
-import { formPatternMessages, formSchemas, type FormSchemaId } from '../../../api/forms.gen';
+import { formPatternMessages, formSchemas, type FormSchemaId } from '../../../api/generated/forms.gen';
 import type { FormOperation, FormScreen } from '../../config/types';
 import { messages as t } from '../../i18n/zh-CN';
 

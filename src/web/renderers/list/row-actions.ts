@@ -1,5 +1,5 @@
 import { confirm, toast } from '../../feedback';
-import { OPERATIONS } from '../../../api/operations.gen';
+import { OPERATIONS } from '../../../api/generated/operations.gen';
 import type { RowAction, SignedInRole } from '../../config/types';
 import { api } from '../../api';
 import { messages as t } from '../../i18n/zh-CN';

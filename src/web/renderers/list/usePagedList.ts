@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { OPERATIONS } from '../../../api/operations.gen';
+import { OPERATIONS } from '../../../api/generated/operations.gen';
 import type { PageOperation } from '../../config/types';
 import { api } from '../../api';
 import { pageArgs, type ListQuery } from './list-query';
