@@ -87,8 +87,10 @@ export function createApi(hooks: ApiHooks, words: ApiWords, options: { baseUrl?:
   }
 
   /** Calls an operation by its operationId and answers the envelope's data, or throws an ApiError after the UI rules. */
-  async function call<K extends OperationId>(operationId: K, ...args: InitArgs<K>): Promise<ResponseData<K>> {
-    const init = (args[0] ?? {}) as CallInit<K>;
+  // `[init: CallInit<K>]` lets generic code (a hook over any operation) pass the init it holds; a concrete K is
+  // checked by InitArgs, which makes the init optional only where the operation takes no query and no body.
+  async function call<K extends OperationId>(operationId: K, ...args: [init: CallInit<K>] | InitArgs<K>): Promise<ResponseData<K>> {
+    const init: Partial<CallInit<K>> = args[0] ?? {};
     const { method, path, idempotent } = OPERATIONS[operationId];
     const headers = idempotent ? { ...init.headers, 'Idempotency-Key': init.idempotencyKey ?? newIdempotencyKey() } : init.headers;
     let result: { data?: unknown; error?: unknown; response: Response };

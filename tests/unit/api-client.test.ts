@@ -65,6 +65,13 @@ describe('the API client', () => {
     expect(hooks.redirectToLogin).toHaveBeenCalledOnce();
   });
 
+  it.each([40001, 40100])('says "sign in again" even for a quiet call, and marks the failure as shown, on code %i', async (code) => {
+    const a = api({ status: 401, body: { code, message: '登录已失效，请重新登录', data: null } });
+    const error = await a.call('userGetLogin', { quiet: true }).catch((e) => e);
+    expect(error).toMatchObject({ shown: true, signInAgain: true });
+    expect(hooks.toast).toHaveBeenCalledOnce();
+  });
+
   it('logs and toasts any other nonzero code without redirecting', async () => {
     const a = api({ status: 409, body: { code: 40900, message: '账号已被占用', data: null } });
     await expect(a.call('userAdd', { body: { userAccount: 'alice', userPassword: 'Passw0rd!' } })).rejects.toMatchObject({ code: 40900, message: '账号已被占用' });
@@ -75,7 +82,7 @@ describe('the API client', () => {
 
   it('lets a form keep the failure to itself with quiet', async () => {
     const a = api({ status: 400, body: { code: 40000, message: '账号或密码错误', data: null } });
-    await expect(a.call('userLogin', { body: { userAccount: 'alice', userPassword: 'x' }, quiet: true })).rejects.toMatchObject({ code: 40000 });
+    await expect(a.call('userLogin', { body: { userAccount: 'alice', userPassword: 'x' }, quiet: true })).rejects.toMatchObject({ code: 40000, shown: false });
     expect(hooks.toast).not.toHaveBeenCalled();
   });
 

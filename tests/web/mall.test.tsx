@@ -112,19 +112,27 @@ describe('/mall', () => {
     expect(keys[2]).not.toBe(keys[1]);
   });
 
-  it('starts a new attempt after a refusal the server answered', async () => {
+  // One policy for every screen (useOperation): a refused attempt recorded nothing on the server, so trying the same
+  // package again is the same intent with the same key; another package is a new one.
+  it('keeps the key for the same package after a refusal, and starts a new one for another package', async () => {
     open();
     vi.mocked(confirm).mockResolvedValue(true);
     call.mockImplementation(async (op: string) => {
       if (op === 'mallList') return PACKAGES;
       throw new ApiError('套餐已下架', 'envelope', { code: 40400, status: 404 });
     });
+    const idle = () => waitFor(() => expect((view.getByText('小份').closest('button') as HTMLButtonElement).disabled).toBe(false));
     fireEvent.click(await view.findByText('小份'));
     await waitFor(() => expect(toast).toHaveBeenCalledWith('套餐已下架'));
-    await waitFor(() => expect((view.getByText('小份').closest('button') as HTMLButtonElement).disabled).toBe(false));
+    await idle();
     fireEvent.click(view.getByText('小份'));
     await waitFor(() => expect(submitCalls()).toHaveLength(2));
-    expect(submitCalls()[1]![1].idempotencyKey).not.toBe(submitCalls()[0]![1].idempotencyKey);
+    await idle();
+    fireEvent.click(view.getByText('大份'));
+    await waitFor(() => expect(submitCalls()).toHaveLength(3));
+    const keys = submitCalls().map(([, init]) => init.idempotencyKey);
+    expect(keys[1]).toBe(keys[0]);
+    expect(keys[2]).not.toBe(keys[1]);
   });
 
   it('shows the purchase notice once per browser session (mallRead)', async () => {
