@@ -53,7 +53,9 @@ export interface ApiWords {
 
 type QueryPart<K extends OperationId> = RequestQuery<K> extends undefined ? { query?: never } : { query: RequestQuery<K> };
 type BodyPart<K extends OperationId> = RequestBody<K> extends undefined ? { body?: never } : { body: RequestBody<K> };
-export type CallInit<K extends OperationId> = QueryPart<K> & BodyPart<K> & {
+/** What an operation sends: its query and its body, as the contract types them. */
+export type OperationInput<K extends OperationId> = QueryPart<K> & BodyPart<K>;
+export type CallInit<K extends OperationId> = OperationInput<K> & {
   signal?: AbortSignal;
   headers?: Record<string, string>;
   /** Leave failures to the caller: no toast (the caller shows them on a form field, say). Redirects still happen. */

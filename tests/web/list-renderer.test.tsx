@@ -104,7 +104,7 @@ describe('ListRenderer', () => {
     call.mockClear();
     call.mockResolvedValue(true);
     offered.find((a) => a.text === '封禁')!.onAction();
-    await waitFor(() => expect(call).toHaveBeenCalledWith('userBan', { query: { id: 8 } }));
+    await waitFor(() => expect(call).toHaveBeenCalledWith('userBan', { query: { id: 8 }, quiet: true }));
     expect(vi.mocked(confirm).mock.calls[0]![0]).toContain('用户8（user_8）');
     await waitFor(() => expect(call).toHaveBeenCalledWith('userListPage', expect.anything()));
   });

@@ -1,5 +1,5 @@
 import { useCallback, useRef, useState } from 'react';
-import { ApiError, newIdempotencyKey, type CallInit } from '../../api/client';
+import { ApiError, newIdempotencyKey, type CallInit, type OperationInput } from '../../api/client';
 import type { OperationId, ResponseData } from '../../api/operations';
 import { OPERATIONS } from '../../api/generated/operations.gen';
 import { api } from '../api';
@@ -15,6 +15,8 @@ export interface RunOptions {
    * the client already showed (sign in again) or a cancelled call never reaches it.
    */
   report?: (error: ApiError) => boolean;
+  /** Overrides the contract's `idempotent` for this operation (see useOperation). */
+  idempotent?: boolean;
 }
 
 /** Tells the user about a failure, unless the client already did (sign in again) or it was a cancelled call. */
@@ -26,44 +28,55 @@ export function reportFailure(error: unknown, report?: RunOptions['report']): vo
 }
 
 /**
- * Calls one operation and handles the answer: busy state (a second run while one is in flight sends nothing), the
+ * Calls operations and handles the answers: busy state (a second run while one is in flight sends nothing), the
  * failure toast, and the idempotency policy. For an operation that moves coins (`idempotent`, from the contract by
  * default) one Idempotency-Key stands for one user intent: a retry of the same request after a failure (a lost
  * answer) sends the same key, so the server moves nothing twice; a success, or a request that differs, starts a new
  * intent with a new key. The server records nothing for a refused attempt, so keeping the key then is safe.
+ *
+ * This form takes the operation per run (a list's row actions); screens with one operation use `useOperation`.
  */
-export function useOperation<K extends OperationId>(operationId: K, options: { idempotent?: boolean } = {}) {
-  const idempotent = options.idempotent ?? OPERATIONS[operationId].idempotent;
+export function useOperationRunner() {
   const [busy, setBusy] = useState(false);
   const inFlight = useRef(false);
   const intent = useRef<{ request: string; key: string } | null>(null);
 
   const run = useCallback(
-    async (init: CallInit<K>, runOptions: RunOptions = {}): Promise<Outcome<ResponseData<K>>> => {
+    async <K extends OperationId>(operationId: K, input: OperationInput<K>, options: RunOptions = {}): Promise<Outcome<ResponseData<K>>> => {
       if (inFlight.current) return { ok: false };
       inFlight.current = true;
       setBusy(true);
-      let key: string | undefined;
-      if (idempotent) {
-        const request = JSON.stringify([operationId, init.query, init.body]);
+      const init: CallInit<K> = { ...input, quiet: true };
+      if (options.idempotent ?? OPERATIONS[operationId].idempotent) {
+        const request = JSON.stringify([operationId, input.query, input.body]);
         if (intent.current?.request !== request) intent.current = { request, key: newIdempotencyKey() };
-        key = intent.current.key;
+        init.idempotencyKey = intent.current.key;
       }
       try {
-        const call = api.call as (op: K, init: CallInit<K>) => Promise<ResponseData<K>>;
-        const data = await call(operationId, { ...init, quiet: true, ...(key ? { idempotencyKey: key } : {}) });
+        const data = await api.call(operationId, init);
         intent.current = null;
         return { ok: true, data };
       } catch (error) {
-        reportFailure(error, runOptions.report);
+        reportFailure(error, options.report);
         return { ok: false };
       } finally {
         inFlight.current = false;
         setBusy(false);
       }
     },
-    [operationId, idempotent],
+    [],
   );
 
   return { run, busy };
+}
+
+/** `useOperationRunner` bound to one operation: `run(input)` calls it. */
+export function useOperation<K extends OperationId>(operationId: K, options: { idempotent?: boolean } = {}) {
+  const runner = useOperationRunner();
+  const { idempotent } = options;
+  const run = useCallback(
+    (input: OperationInput<K>, runOptions: RunOptions = {}) => runner.run(operationId, input, { idempotent, ...runOptions }),
+    [runner.run, operationId, idempotent],
+  );
+  return { run, busy: runner.busy };
 }

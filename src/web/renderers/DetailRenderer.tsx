@@ -13,7 +13,7 @@ function display(value: unknown, field: DetailField): string {
 }
 
 /** One record as label/value rows; every value is rendered as text (never as HTML). */
-export function DetailRenderer({ screen }: { screen: DetailScreen }) {
+export function DetailRenderer({ screen }: { screen: DetailScreen<any> }) {
   const [params] = useSearchParams();
   const [state, setState] = useState<{ status: 'loading' | 'ready' | 'error'; data?: Record<string, unknown> }>({ status: 'loading' });
   const [attempt, setAttempt] = useState(0);
@@ -22,8 +22,9 @@ export function DetailRenderer({ screen }: { screen: DetailScreen }) {
   useEffect(() => {
     let live = true;
     setState({ status: 'loading' });
-    (api.call as (op: string, init: object) => Promise<Record<string, unknown>>)(screen.operation, screen.args(new URLSearchParams(search))).then(
-      (data) => live && setState({ status: 'ready', data }),
+    // The screen map checked args and fields against the operation (detailScreen); here the record is just shown.
+    api.call(screen.operation, screen.args(new URLSearchParams(search))).then(
+      (data: Record<string, unknown>) => live && setState({ status: 'ready', data }),
       () => live && setState({ status: 'error' }),
     );
     return () => {

@@ -7,7 +7,7 @@ import { messages as t } from '../i18n/zh-CN';
 import { sessionStore } from '../state/session';
 import { useStore } from '../state/store';
 import { readListQuery, writeListQuery, type ListQuery } from './list/list-query';
-import { actionsFor, runAction } from './list/row-actions';
+import { actionsFor, useRowAction } from './list/row-actions';
 import { usePagedList } from './list/usePagedList';
 import './list/list.css';
 
@@ -36,6 +36,7 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
     [setParams, screen],
   );
   const list = usePagedList<unknown>(screen.operation, query, onPagesLoaded);
+  const runAction = useRowAction();
 
   const act = async (action: RowAction<unknown>, row: unknown) => {
     if ('to' in action) return navigate(action.to(row));

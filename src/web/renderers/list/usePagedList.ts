@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
+import type { CallInit } from '../../../api/client';
 import { OPERATIONS } from '../../../api/generated/operations.gen';
 import type { PageOperation } from '../../config/types';
 import { api } from '../../api';
@@ -16,10 +17,12 @@ export interface PagedList<R> {
   reload(): Promise<void>;
 }
 
-function fetchPage(operation: PageOperation, query: ListQuery, current: number): Promise<Page> {
+function fetchPage<K extends PageOperation>(operation: K, query: ListQuery, current: number): Promise<Page> {
   const args = pageArgs(query, current);
-  const init = OPERATIONS[operation].method === 'get' ? { query: args } : { body: args };
-  return (api.call as (op: string, init: object) => Promise<Page>)(operation, init);
+  // The contract's method says whether the page request is the query or the body, and PageOperation is by definition
+  // an operation answering a Page; the type system follows neither through a generic K, so both are asserted here.
+  const init = (OPERATIONS[operation].method === 'get' ? { query: args } : { body: args }) as CallInit<K>;
+  return api.call(operation, init) as Promise<Page>;
 }
 
 /**
