@@ -90,22 +90,6 @@ export const zhCN = {
     /** What a field is called when its schema has no title. */
     thisField: '此项',
     /** Client-side validation, worded as the server words the same failures. */
-    errors: {
-      required: (title: string) => `请填写${title}`,
-      type: (title: string) => `${title}的类型不正确`,
-      integer: (title: string) => `${title}应为整数`,
-      number: (title: string) => `${title}应为数字`,
-      empty: (title: string) => `${title}不能为空`,
-      minLength: (title: string, n: number) => `${title}至少 ${n} 个字符`,
-      maxLength: (title: string, n: number) => `${title}最多 ${n} 个字符`,
-      pattern: (title: string, rule?: string) => `${title}${rule ?? '格式不正确'}`,
-      format: (title: string) => `${title}格式不正确`,
-      minimum: (title: string, n: number) => `${title}不能小于 ${n}`,
-      maximum: (title: string, n: number) => `${title}不能大于 ${n}`,
-      enum: (title: string) => `${title}的取值不正确`,
-      unknownField: (name: string) => `不支持的参数：${name}`,
-      other: (title: string) => `${title}不正确`,
-    },
     /** Display labels of enum values, by field name; a value without one shows as it is. */
     enumLabels: {
       userRole: { user: '普通用户', agent: '代理', admin: '管理员' },

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Button, Input, List, Tag } from 'antd-mobile';
 import { useNavigate } from 'react-router-dom';
+import { contractRules } from '../../api/generated/rules.gen';
 import { menuFor } from '../app/menu';
 import { toast } from '../feedback';
 import { messages as t } from '../i18n/zh-CN';
@@ -8,9 +9,8 @@ import { useOperation } from '../operations/useOperation';
 import { refreshSession } from '../state/refresh-session';
 import { sessionStore } from '../state/session';
 import { useStore } from '../state/store';
+import { fitsText } from './rules';
 import './home.css';
-
-const CODE = /^[A-Za-z0-9]{12}$/;
 
 /** A redeem code: one Idempotency-Key per code tried (a retry of the same code after a lost answer reuses it). */
 function RedeemCode() {
@@ -20,7 +20,7 @@ function RedeemCode() {
 
   const redeem = async () => {
     if (busy) return;
-    if (!CODE.test(trimmed)) return toast(t.redeem.rule);
+    if (!fitsText(contractRules.RedeemCodeText, trimmed)) return toast(t.redeem.rule);
     const used = await run({ body: { code: trimmed } });
     if (!used.ok) return;
     setCode('');

@@ -6,7 +6,7 @@ import { toast } from '../feedback';
 import { messages as t } from '../i18n/zh-CN';
 import { AuthField } from './AuthField';
 import { AuthPage } from './AuthPage';
-import { accountRules, passwordRules } from './rules';
+import { accountRules, invitationRules, passwordRules } from './rules';
 
 interface RegisterForm {
   userAccount: string;
@@ -53,7 +53,7 @@ export default function Register() {
         label={t.auth.invitationCode}
         placeholder={t.auth.invitationCodePlaceholder}
         autoComplete="off"
-        rules={{ pattern: { value: /^[A-Za-z0-9]{8}$/, message: t.auth.invitationRule } }}
+        rules={invitationRules}
         error={formState.errors.invitationCode?.message}
       />
     </AuthPage>

@@ -1,11 +1,13 @@
 import { useState } from 'react';
 import { Button, Form, Input } from 'antd-mobile';
 import { useSearchParams } from 'react-router-dom';
+import { contractRules } from '../../api/generated/rules.gen';
 import type { Schemas } from '../../api/operations';
 import { confirm, toast } from '../feedback';
 import { messages as t } from '../i18n/zh-CN';
 import { useOperation } from '../operations/useOperation';
 import { refreshSession } from '../state/refresh-session';
+import { fitsText, wholeNumberWithin } from './rules';
 import { sessionStore } from '../state/session';
 import { useStore } from '../state/store';
 
@@ -24,7 +26,7 @@ export default function TransferCoin() {
   const lookup = useOperation('userGetUserInfo');
   const transfer = useOperation('userTransferCoin');
   const busy = lookup.busy || transfer.busy;
-  const coin = /^[1-9]\d{0,8}$/.test(amount) ? Number(amount) : NaN;
+  const coin = wholeNumberWithin(contractRules.CoinAmount, amount) ?? NaN;
 
   const lookUp = async () => {
     setPayee(null);
@@ -59,7 +61,7 @@ export default function TransferCoin() {
         label={t.coins.payee}
         description={payee ? t.coins.payeeFound(payee.maskedName) : undefined}
         extra={
-          <Button size="small" color="primary" fill="outline" loading={lookup.busy} disabled={busy || account.trim().length < 4} onClick={lookUp}>
+          <Button size="small" color="primary" fill="outline" loading={lookup.busy} disabled={busy || !fitsText(contractRules.UserAccount, account.trim())} onClick={lookUp}>
             {t.coins.lookUp}
           </Button>
         }
