@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,7 +53,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     await database.close();
     throw error;
   }
-  const mailer = options.mailer ?? createMailer(config.smtpUrl, config.mailFrom, fastify.log as FastifyBaseLogger);
+  const mailer = options.mailer ?? createMailer(config.smtpUrl, config.mailFrom, fastify.log);
   const context: AppContext = { db: database.db, config, mailer, log: fastify.log, now: options.now ?? Date.now, live: { analyticsOrigin: '' } };
 
   const openapi = loadOpenApi(options.openapiPath ?? OPENAPI_PATH);
@@ -98,7 +98,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   const admin = await ensureAdmin(context);
   await refreshAnalyticsOrigin(context);
   // Another process may change the site record; a minute is soon enough for an analytics address.
-  refresh = setInterval(() => refreshAnalyticsOrigin(context).catch((err) => fastify.log.warn({ err }, 'analytics refresh failed')), 60_000);
+  refresh = setInterval(() => void refreshAnalyticsOrigin(context).catch((err: unknown) => fastify.log.warn({ err }, 'analytics refresh failed')), 60_000);
   refresh.unref();
   return { fastify, context, database, generatedAdminPassword: admin.generatedPassword };
 }

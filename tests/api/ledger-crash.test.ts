@@ -95,8 +95,8 @@ async function startServer(db: TestDatabase, sessionSecret: string): Promise<Ser
   const child = spawn(process.execPath, [MAIN_JS], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let log = '';
-  child.stdout!.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-20_000)));
-  child.stderr!.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-20_000)));
+  child.stdout.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-20_000)));
+  child.stderr.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-20_000)));
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the server exited (${child.exitCode ?? child.signalCode}) before answering:\n${log}`);

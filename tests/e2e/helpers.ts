@@ -32,7 +32,7 @@ export class ApiSession {
   async call<K extends OperationId>(operationId: K, init: Init<K> = {}): Promise<Envelope<ResponseData<K>>> {
     const { method, path } = OPERATIONS[operationId];
     const target = new URL(path, baseUrl());
-    for (const [k, v] of Object.entries((init.query ?? {}) as Record<string, unknown>)) {
+    for (const [k, v] of Object.entries((init.query ?? {}))) {
       if (v !== undefined) target.searchParams.append(k, String(v));
     }
     const headers: Record<string, string> = { 'X-Requested-With': 'XMLHttpRequest' };

@@ -69,7 +69,7 @@ describe('generic screens and the contract', () => {
       });
 
       it('shows every required field or fills it from the URL', () => {
-        for (const name of (form.schema.required ?? []) as string[]) {
+        for (const name of (form.schema.required ?? [])) {
           expect([...form.fields, ...form.fixed], `${screen.submit} requires ${name}`).toContain(name);
         }
       });

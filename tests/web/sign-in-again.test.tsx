@@ -23,7 +23,7 @@ const server = vi.hoisted(() => {
     new Response(JSON.stringify({ code: state.code, message: '登录已失效，请重新登录', data: null }), {
       status: 401,
       headers: { 'content-type': 'application/json' },
-    })) as typeof fetch;
+    }));
   return state;
 });
 vi.mock('../../src/web/feedback', () => ({ toast: vi.fn(), notify: vi.fn(), confirm: vi.fn(), alert: vi.fn(), actionSheet: vi.fn() }));

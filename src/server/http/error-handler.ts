@@ -17,9 +17,9 @@ export function registerErrorHandling(fastify: FastifyInstance, options: { spaFa
       if (error.retryAfterSeconds) reply.header('retry-after', String(error.retryAfterSeconds));
       return reply.status(error.status).send(failure(error.code, error.message));
     }
-    const status = (error as FastifyError).statusCode ?? 500;
+    const status = (error).statusCode ?? 500;
     if (status >= 400 && status < 500) {
-      const message = REQUEST_ERRORS[(error as FastifyError).code] ?? (error instanceof SyntaxError ? REQUEST_ERRORS.FST_ERR_CTP_INVALID_JSON_BODY : '请求参数不正确');
+      const message = REQUEST_ERRORS[(error).code] ?? (error instanceof SyntaxError ? REQUEST_ERRORS.FST_ERR_CTP_INVALID_JSON_BODY : '请求参数不正确');
       return reply.status(400).send(failure(ErrorCode.BAD_PARAMS, message!));
     }
     request.log.error({ err: error }, 'unhandled error');

@@ -150,6 +150,7 @@ export interface PendingScreen extends ScreenBase {
   kind: 'pending';
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each screen was checked by its helper; the map erases K
 export type Screen = ListScreen<any> | FormScreen<any> | DetailScreen<any> | CustomScreen | PendingScreen;
 
 /**

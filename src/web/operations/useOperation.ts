@@ -21,7 +21,7 @@ export interface RunOptions {
 
 /** Tells the user about a failure, unless the client already did (sign in again) or it was a cancelled call. */
 export function reportFailure(error: unknown, report?: RunOptions['report']): void {
-  if (!(error instanceof ApiError)) return toast(t.networkError);
+  if (!(error instanceof ApiError)) { toast(t.networkError); return; }
   if (error.shown || error.kind === 'aborted') return;
   if (report?.(error)) return;
   toast(error.message);
@@ -72,11 +72,11 @@ export function useOperationRunner() {
 
 /** `useOperationRunner` bound to one operation: `run(input)` calls it. */
 export function useOperation<K extends OperationId>(operationId: K, options: { idempotent?: boolean } = {}) {
-  const runner = useOperationRunner();
+  const { run: runAny, busy } = useOperationRunner();
   const { idempotent } = options;
   const run = useCallback(
-    (input: OperationInput<K>, runOptions: RunOptions = {}) => runner.run(operationId, input, { idempotent, ...runOptions }),
-    [runner.run, operationId, idempotent],
+    (input: OperationInput<K>, runOptions: RunOptions = {}) => runAny(operationId, input, { idempotent, ...runOptions }),
+    [runAny, operationId, idempotent],
   );
-  return { run, busy: runner.busy };
+  return { run, busy };
 }

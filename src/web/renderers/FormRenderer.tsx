@@ -36,7 +36,7 @@ export function FormRenderer({ screen, onDone }: { screen: AnyFormScreen; onDone
       validator={controller.validator}
       formData={controller.formData}
       onChange={controller.onChange}
-      onSubmit={(event) => void controller.onSubmit(event)}
+      onSubmit={controller.onSubmit}
       onError={controller.onError}
       extraErrors={controller.extraErrors}
       showErrorList={false}

@@ -24,15 +24,16 @@ type ErasedListScreen = Omit<ListScreen, 'item' | 'rowActions'> & {
 };
 
 /** Any paged operation as an infinite list: search, sort, pull to refresh, and row actions by swipe or tap. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the map's lists, each typed by its own operation
 export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
   const screen = typed as unknown as ErasedListScreen;
   const [params, setParams] = useSearchParams();
   const navigate = useNavigate();
   const { role } = useStore(sessionStore);
-  const query = readListQuery(params, typed);
+  const query = readListQuery(params, screen);
   const update = (patch: Partial<ListQuery>) => setParams(writeListQuery({ ...query, current: 1, ...patch }), { replace: true });
   const onPagesLoaded = useCallback(
-    (current: number) => setParams((p) => writeListQuery({ ...readListQuery(p, typed), current }), { replace: true }),
+    (current: number) => setParams((p) => writeListQuery({ ...readListQuery(p, screen), current }), { replace: true }),
     [setParams, screen],
   );
   const list = usePagedList<unknown>(screen.operation, query, onPagesLoaded);
@@ -117,7 +118,7 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
                   <List.Item
                     description={screen.item.description?.(row)}
                     extra={screen.item.extra?.(row)}
-                    arrow={actions.length > 0}
+                    arrowIcon={actions.length > 0}
                     onClick={actions.length > 0 ? () => openSheet(row, actions) : undefined}
                   >
                     {screen.item.title(row)}

@@ -20,7 +20,7 @@ function RedeemCode() {
 
   const redeem = async () => {
     if (busy) return;
-    if (!fitsText(contractRules.RedeemCodeText, trimmed)) return toast(t.redeem.rule);
+    if (!fitsText(contractRules.RedeemCodeText, trimmed)) { toast(t.redeem.rule); return; }
     const used = await run({ body: { code: trimmed } });
     if (!used.ok) return;
     setCode('');

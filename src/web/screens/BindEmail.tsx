@@ -41,7 +41,7 @@ export default function BindEmail() {
     if (!done.ok) return;
     await refreshSession();
     toast(bound ? t.user.unbound : t.user.bound, 'success');
-    navigate('/about', { replace: true });
+    void navigate('/about', { replace: true });
   };
 
   return (

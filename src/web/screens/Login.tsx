@@ -25,7 +25,7 @@ export default function Login() {
   const onSubmit = async (body: LoginForm) => {
     try {
       signIn(await api.call('userLogin', { body, quiet: true }));
-      navigate(safeRedirect(search.get('redirect')), { replace: true });
+      void navigate(safeRedirect(search.get('redirect')), { replace: true });
     } catch (error) {
       toast(error instanceof ApiError ? error.message : t.networkError);
     }

@@ -27,7 +27,7 @@ export default function Register() {
     try {
       await api.call('userRegister', { body: { ...rest, ...(invitationCode ? { invitationCode } : {}) }, quiet: true });
       toast(t.auth.registered, 'success');
-      navigate(`/login?account=${encodeURIComponent(rest.userAccount)}`, { replace: true });
+      void navigate(`/login?account=${encodeURIComponent(rest.userAccount)}`, { replace: true });
     } catch (error) {
       toast(error instanceof ApiError ? error.message : t.networkError);
     }

@@ -35,8 +35,8 @@ export default function TransferCoin() {
   };
 
   const send = async () => {
-    if (!payee || payee.userAccount.toLowerCase() !== account.trim().toLowerCase()) return toast(t.coins.checkPayeeFirst);
-    if (!Number.isInteger(coin)) return toast(t.coins.amountRule);
+    if (!payee || payee.userAccount.toLowerCase() !== account.trim().toLowerCase()) { toast(t.coins.checkPayeeFirst); return; }
+    if (!Number.isInteger(coin)) { toast(t.coins.amountRule); return; }
     if (!(await confirm(t.coins.confirmTransfer(payee.maskedName, payee.userAccount, coin)))) return;
     const sent = await transfer.run({ body: { userAccount: payee.userAccount, coin } });
     if (!sent.ok) return;

@@ -6,8 +6,10 @@ import { messages as t } from '../i18n/zh-CN';
 
 /** Whether a text value meets a contract schema's pattern and lengths. */
 export function fitsText(rule: ContractRule, value: string): boolean {
-  if (rule.minLength !== undefined && [...value].length < rule.minLength) return false;
-  if (rule.maxLength !== undefined && [...value].length > rule.maxLength) return false;
+  // Lengths in code points, as JSON Schema counts them.
+  const length = Array.from(value).length;
+  if (rule.minLength !== undefined && length < rule.minLength) return false;
+  if (rule.maxLength !== undefined && length > rule.maxLength) return false;
   return rule.pattern === undefined || new RegExp(rule.pattern, 'u').test(value);
 }
 

@@ -8,10 +8,10 @@ import { messages as t } from '../../i18n/zh-CN';
 
 // Every operation a screen may submit has a generated schema; a contract change that breaks this fails the type check.
 type MissingSchema = Exclude<FormOperation, FormSchemaId>;
-const everyFormHasASchema: [MissingSchema] extends [never] ? true : MissingSchema = true;
-void everyFormHasASchema;
+export const everyFormHasASchema: [MissingSchema] extends [never] ? true : MissingSchema = true;
 
 /** A form screen of any operation, as the screen map holds them. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each form was checked by formScreen(); the renderer erases K
 export type AnyFormScreen = FormScreen<any>;
 
 export interface ResolvedForm {
@@ -60,7 +60,8 @@ export function resolveForm(screen: AnyFormScreen): ResolvedForm {
   const schema = formSchemas[operation] as unknown as RJSFSchema;
   const properties = (schema.properties ?? {}) as Record<string, PropertySchema>;
   // `fixed` reads values from the URL; its keys do not depend on them.
-  const fixed = Object.keys(screen.fixed?.(new URLSearchParams()) ?? {});
+  const fixedOf = screen.fixed as ((search: URLSearchParams) => object) | undefined;
+  const fixed = Object.keys(fixedOf?.(new URLSearchParams()) ?? {});
   const fields: string[] = screen.fields ? [...screen.fields] : Object.keys(properties).filter((name) => !fixed.includes(name));
   const textareas: readonly string[] = screen.textareas ?? [];
   for (const name of [...fields, ...textareas, ...fixed, ...Object.keys(screen.widgets ?? {}), ...Object.keys(screen.enumLabels ?? {})]) {

@@ -84,10 +84,10 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
   const form = useMemo(() => resolveForm(screen), [screen]);
   const [searchParams] = useSearchParams();
   const search = searchParams.toString();
-  const fixed = useMemo(() => (screen.fixed?.(new URLSearchParams(search)) ?? {}) as Data, [screen, search]);
+  const fixed = useMemo(() => (screen.fixed as ((search: URLSearchParams) => Data) | undefined)?.(new URLSearchParams(search)) ?? {}, [screen, search]);
   const navigate = useNavigate();
   const location = useLocation();
-  const submission = useOperation<FormOperation>(screen.submit);
+  const submission = useOperation(screen.submit as FormOperation);
 
   const [validator, setValidator] = useState<ValidatorType | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
@@ -107,7 +107,7 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
       ([v, values]) => {
         if (controller.signal.aborted) return;
         setValidator(v);
-        setFormData({ ...(load ? {} : ((screen.initial ?? {}) as Data)), ...values, ...fixed });
+        setFormData({ ...(load ? {} : ((screen.initial as Data | undefined) ?? {})), ...values, ...fixed });
       },
       (error: unknown) => {
         if (controller.signal.aborted) return;
@@ -118,7 +118,9 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
   }, [screen, form, fixed, search, attempt]);
 
   const current = useRef<Data | null>(null);
-  current.current = formData;
+  useEffect(() => {
+    current.current = formData;
+  }, [formData]);
   const onChange = useCallback((event: IChangeEvent<Data>) => {
     const next = event.formData ?? {};
     const previous = current.current ?? {};
@@ -126,9 +128,7 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
     setExtraErrors((errors) => {
       const changed = Object.keys(errors).filter((name) => next[name] !== previous[name]);
       if (changed.length === 0) return errors;
-      const rest: Record<string, unknown> = { ...errors };
-      for (const name of changed) delete rest[name];
-      return rest as ErrorSchema;
+      return Object.fromEntries(Object.entries(errors).filter(([name]) => !changed.includes(name)));
     });
     setFormData(next);
   }, []);

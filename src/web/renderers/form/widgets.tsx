@@ -7,7 +7,7 @@ import { messages as t } from '../../i18n/zh-CN';
 // leave the widgets as rjsf expects them: '' becomes the field's empty value (absent), numbers leave as text and
 // rjsf's NumberField turns them into numbers.
 
-const emptyAs = (props: WidgetProps, value: string) => (value === '' ? props.options.emptyValue : value);
+const emptyAs = (props: WidgetProps, value: string): unknown => (value === '' ? props.options.emptyValue : value);
 
 const isNumeric = (props: WidgetProps) => props.schema.type === 'integer' || props.schema.type === 'number';
 

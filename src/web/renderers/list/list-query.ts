@@ -14,7 +14,7 @@ export interface ListQuery {
 
 export const DEFAULT_PAGE_SIZE = 20;
 
-export function readListQuery(params: URLSearchParams, screen: ListScreen): ListQuery {
+export function readListQuery(params: URLSearchParams, screen: Pick<ListScreen, 'sortFields' | 'urlFilters' | 'search'>): ListQuery {
   const pageSize = Number(params.get('pageSize'));
   const current = Number(params.get('current'));
   const sortField = params.get('sortField') ?? undefined;

@@ -12,17 +12,17 @@ export interface PagedList<R> {
   total: number;
   status: 'loading' | 'ready' | 'error';
   hasMore: boolean;
-  loadMore(): Promise<void>;
+  loadMore: () => Promise<void>;
   /** Loads the pages shown again (after an action changed a row, or a pull to refresh). */
-  reload(): Promise<void>;
+  reload: () => Promise<void>;
 }
 
-function fetchPage<K extends PageOperation>(operation: K, query: ListQuery, current: number): Promise<Page> {
+function fetchPage(operation: PageOperation, query: ListQuery, current: number): Promise<Page> {
   const args = pageArgs(query, current);
   // The contract's method says whether the page request is the query or the body, and PageOperation is by definition
-  // an operation answering a Page; the type system follows neither through a generic K, so both are asserted here.
-  const init = (OPERATIONS[operation].method === 'get' ? { query: args } : { body: args }) as CallInit<K>;
-  return api.call(operation, init) as Promise<Page>;
+  // an operation answering a Page; the type system follows neither through the union, so both are asserted here.
+  const init = (OPERATIONS[operation].method === 'get' ? { query: args } : { body: args }) as CallInit<PageOperation>;
+  return api.call(operation, init);
 }
 
 /**
