@@ -51,7 +51,8 @@ export interface ApiWords {
   genericFailure(status: number, statusText: string): string;
 }
 
-type QueryPart<K extends OperationId> = RequestQuery<K> extends undefined ? { query?: never } : { query: RequestQuery<K> };
+type QueryPart<K extends OperationId> =
+  RequestQuery<K> extends undefined ? { query?: never } : { query: RequestQuery<K> };
 type BodyPart<K extends OperationId> = RequestBody<K> extends undefined ? { body?: never } : { body: RequestBody<K> };
 /** What an operation sends: its query and its body, as the contract types them. */
 export type OperationInput<K extends OperationId> = QueryPart<K> & BodyPart<K>;
@@ -66,7 +67,9 @@ export type CallInit<K extends OperationId> = OperationInput<K> & {
    */
   idempotencyKey?: string;
 };
-export type InitArgs<K extends OperationId> = object extends QueryPart<K> & BodyPart<K> ? [init?: CallInit<K>] : [init: CallInit<K>];
+export type InitArgs<K extends OperationId> = object extends QueryPart<K> & BodyPart<K>
+  ? [init?: CallInit<K>]
+  : [init: CallInit<K>];
 
 const isEnvelope = (v: unknown): v is { code: number; message: string; data: unknown } =>
   typeof v === 'object' && v !== null && typeof (v as { code?: unknown }).code === 'number';
@@ -91,10 +94,15 @@ export function createApi(hooks: ApiHooks, words: ApiWords, options: { baseUrl?:
   /** Calls an operation by its operationId and answers the envelope's data, or throws an ApiError after the UI rules. */
   // `[init: CallInit<K>]` lets generic code (a hook over any operation) pass the init it holds; a concrete K is
   // checked by InitArgs, which makes the init optional only where the operation takes no query and no body.
-  async function call<K extends OperationId>(operationId: K, ...args: [init: CallInit<K>] | InitArgs<K>): Promise<ResponseData<K>> {
+  async function call<K extends OperationId>(
+    operationId: K,
+    ...args: [init: CallInit<K>] | InitArgs<K>
+  ): Promise<ResponseData<K>> {
     const init: Partial<CallInit<K>> = args[0] ?? {};
     const { method, path, idempotent } = OPERATIONS[operationId];
-    const headers = idempotent ? { ...init.headers, 'Idempotency-Key': init.idempotencyKey ?? newIdempotencyKey() } : init.headers;
+    const headers = idempotent
+      ? { ...init.headers, 'Idempotency-Key': init.idempotencyKey ?? newIdempotencyKey() }
+      : init.headers;
     let result: { data?: unknown; error?: unknown; response: Response };
     try {
       // The operation map and the typed init above already tie this call to the contract.
@@ -125,7 +133,11 @@ export function createApi(hooks: ApiHooks, words: ApiWords, options: { baseUrl?:
       return fail(error, init.quiet);
     }
     const known = words.http[response.status];
-    if (known) return fail(new ApiError(known, 'http', { status: response.status, statusText: response.statusText, body: payload }), init.quiet);
+    if (known)
+      return fail(
+        new ApiError(known, 'http', { status: response.status, statusText: response.statusText, body: payload }),
+        init.quiet,
+      );
     if (!response.ok) {
       return fail(
         new ApiError(words.genericFailure(response.status, response.statusText), 'http', {
@@ -137,7 +149,10 @@ export function createApi(hooks: ApiHooks, words: ApiWords, options: { baseUrl?:
       );
     }
     // A 2xx that is not an envelope breaks the contract; treat it as a server failure.
-    return fail(new ApiError(words.fetchFailedTryLater, 'http', { status: response.status, body: payload }), init.quiet);
+    return fail(
+      new ApiError(words.fetchFailedTryLater, 'http', { status: response.status, body: payload }),
+      init.quiet,
+    );
   }
 
   return { call };

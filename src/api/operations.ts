@@ -13,8 +13,9 @@ export type RequestQuery<K extends OperationId> = operations[K]['parameters'] ex
     : NonNullable<Q>
   : undefined;
 
-export type RequestBody<K extends OperationId> = operations[K] extends { requestBody: infer R } ? JsonContent<R> : undefined;
+export type RequestBody<K extends OperationId> = operations[K] extends { requestBody: infer R }
+  ? JsonContent<R>
+  : undefined;
 
-export type ResponseData<K extends OperationId> = JsonContent<operations[K]['responses'][200]> extends { data: infer D }
-  ? D
-  : never;
+export type ResponseData<K extends OperationId> =
+  JsonContent<operations[K]['responses'][200]> extends { data: infer D } ? D : never;

@@ -23,7 +23,12 @@ export const validationMessages = {
 } as const;
 
 /** One Ajv error (its keyword and params) about the field titled `title`, as the sentence a user reads. */
-export function describeValidationError(keyword: string, params: Readonly<Record<string, unknown>>, title: string, rule?: string): string {
+export function describeValidationError(
+  keyword: string,
+  params: Readonly<Record<string, unknown>>,
+  title: string,
+  rule?: string,
+): string {
   const m = validationMessages;
   const limit = Number(params.limit);
   switch (keyword) {

@@ -10,11 +10,14 @@ export function setLoginNavigator(navigate: () => void): void {
   goToLogin = navigate;
 }
 
-export const api = createApi({
-  toast: (message) => toast(message),
-  redirectToLogin: () => {
-    signOut();
-    if (window.location.pathname !== '/login') goToLogin();
+export const api = createApi(
+  {
+    toast: (message) => toast(message),
+    redirectToLogin: () => {
+      signOut();
+      if (window.location.pathname !== '/login') goToLogin();
+    },
+    logError: (code, message) => console.error(`[api] ${code} ${message}`),
   },
-  logError: (code, message) => console.error(`[api] ${code} ${message}`),
-}, messages);
+  messages,
+);

@@ -9,7 +9,9 @@ import { resolveForm, type AnyFormScreen } from '../../src/web/renderers/FormRen
 
 type Generic = ListScreen<any> | DetailScreen<any> | AnyFormScreen;
 const isGeneric = (value: unknown): value is Generic =>
-  typeof value === 'object' && value !== null && ['list', 'detail', 'form'].includes((value as { kind?: unknown }).kind as string);
+  typeof value === 'object' &&
+  value !== null &&
+  ['list', 'detail', 'form'].includes((value as { kind?: unknown }).kind as string);
 
 function collect(value: unknown, found: Set<Generic>): Set<Generic> {
   if (isGeneric(value)) found.add(value);
@@ -23,7 +25,8 @@ function collect(value: unknown, found: Set<Generic>): Set<Generic> {
 const generic = [...collect(Object.values(config), new Set())];
 const operationOf = (screen: Generic) => (screen.kind === 'form' ? screen.submit : screen.operation);
 const nameOf = (screen: Generic) => `${screen.kind} ${screen.path} (${String(operationOf(screen))})`;
-const byKind = <K extends Generic['kind']>(kind: K) => generic.filter((s): s is Extract<Generic, { kind: K }> => s.kind === kind);
+const byKind = <K extends Generic['kind']>(kind: K) =>
+  generic.filter((s): s is Extract<Generic, { kind: K }> => s.kind === kind);
 
 /** A list screen as data: what it calls, offers and links to (its row callbacks are typed by the screen map). */
 function describeList(screen: ListScreen<any>) {
@@ -65,17 +68,24 @@ describe('generic screens and the contract', () => {
         for (const name of [...(screen.fields ?? []), ...(screen.textareas ?? []), ...form.fixed]) {
           expect(properties, `${screen.submit} has no field ${name}`).toContain(name);
         }
-        for (const name of screen.textareas ?? []) expect(form.fields, `${name} is a textarea but not shown`).toContain(name);
+        for (const name of (screen.textareas ?? []) as readonly string[])
+          expect(form.fields, `${name} is a textarea but not shown`).toContain(name);
       });
 
       it('shows every required field or fills it from the URL', () => {
-        for (const name of (form.schema.required ?? [])) {
+        for (const name of form.schema.required ?? []) {
           expect([...form.fields, ...form.fixed], `${screen.submit} requires ${name}`).toContain(name);
         }
       });
 
       it('renders the schema and uiSchema of the snapshot', () => {
-        expect({ operation: form.operation, fields: form.fields, fixed: form.fixed, schema: form.schema, uiSchema: form.uiSchema }).toMatchSnapshot();
+        expect({
+          operation: form.operation,
+          fields: form.fields,
+          fixed: form.fixed,
+          schema: form.schema,
+          uiSchema: form.uiSchema,
+        }).toMatchSnapshot();
       });
     });
   }
@@ -92,4 +102,3 @@ describe('generic screens and the contract', () => {
     });
   }
 });
-

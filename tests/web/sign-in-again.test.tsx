@@ -19,16 +19,31 @@ const server = vi.hoisted(() => {
       super(typeof input === 'string' ? new URL(input, 'http://app.test') : input, init);
     }
   };
-  globalThis.fetch = (async () =>
+  globalThis.fetch = async () =>
     new Response(JSON.stringify({ code: state.code, message: '登录已失效，请重新登录', data: null }), {
       status: 401,
       headers: { 'content-type': 'application/json' },
-    }));
+    });
   return state;
 });
-vi.mock('../../src/web/feedback', () => ({ toast: vi.fn(), notify: vi.fn(), confirm: vi.fn(), alert: vi.fn(), actionSheet: vi.fn() }));
+vi.mock('../../src/web/feedback', () => ({
+  toast: vi.fn(),
+  notify: vi.fn(),
+  confirm: vi.fn(),
+  alert: vi.fn(),
+  actionSheet: vi.fn(),
+}));
 
-const ME = { id: 1, userAccount: 'me_0001', userName: '我', userRole: 'user' as const, email: null, invitationCode: 'BBBBBBBB', coin: 50, createdAt: 0 };
+const ME = {
+  id: 1,
+  userAccount: 'me_0001',
+  userName: '我',
+  userRole: 'user' as const,
+  email: null,
+  invitationCode: 'BBBBBBBB',
+  coin: 50,
+  createdAt: 0,
+};
 
 function open(path: string, element: React.ReactElement) {
   const router = createMemoryRouter(
@@ -55,7 +70,7 @@ describe.each([40001, 40100])('a call answered %i', (code) => {
   it('toasts once on the transfer screen', async () => {
     open('/transfer', <TransferCoin />);
     fireEvent.change(view.getByPlaceholderText('对方的账号'), { target: { value: 'bob_0001' } });
-    const button = view.getByRole('button', { name: '查询' }) as HTMLButtonElement;
+    const button = view.getByRole<HTMLButtonElement>('button', { name: '查询' });
     fireEvent.click(button);
     await waitFor(() => expect(toast).toHaveBeenCalled());
     // The screen handles the failure before it leaves its busy state: once idle, any second toast would be there.
@@ -67,7 +82,7 @@ describe.each([40001, 40100])('a call answered %i', (code) => {
   it('toasts once on the e-mail screen', async () => {
     open('/bind_email', <BindEmail />);
     fireEvent.change(view.getByPlaceholderText('name@example.com'), { target: { value: 'me@example.com' } });
-    const button = view.getByRole('button', { name: '获取验证码' }) as HTMLButtonElement;
+    const button = view.getByRole<HTMLButtonElement>('button', { name: '获取验证码' });
     fireEvent.click(button);
     await waitFor(() => expect(toast).toHaveBeenCalled());
     await waitFor(() => expect(button.disabled).toBe(false));

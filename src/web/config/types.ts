@@ -50,13 +50,20 @@ export type RowAction<R> =
       done?: string;
       call: ActionCall<R>;
     }
-  | { label: string; color?: 'primary' | 'warning' | 'danger' | 'light' | 'success'; when?: (row: R) => boolean; to: (row: R) => string };
+  | {
+      label: string;
+      color?: 'primary' | 'warning' | 'danger' | 'light' | 'success';
+      when?: (row: R) => boolean;
+      to: (row: R) => string;
+    };
 
 /**
  * Ties an operation to the arguments built from a row, checked against that operation's contract. Indexed by K (a
  * correlated union), so a renderer generic in K sends `args(row)` to `operation` without a cast.
  */
-export type ActionCall<R, K extends OperationId = OperationId> = { [P in K]: { operation: P; args: (row: R) => OperationArgs<P> } }[K];
+export type ActionCall<R, K extends OperationId = OperationId> = {
+  [P in K]: { operation: P; args: (row: R) => OperationArgs<P> };
+}[K];
 
 export interface ListScreen<K extends PageOperation = PageOperation> extends ScreenBase {
   kind: 'list';

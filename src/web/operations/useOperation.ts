@@ -21,7 +21,10 @@ export interface RunOptions {
 
 /** Tells the user about a failure, unless the client already did (sign in again) or it was a cancelled call. */
 export function reportFailure(error: unknown, report?: RunOptions['report']): void {
-  if (!(error instanceof ApiError)) { toast(t.networkError); return; }
+  if (!(error instanceof ApiError)) {
+    toast(t.networkError);
+    return;
+  }
   if (error.shown || error.kind === 'aborted') return;
   if (report?.(error)) return;
   toast(error.message);
@@ -42,7 +45,11 @@ export function useOperationRunner() {
   const intent = useRef<{ request: string; key: string } | null>(null);
 
   const run = useCallback(
-    async <K extends OperationId>(operationId: K, input: OperationInput<K>, options: RunOptions = {}): Promise<Outcome<ResponseData<K>>> => {
+    async <K extends OperationId>(
+      operationId: K,
+      input: OperationInput<K>,
+      options: RunOptions = {},
+    ): Promise<Outcome<ResponseData<K>>> => {
       if (inFlight.current) return { ok: false };
       inFlight.current = true;
       setBusy(true);
@@ -75,7 +82,8 @@ export function useOperation<K extends OperationId>(operationId: K, options: { i
   const { run: runAny, busy } = useOperationRunner();
   const { idempotent } = options;
   const run = useCallback(
-    (input: OperationInput<K>, runOptions: RunOptions = {}) => runAny(operationId, input, { idempotent, ...runOptions }),
+    (input: OperationInput<K>, runOptions: RunOptions = {}) =>
+      runAny(operationId, input, { idempotent, ...runOptions }),
     [runAny, operationId, idempotent],
   );
   return { run, busy };

@@ -9,7 +9,12 @@ import { Loading } from '../shell/Loading';
 function display(value: unknown, field: DetailField): string {
   if (value === null || value === undefined || value === '') return '—';
   if (field.format === 'time' && typeof value === 'number') return t.format.dateTime(value);
-  const text = typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value);
+  const text =
+    typeof value === 'string'
+      ? value
+      : typeof value === 'number' || typeof value === 'boolean'
+        ? String(value)
+        : JSON.stringify(value);
   return field.labels?.[text] ?? text;
 }
 
@@ -17,7 +22,9 @@ function display(value: unknown, field: DetailField): string {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the map's details, each checked by detailScreen()
 export function DetailRenderer({ screen }: { screen: DetailScreen<any> }) {
   const [params] = useSearchParams();
-  const [state, setState] = useState<{ status: 'loading' | 'ready' | 'error'; data?: Record<string, unknown> }>({ status: 'loading' });
+  const [state, setState] = useState<{ status: 'loading' | 'ready' | 'error'; data?: Record<string, unknown> }>({
+    status: 'loading',
+  });
   const [attempt, setAttempt] = useState(0);
   const search = params.toString();
 

@@ -20,7 +20,12 @@ export function FormRenderer({ screen, onDone }: { screen: AnyFormScreen; onDone
   const controller = useFormController(screen, onDone);
   if (controller.status === 'failed') {
     return (
-      <ErrorBlock status="default" title={t.shell.loadFailed} description={controller.failure} style={{ padding: '48px 0' }}>
+      <ErrorBlock
+        status="default"
+        title={t.shell.loadFailed}
+        description={controller.failure}
+        style={{ padding: '48px 0' }}
+      >
         <Button color="primary" onClick={controller.retry}>
           {t.shell.retry}
         </Button>
@@ -46,7 +51,14 @@ export function FormRenderer({ screen, onDone }: { screen: AnyFormScreen; onDone
       disabled={submitting}
     >
       <div style={{ padding: '16px 12px' }}>
-        <Button block color="primary" type="submit" loading={submitting} loadingText={submitLabel} disabled={submitting}>
+        <Button
+          block
+          color="primary"
+          type="submit"
+          loading={submitting}
+          loadingText={submitLabel}
+          disabled={submitting}
+        >
           {submitLabel}
         </Button>
       </div>

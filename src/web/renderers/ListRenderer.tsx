@@ -11,7 +11,13 @@ import { actionsFor, useRowAction } from './list/row-actions';
 import { usePagedList } from './list/usePagedList';
 import './list/list.css';
 
-const SWIPE_COLORS = { primary: 'primary', warning: 'warning', danger: 'danger', light: 'light', success: 'success' } as const;
+const SWIPE_COLORS = {
+  primary: 'primary',
+  warning: 'warning',
+  danger: 'danger',
+  light: 'light',
+  success: 'success',
+} as const;
 
 /**
  * Rows are opaque here: screens.config.ts typed each list's row callbacks against its own operation, so the renderer
@@ -31,7 +37,8 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
   const navigate = useNavigate();
   const { role } = useStore(sessionStore);
   const query = readListQuery(params, screen);
-  const update = (patch: Partial<ListQuery>) => setParams(writeListQuery({ ...query, current: 1, ...patch }), { replace: true });
+  const update = (patch: Partial<ListQuery>) =>
+    setParams(writeListQuery({ ...query, current: 1, ...patch }), { replace: true });
   const onPagesLoaded = useCallback(
     (current: number) => setParams((p) => writeListQuery({ ...readListQuery(p, screen), current }), { replace: true }),
     [setParams, screen],
@@ -45,7 +52,9 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
   };
 
   const openSheet = (row: unknown, actions: RowAction<unknown>[]) =>
-    actionSheet(actions.map((a) => ({ text: a.label, danger: a.color === 'danger', onAction: () => void act(a, row) })));
+    actionSheet(
+      actions.map((a) => ({ text: a.label, danger: a.color === 'danger', onAction: () => void act(a, row) })),
+    );
 
   return (
     <div className="list-screen">
@@ -85,7 +94,12 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
                 type="button"
                 className={active ? 'list-sort-item active' : 'list-sort-item'}
                 aria-pressed={active}
-                onClick={() => update({ sortField: field, sortOrder: active ? (order === 'ascend' ? 'descend' : 'ascend') : 'descend' })}
+                onClick={() =>
+                  update({
+                    sortField: field,
+                    sortOrder: active ? (order === 'ascend' ? 'descend' : 'ascend') : 'descend',
+                  })
+                }
               >
                 {label}
                 {active ? (order === 'ascend' ? ' ↑' : ' ↓') : ''}
@@ -94,7 +108,13 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
           })}
         </div>
       )}
-      <PullToRefresh onRefresh={list.reload} pullingText={t.list.pullToRefresh} canReleaseText={t.list.releaseToRefresh} refreshingText={t.list.refreshing} completeText={t.list.refreshed}>
+      <PullToRefresh
+        onRefresh={list.reload}
+        pullingText={t.list.pullToRefresh}
+        canReleaseText={t.list.releaseToRefresh}
+        refreshingText={t.list.refreshing}
+        completeText={t.list.refreshed}
+      >
         {list.status === 'loading' && list.rows.length === 0 ? (
           <div className="list-skeleton" aria-busy="true" aria-label={t.shell.loading}>
             <Skeleton.Title animated />
@@ -128,7 +148,12 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
                 return actions.length > 0 ? (
                   <SwipeAction
                     key={key}
-                    rightActions={actions.map((a, i) => ({ key: String(i), text: a.label, color: SWIPE_COLORS[a.color ?? 'light'], onClick: () => void act(a, row) }))}
+                    rightActions={actions.map((a, i) => ({
+                      key: String(i),
+                      text: a.label,
+                      color: SWIPE_COLORS[a.color ?? 'light'],
+                      onClick: () => void act(a, row),
+                    }))}
                   >
                     {item}
                   </SwipeAction>

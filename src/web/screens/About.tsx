@@ -20,7 +20,10 @@ function RedeemCode() {
 
   const redeem = async () => {
     if (busy) return;
-    if (!fitsText(contractRules.RedeemCodeText, trimmed)) { toast(t.redeem.rule); return; }
+    if (!fitsText(contractRules.RedeemCodeText, trimmed)) {
+      toast(t.redeem.rule);
+      return;
+    }
     const used = await run({ body: { code: trimmed } });
     if (!used.ok) return;
     setCode('');
@@ -70,7 +73,10 @@ export default function About() {
       <div className="home-hero">
         <h2>{user.userName}</h2>
         <p>
-          {user.userAccount} · <Tag color="#ffffff33" style={{ color: '#fff' }}>{t.user.roles[user.userRole]}</Tag>
+          {user.userAccount} ·{' '}
+          <Tag color="#ffffff33" style={{ color: '#fff' }}>
+            {t.user.roles[user.userRole]}
+          </Tag>
         </p>
       </div>
       <List mode="card" style={{ margin: '0 0 12px' }}>

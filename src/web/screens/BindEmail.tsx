@@ -48,23 +48,50 @@ export default function BindEmail() {
     <Form
       layout="vertical"
       footer={
-        <Button block color="primary" size="large" loading={submitting} disabled={busy || !email || captcha.length !== 6} onClick={submit}>
+        <Button
+          block
+          color="primary"
+          size="large"
+          loading={submitting}
+          disabled={busy || !email || captcha.length !== 6}
+          onClick={submit}
+        >
           {bound ? t.user.unbind : t.user.bind}
         </Button>
       }
     >
       <Form.Item label={t.user.email}>
-        <Input value={email} onChange={setEmail} readOnly={Boolean(bound)} type="email" autoComplete="email" placeholder="name@example.com" />
+        <Input
+          value={email}
+          onChange={setEmail}
+          readOnly={Boolean(bound)}
+          type="email"
+          autoComplete="email"
+          placeholder="name@example.com"
+        />
       </Form.Item>
       <Form.Item
         label={t.user.captcha}
         extra={
-          <Button size="small" color="primary" fill="outline" loading={captchaCall.busy} disabled={busy || wait > 0 || !email} onClick={send}>
+          <Button
+            size="small"
+            color="primary"
+            fill="outline"
+            loading={captchaCall.busy}
+            disabled={busy || wait > 0 || !email}
+            onClick={send}
+          >
             {wait > 0 ? t.user.resendIn(wait) : t.user.sendCode}
           </Button>
         }
       >
-        <Input value={captcha} onChange={(v) => setCaptcha(v.replace(/\D/g, '').slice(0, 6))} inputMode="numeric" autoComplete="one-time-code" placeholder={t.user.captchaPlaceholder} />
+        <Input
+          value={captcha}
+          onChange={(v) => setCaptcha(v.replace(/\D/g, '').slice(0, 6))}
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          placeholder={t.user.captchaPlaceholder}
+        />
       </Form.Item>
     </Form>
   );

@@ -32,9 +32,31 @@ export default function Login() {
   };
 
   return (
-    <AuthPage title={t.auth.login} onSubmit={handleSubmit(onSubmit)} submitting={formState.isSubmitting} switchTo={{ to: '/register', label: t.auth.toRegister }}>
-      <AuthField register={register} name="userAccount" label={t.auth.account} placeholder={t.auth.accountPlaceholder} autoComplete="username" rules={accountRules} error={formState.errors.userAccount?.message} />
-      <AuthField register={register} name="userPassword" type="password" label={t.auth.password} placeholder={t.auth.passwordPlaceholder} autoComplete="current-password" rules={passwordRules} error={formState.errors.userPassword?.message} />
+    <AuthPage
+      title={t.auth.login}
+      onSubmit={handleSubmit(onSubmit)}
+      submitting={formState.isSubmitting}
+      switchTo={{ to: '/register', label: t.auth.toRegister }}
+    >
+      <AuthField
+        register={register}
+        name="userAccount"
+        label={t.auth.account}
+        placeholder={t.auth.accountPlaceholder}
+        autoComplete="username"
+        rules={accountRules}
+        error={formState.errors.userAccount?.message}
+      />
+      <AuthField
+        register={register}
+        name="userPassword"
+        type="password"
+        label={t.auth.password}
+        placeholder={t.auth.passwordPlaceholder}
+        autoComplete="current-password"
+        rules={passwordRules}
+        error={formState.errors.userPassword?.message}
+      />
     </AuthPage>
   );
 }

@@ -14,7 +14,9 @@ import './mall.css';
 
 type Package = Schemas['MallPackage'];
 
-const notice = (text: string) => <div style={{ whiteSpace: 'pre-wrap', maxHeight: '50vh', overflowY: 'auto', textAlign: 'left' }}>{text}</div>;
+const notice = (text: string) => (
+  <div style={{ whiteSpace: 'pre-wrap', maxHeight: '50vh', overflowY: 'auto', textAlign: 'left' }}>{text}</div>
+);
 
 /**
  * The points mall: the packages on sale as a 2-column grid. Tapping one asks to confirm and places an order, which an
@@ -75,7 +77,11 @@ export default function Mall() {
         </span>
         <span className="mall-links">
           {pointsNotification && (
-            <button type="button" className="mall-link" onClick={() => void alert(t.mall.notice, notice(pointsNotification))}>
+            <button
+              type="button"
+              className="mall-link"
+              onClick={() => void alert(t.mall.notice, notice(pointsNotification))}
+            >
               {t.mall.notice}
             </button>
           )}
@@ -100,7 +106,13 @@ export default function Mall() {
         <ul className="mall-grid">
           {packages.map((p) => (
             <li key={p.id}>
-              <button type="button" className="mall-item" onClick={() => void buy(p)} disabled={buying !== null} aria-busy={buying === p.id}>
+              <button
+                type="button"
+                className="mall-item"
+                onClick={() => void buy(p)}
+                disabled={buying !== null}
+                aria-busy={buying === p.id}
+              >
                 <span className="mall-name">{p.coinName}</span>
                 <span className="mall-coins">{t.mall.coins(p.addCoin)}</span>
                 <span className="mall-price">{t.mall.yuan(p.amount)}</span>

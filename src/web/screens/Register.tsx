@@ -34,9 +34,31 @@ export default function Register() {
   };
 
   return (
-    <AuthPage title={t.auth.register} onSubmit={handleSubmit(onSubmit)} submitting={formState.isSubmitting} switchTo={{ to: '/login', label: t.auth.toLogin }}>
-      <AuthField register={register} name="userAccount" label={t.auth.account} placeholder={t.auth.accountPlaceholder} autoComplete="username" rules={accountRules} error={formState.errors.userAccount?.message} />
-      <AuthField register={register} name="userPassword" type="password" label={t.auth.password} placeholder={t.auth.passwordPlaceholder} autoComplete="new-password" rules={passwordRules} error={formState.errors.userPassword?.message} />
+    <AuthPage
+      title={t.auth.register}
+      onSubmit={handleSubmit(onSubmit)}
+      submitting={formState.isSubmitting}
+      switchTo={{ to: '/login', label: t.auth.toLogin }}
+    >
+      <AuthField
+        register={register}
+        name="userAccount"
+        label={t.auth.account}
+        placeholder={t.auth.accountPlaceholder}
+        autoComplete="username"
+        rules={accountRules}
+        error={formState.errors.userAccount?.message}
+      />
+      <AuthField
+        register={register}
+        name="userPassword"
+        type="password"
+        label={t.auth.password}
+        placeholder={t.auth.passwordPlaceholder}
+        autoComplete="new-password"
+        rules={passwordRules}
+        error={formState.errors.userPassword?.message}
+      />
       <AuthField
         register={register}
         name="checkPassword"
@@ -44,7 +66,10 @@ export default function Register() {
         label={t.auth.checkPassword}
         placeholder={t.auth.checkPasswordPlaceholder}
         autoComplete="new-password"
-        rules={{ required: t.auth.required(t.auth.checkPassword), validate: (v) => v === getValues('userPassword') || t.auth.passwordMismatch }}
+        rules={{
+          required: t.auth.required(t.auth.checkPassword),
+          validate: (v) => v === getValues('userPassword') || t.auth.passwordMismatch,
+        }}
         error={formState.errors.checkPassword?.message}
       />
       <AuthField

@@ -35,8 +35,14 @@ export default function TransferCoin() {
   };
 
   const send = async () => {
-    if (!payee || payee.userAccount.toLowerCase() !== account.trim().toLowerCase()) { toast(t.coins.checkPayeeFirst); return; }
-    if (!Number.isInteger(coin)) { toast(t.coins.amountRule); return; }
+    if (!payee || payee.userAccount.toLowerCase() !== account.trim().toLowerCase()) {
+      toast(t.coins.checkPayeeFirst);
+      return;
+    }
+    if (!Number.isInteger(coin)) {
+      toast(t.coins.amountRule);
+      return;
+    }
     if (!(await confirm(t.coins.confirmTransfer(payee.maskedName, payee.userAccount, coin)))) return;
     const sent = await transfer.run({ body: { userAccount: payee.userAccount, coin } });
     if (!sent.ok) return;
@@ -49,7 +55,14 @@ export default function TransferCoin() {
     <Form
       layout="vertical"
       footer={
-        <Button block color="primary" size="large" loading={transfer.busy} disabled={busy || !payee || !Number.isInteger(coin)} onClick={send}>
+        <Button
+          block
+          color="primary"
+          size="large"
+          loading={transfer.busy}
+          disabled={busy || !payee || !Number.isInteger(coin)}
+          onClick={send}
+        >
           {t.coins.transfer}
         </Button>
       }
@@ -61,7 +74,14 @@ export default function TransferCoin() {
         label={t.coins.payee}
         description={payee ? t.coins.payeeFound(payee.maskedName) : undefined}
         extra={
-          <Button size="small" color="primary" fill="outline" loading={lookup.busy} disabled={busy || !fitsText(contractRules.UserAccount, account.trim())} onClick={lookUp}>
+          <Button
+            size="small"
+            color="primary"
+            fill="outline"
+            loading={lookup.busy}
+            disabled={busy || !fitsText(contractRules.UserAccount, account.trim())}
+            onClick={lookUp}
+          >
             {t.coins.lookUp}
           </Button>
         }

@@ -17,9 +17,16 @@ function schemaAt(root: RJSFSchema, path: readonly string[]): RJSFSchema | undef
   return schema;
 }
 
-export function describeError(root: RJSFSchema, patternMessages: Readonly<Record<string, string>>, error: ErrorObject): string {
+export function describeError(
+  root: RJSFSchema,
+  patternMessages: Readonly<Record<string, string>>,
+  error: ErrorObject,
+): string {
   const params = error.params as Record<string, unknown>;
-  const path = error.instancePath.split('/').slice(1).map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const path = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
   if (error.keyword === 'required') path.push(String(params.missingProperty));
   const name = path.at(-1);
   const title = schemaAt(root, path)?.title ?? name ?? t.form.thisField;

@@ -34,14 +34,26 @@ interface PropertySchema {
   enum?: readonly unknown[];
 }
 
-function fieldUi(screen: AnyFormScreen, name: string, property: PropertySchema, textarea: boolean): Record<string, unknown> {
+function fieldUi(
+  screen: AnyFormScreen,
+  name: string,
+  property: PropertySchema,
+  textarea: boolean,
+): Record<string, unknown> {
   const ui: Record<string, unknown> = {};
-  const labels = (screen.enumLabels as Record<string, Record<string, string>> | undefined)?.[name] ?? t.form.enumLabels[name];
+  const labels =
+    (screen.enumLabels as Record<string, Record<string, string>> | undefined)?.[name] ?? t.form.enumLabels[name];
   const widget = (screen.widgets as Record<string, string> | undefined)?.[name];
-  if (widget === 'yuan') return { 'ui:widget': widget, 'ui:title': t.form.yuanTitle(property.title ?? name), 'ui:placeholder': t.form.yuanPlaceholder };
+  if (widget === 'yuan')
+    return {
+      'ui:widget': widget,
+      'ui:title': t.form.yuanTitle(property.title ?? name),
+      'ui:placeholder': t.form.yuanPlaceholder,
+    };
   if (widget) return { 'ui:widget': widget };
   if (property.enum) {
-    if (labels) ui['ui:enumNames'] = Object.fromEntries(property.enum.map((v) => [String(v), labels[String(v)] ?? String(v)]));
+    if (labels)
+      ui['ui:enumNames'] = Object.fromEntries(property.enum.map((v) => [String(v), labels[String(v)] ?? String(v)]));
     return ui;
   }
   if (property.type === 'boolean') return ui;
@@ -62,14 +74,24 @@ export function resolveForm(screen: AnyFormScreen): ResolvedForm {
   // `fixed` reads values from the URL; its keys do not depend on them.
   const fixedOf = screen.fixed as ((search: URLSearchParams) => object) | undefined;
   const fixed = Object.keys(fixedOf?.(new URLSearchParams()) ?? {});
-  const fields: string[] = screen.fields ? [...screen.fields] : Object.keys(properties).filter((name) => !fixed.includes(name));
+  const fields: string[] = screen.fields
+    ? [...screen.fields]
+    : Object.keys(properties).filter((name) => !fixed.includes(name));
   const textareas: readonly string[] = screen.textareas ?? [];
-  for (const name of [...fields, ...textareas, ...fixed, ...Object.keys(screen.widgets ?? {}), ...Object.keys(screen.enumLabels ?? {})]) {
+  for (const name of [
+    ...fields,
+    ...textareas,
+    ...fixed,
+    ...Object.keys(screen.widgets ?? {}),
+    ...Object.keys(screen.enumLabels ?? {}),
+  ]) {
     if (!(name in properties)) throw new Error(`${screen.path}: ${operation} has no field ${name}`);
   }
   const uiSchema: UiSchema = { 'ui:order': [...fields, '*'] };
   for (const [name, property] of Object.entries(properties)) {
-    uiSchema[name] = fields.includes(name) ? fieldUi(screen, name, property, textareas.includes(name)) : { 'ui:widget': 'hidden' };
+    uiSchema[name] = fields.includes(name)
+      ? fieldUi(screen, name, property, textareas.includes(name))
+      : { 'ui:widget': 'hidden' };
   }
   return { operation, schema, uiSchema, fields, fixed, patternMessages: formPatternMessages[operation] };
 }

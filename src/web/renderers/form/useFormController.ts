@@ -48,12 +48,18 @@ function prefill(form: ResolvedForm, record: unknown): Data {
   if (record === null || typeof record !== 'object') return {};
   const source = record as Data;
   return Object.fromEntries(
-    form.fields.filter((name) => source[name] !== undefined && source[name] !== null).map((name) => [name, source[name]]),
+    form.fields
+      .filter((name) => source[name] !== undefined && source[name] !== null)
+      .map((name) => [name, source[name]]),
   );
 }
 
 // Generic in L, so the load's args and pick are those of its own operation.
-async function readRecord<L extends OperationId>(load: FormLoad<never, L>, search: string, signal: AbortSignal): Promise<unknown> {
+async function readRecord<L extends OperationId>(
+  load: FormLoad<never, L>,
+  search: string,
+  signal: AbortSignal,
+): Promise<unknown> {
   const data = await api.call(load.operation, { ...load.args(new URLSearchParams(search)), signal, quiet: true });
   return load.pick ? load.pick(data) : data;
 }
@@ -84,7 +90,10 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
   const form = useMemo(() => resolveForm(screen), [screen]);
   const [searchParams] = useSearchParams();
   const search = searchParams.toString();
-  const fixed = useMemo(() => (screen.fixed as ((search: URLSearchParams) => Data) | undefined)?.(new URLSearchParams(search)) ?? {}, [screen, search]);
+  const fixed = useMemo(
+    () => (screen.fixed as ((search: URLSearchParams) => Data) | undefined)?.(new URLSearchParams(search)) ?? {},
+    [screen, search],
+  );
   const navigate = useNavigate();
   const location = useLocation();
   const submission = useOperation(screen.submit as FormOperation);
@@ -102,7 +111,9 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
     setFailure(null);
     setFormData(null);
     const load = screen.load as FormLoad<never> | undefined;
-    const record = load ? readRecord(load, search, controller.signal).then((data) => prefill(form, data)) : Promise.resolve({});
+    const record = load
+      ? readRecord(load, search, controller.signal).then((data) => prefill(form, data))
+      : Promise.resolve({});
     Promise.all([loadValidator(form), record]).then(
       ([v, values]) => {
         if (controller.signal.aborted) return;
@@ -138,7 +149,14 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
       setSubmitted(true);
       // Errors show by their fields; one on a field that is not shown (a fixed value from a bad link) needs a toast.
       const shown = new Set(form.fields);
-      const hidden = errors.find((e) => !shown.has(String(e.property ?? '').replace(/^\./, '').split('.')[0] ?? ''));
+      const hidden = errors.find(
+        (e) =>
+          !shown.has(
+            String(e.property ?? '')
+              .replace(/^\./, '')
+              .split('.')[0] ?? '',
+          ),
+      );
       if (hidden?.message) toast(hidden.message);
     },
     [form],

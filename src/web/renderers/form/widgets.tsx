@@ -104,15 +104,20 @@ function ExpiryWidget(props: WidgetProps) {
         options={EXPIRY_DAYS.map((days) => ({ label: t.redeem.expiresIn(days), value: days }))}
         value={chosen === undefined ? [] : [chosen]}
         disabled={props.disabled || props.readonly}
-        onChange={(values) => props.onChange(values[0] === undefined ? props.options.emptyValue : expiryAfterDays(values[0]))}
+        onChange={(values) =>
+          props.onChange(values[0] === undefined ? props.options.emptyValue : expiryAfterDays(values[0]))
+        }
       />
-      <div style={{ marginTop: 6, fontSize: 13, color: 'var(--adm-color-weak)' }}>{value === undefined ? t.redeem.pickExpiry : t.redeem.expiresOn(value)}</div>
+      <div style={{ marginTop: 6, fontSize: 13, color: 'var(--adm-color-weak)' }}>
+        {value === undefined ? t.redeem.pickExpiry : t.redeem.expiresOn(value)}
+      </div>
     </div>
   );
 }
 
 const YUAN = /^\d{1,7}(\.\d{0,2})?$/;
-const fenToText = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) ? (value / 100).toFixed(2).replace(/\.00$/, '') : '');
+const fenToText = (value: unknown) =>
+  typeof value === 'number' && Number.isInteger(value) ? (value / 100).toFixed(2).replace(/\.00$/, '') : '';
 
 /**
  * A price in fen entered in yuan (`ui:widget: 'yuan'`): 9.9 leaves as 990. Text that is not an amount of yuan leaves
@@ -136,7 +141,9 @@ function YuanWidget(props: WidgetProps) {
       value={text}
       onChange={(value) => {
         setText(value);
-        props.onChange(value === '' ? props.options.emptyValue : YUAN.test(value) ? Math.round(Number(value) * 100) : value);
+        props.onChange(
+          value === '' ? props.options.emptyValue : YUAN.test(value) ? Math.round(Number(value) * 100) : value,
+        );
       }}
     />
   );

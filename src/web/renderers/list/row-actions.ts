@@ -7,10 +7,15 @@ import { messages as t } from '../../i18n/zh-CN';
 import { useOperationRunner } from '../../operations/useOperation';
 
 /** The actions this role may take on this row: the contract's x-roles decide, the row's state narrows. */
-export function actionsFor<R>(actions: readonly RowAction<R>[] | undefined, row: R, role: SignedInRole | 'notLogin'): RowAction<R>[] {
+export function actionsFor<R>(
+  actions: readonly RowAction<R>[] | undefined,
+  row: R,
+  role: SignedInRole | 'notLogin',
+): RowAction<R>[] {
   return (actions ?? []).filter((action) => {
     if (action.when && !action.when(row)) return false;
-    if ('call' in action) return role !== 'notLogin' && (OPERATIONS[action.call.operation].roles as readonly string[]).includes(role);
+    if ('call' in action)
+      return role !== 'notLogin' && (OPERATIONS[action.call.operation].roles as readonly string[]).includes(role);
     return true;
   });
 }
@@ -18,7 +23,8 @@ export function actionsFor<R>(actions: readonly RowAction<R>[] | undefined, row:
 type Run = ReturnType<typeof useOperationRunner>['run'];
 
 // Generic in K, so the row's arguments are checked as the arguments of that very operation.
-const send = <R, K extends OperationId>(run: Run, call: ActionCall<R, K>, row: R) => run(call.operation, call.args(row));
+const send = <R, K extends OperationId>(run: Run, call: ActionCall<R, K>, row: R) =>
+  run(call.operation, call.args(row));
 
 /** Runs a call action after its confirmation; answers true when it changed something (the list then reloads). */
 export function useRowAction() {

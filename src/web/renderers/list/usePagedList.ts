@@ -29,7 +29,11 @@ function fetchPage(operation: PageOperation, query: ListQuery, current: number):
  * Headless list state (react-admin's lesson: keep it apart from the UI kit): pages of an operation for a query,
  * appended as the user scrolls. A newer query wins over answers still in flight for an older one.
  */
-export function usePagedList<R>(operation: PageOperation, query: ListQuery, onPagesLoaded: (pages: number) => void): PagedList<R> {
+export function usePagedList<R>(
+  operation: PageOperation,
+  query: ListQuery,
+  onPagesLoaded: (pages: number) => void,
+): PagedList<R> {
   const [rows, setRows] = useState<R[]>([]);
   const [total, setTotal] = useState(0);
   const [pages, setPages] = useState(0);
@@ -59,14 +63,14 @@ export function usePagedList<R>(operation: PageOperation, query: ListQuery, onPa
         if (mine === generation.current) setStatus('error');
       }
     },
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `key` stands for `query`, a new object on every render
     [operation, key],
   );
 
   useEffect(() => {
     void loadPages(query.current);
     // Only a new query reloads; `current` in the URL follows the pages loaded.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- only a new query reloads; `current` follows the pages loaded
   }, [loadPages]);
 
   const loadMore = useCallback(async () => {
@@ -77,7 +81,7 @@ export function usePagedList<R>(operation: PageOperation, query: ListQuery, onPa
     setTotal(page.total);
     setPages(pages + 1);
     onPagesLoaded(pages + 1);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `key` stands for `query`, a new object on every render
   }, [operation, key, pages, onPagesLoaded]);
 
   return {
