@@ -20,7 +20,9 @@ export function registerErrorHandling(fastify: FastifyInstance, options: { spaFa
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
-      const message = REQUEST_ERRORS[error.code] ?? (error instanceof SyntaxError ? REQUEST_ERRORS.FST_ERR_CTP_INVALID_JSON_BODY : validationMessages.invalid);
+      const message =
+        REQUEST_ERRORS[error.code] ??
+        (error instanceof SyntaxError ? REQUEST_ERRORS.FST_ERR_CTP_INVALID_JSON_BODY : validationMessages.invalid);
       return reply.status(400).send(failure(ErrorCode.BAD_PARAMS, message!));
     }
     request.log.error({ err: error }, 'unhandled error');
@@ -33,6 +35,8 @@ export function registerErrorHandling(fastify: FastifyInstance, options: { spaFa
     if (isPage && options.spaFallback) {
       return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').sendFile('index.html');
     }
-    return reply.status(404).send(failure(ErrorCode.NOT_FOUND, request.url.startsWith('/api/') ? '接口不存在' : '页面不存在'));
+    return reply
+      .status(404)
+      .send(failure(ErrorCode.NOT_FOUND, request.url.startsWith('/api/') ? '接口不存在' : '页面不存在'));
   });
 }

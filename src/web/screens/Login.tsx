@@ -1,8 +1,6 @@
 import { useForm } from 'react-hook-form';
 import { useNavigate, useSearchParams } from 'react-router-dom';
-import { ApiError } from '../../api/client';
-import { api } from '../api';
-import { toast } from '../feedback';
+import { useOperation } from '../operations/useOperation';
 import { messages as t } from '../i18n/zh-CN';
 import { signIn } from '../state/session';
 import { AuthField } from './AuthField';
@@ -22,13 +20,13 @@ export default function Login() {
     defaultValues: { userAccount: search.get('account') ?? '', userPassword: '' },
   });
 
+  const login = useOperation('userLogin');
+
   const onSubmit = async (body: LoginForm) => {
-    try {
-      signIn(await api.call('userLogin', { body, quiet: true }));
-      void navigate(safeRedirect(search.get('redirect')), { replace: true });
-    } catch (error) {
-      toast(error instanceof ApiError ? error.message : t.networkError);
-    }
+    const answer = await login.run({ body });
+    if (!answer.ok) return;
+    signIn(answer.data);
+    void navigate(safeRedirect(search.get('redirect')), { replace: true });
   };
 
   return (

@@ -1,7 +1,6 @@
 import { useForm } from 'react-hook-form';
 import { useNavigate, useSearchParams } from 'react-router-dom';
-import { ApiError } from '../../api/client';
-import { api } from '../api';
+import { useOperation } from '../operations/useOperation';
 import { toast } from '../feedback';
 import { messages as t } from '../i18n/zh-CN';
 import { AuthField } from './AuthField';
@@ -23,14 +22,13 @@ export default function Register() {
     defaultValues: { userAccount: '', userPassword: '', checkPassword: '', invitationCode: search.get('code') ?? '' },
   });
 
+  const registration = useOperation('userRegister');
+
   const onSubmit = async ({ invitationCode, ...rest }: RegisterForm) => {
-    try {
-      await api.call('userRegister', { body: { ...rest, ...(invitationCode ? { invitationCode } : {}) }, quiet: true });
-      toast(t.auth.registered, 'success');
-      void navigate(`/login?account=${encodeURIComponent(rest.userAccount)}`, { replace: true });
-    } catch (error) {
-      toast(error instanceof ApiError ? error.message : t.networkError);
-    }
+    const answer = await registration.run({ body: { ...rest, ...(invitationCode ? { invitationCode } : {}) } });
+    if (!answer.ok) return;
+    toast(t.auth.registered, 'success');
+    void navigate(`/login?account=${encodeURIComponent(rest.userAccount)}`, { replace: true });
   };
 
   return (
