@@ -1,5 +1,5 @@
 import type { Schemas } from './src/api/operations';
-import { formScreen, listScreen, type Screen, type SignedInRole } from './src/web/config/types';
+import { detailScreen, formScreen, listScreen, type Screen, type SignedInRole } from './src/web/config/types';
 import { messages as t } from './src/web/i18n/zh-CN';
 
 // The screen map: every route of the app, its title, notice text, frame, access and what renders it. The router,
@@ -14,7 +14,7 @@ export type SettingsSchemaName = Extract<keyof Schemas, `${string}Settings`>;
 
 /**
  * A platform kind, declared once: the route segment, the title, and the name of its settings schema in openapi.yaml.
- * `npm run codegen` extracts these into src/api/platform-kinds.gen.ts for the server (which never imports this file).
+ * `npm run codegen` extracts these into src/api/generated/platform-kinds.gen.ts for the server (which never imports this file).
  */
 export interface PlatformEntry {
   /** The route segment, e.g. `gxy` for /gxy and /gxy/update; also the kind stored on a platform record. */
@@ -227,7 +227,7 @@ export const screens: Screen[] = [
       },
     ],
   }),
-  {
+  detailScreen({
     path: '/user_detail',
     title: '用户详情',
     access: ADMIN,
@@ -245,7 +245,7 @@ export const screens: Screen[] = [
       { key: 'createdAt', label: '注册时间', format: 'time' },
       { key: 'lastLoginAt', label: '最近登录', format: 'time' },
     ],
-  },
+  }),
   formScreen({ path: '/add_user', title: '新增用户', access: ADMIN, kind: 'form', submit: 'userAdd', done: t.form.created }),
   formScreen({
     path: '/update_user',

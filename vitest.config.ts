@@ -17,9 +17,15 @@ const apiProject = (kind: 'sqlite' | 'postgres') => ({
 function postgresAnswers(host = '127.0.0.1', port = 5432): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host, port, timeout: 1000 });
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
-    socket.once('timeout', () => (socket.destroy(), resolve(false)));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
   });
 }
 

@@ -10,10 +10,34 @@ const SCHEMA_PREFIX = '#/components/schemas/';
 
 /** Keywords kept as written; everything else a request schema may carry from OpenAPI (`example`, `x-*`) is dropped. */
 const JSON_SCHEMA_KEYWORDS = new Set([
-  '$id', 'type', 'title', 'description', 'default', 'enum', 'const', 'format', 'readOnly', 'writeOnly', 'deprecated',
-  'minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf',
-  'properties', 'required', 'additionalProperties', 'minProperties', 'maxProperties',
-  'items', 'minItems', 'maxItems', 'uniqueItems',
+  '$id',
+  'type',
+  'title',
+  'description',
+  'default',
+  'enum',
+  'const',
+  'format',
+  'readOnly',
+  'writeOnly',
+  'deprecated',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'properties',
+  'required',
+  'additionalProperties',
+  'minProperties',
+  'maxProperties',
+  'items',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
 ]);
 /** The order keywords are written in, so a reordering in openapi.yaml does not churn the generated files. */
 const KEYWORD_ORDER = [...JSON_SCHEMA_KEYWORDS];
@@ -72,7 +96,9 @@ function mergeAllOf(schema) {
   if (Array.isArray(schema)) return schema.map(mergeAllOf);
   if (schema === null || typeof schema !== 'object') return schema;
   const { allOf, ...own } = schema;
-  const flat = Object.fromEntries(Object.entries(own).map(([k, v]) => [k, k === 'properties' ? mapValues(v, mergeAllOf) : mergeAllOf(v)]));
+  const flat = Object.fromEntries(
+    Object.entries(own).map(([k, v]) => [k, k === 'properties' ? mapValues(v, mergeAllOf) : mergeAllOf(v)]),
+  );
   if (!allOf) return flat;
   const parts = allOf.map(mergeAllOf);
   return [...parts, flat].reduce((acc, part) => mergeInto(acc, part), {});
@@ -90,7 +116,9 @@ function clean(schema) {
     delete source.unevaluatedProperties;
     source.additionalProperties = false;
   }
-  const unknown = Object.keys(source).filter((k) => !JSON_SCHEMA_KEYWORDS.has(k) && k !== 'example' && k !== 'examples' && !k.startsWith('x-'));
+  const unknown = Object.keys(source).filter(
+    (k) => !JSON_SCHEMA_KEYWORDS.has(k) && k !== 'example' && k !== 'examples' && !k.startsWith('x-'),
+  );
   if (unknown.length > 0) throw new Error(`forms: keyword(s) ${unknown.join(', ')} are not supported in a form schema`);
   const out = {};
   for (const key of KEYWORD_ORDER) {
@@ -111,7 +139,8 @@ function clean(schema) {
 export function form(doc, operationId, bodySchema) {
   const merged = mergeAllOf(deref(doc, bodySchema));
   const schema = clean(merged);
-  if (schema.type !== 'object' || !schema.properties) throw new Error(`forms: ${operationId} does not take a JSON object`);
+  if (schema.type !== 'object' || !schema.properties)
+    throw new Error(`forms: ${operationId} does not take a JSON object`);
   const messages = {};
   for (const name of Object.keys(merged.properties).sort()) {
     const message = merged.properties[name]['x-message'];
@@ -151,9 +180,11 @@ export function validatorModule(schema, header) {
   return `${header}${lines.join('\n')}${helper}\n${body.trimEnd()}\n`;
 }
 
-/** src/api/forms.gen.ts: every form schema, and the contract's pattern wording, as typed constants. */
+/** src/api/generated/forms.gen.ts: every form schema, and the contract's pattern wording, as typed constants. */
 export function formsModule(entries, header) {
-  const schemas = entries.map(({ operationId, schema }) => `  ${operationId}: ${JSON.stringify(schema, null, 2).replaceAll('\n', '\n  ')},`);
+  const schemas = entries.map(
+    ({ operationId, schema }) => `  ${operationId}: ${JSON.stringify(schema, null, 2).replaceAll('\n', '\n  ')},`,
+  );
   const messages = entries.map(({ operationId, messages }) => `  ${operationId}: ${JSON.stringify(messages)},`);
   return `${header}// The JSON request body of every operation, ready for @rjsf/core: $refs inlined, allOf merged, OpenAPI-only
 // keywords removed, $id the operationId; then each platform kind's settings schema under its own name (the body of
@@ -180,9 +211,9 @@ export function formFiles(doc, header) {
     entries.push(form(doc, name, { $ref: `${SCHEMA_PREFIX}${name}` }));
   }
   const files = new Map();
-  files.set('src/api/forms.gen.ts', formsModule(entries, header));
+  files.set('src/api/generated/forms.gen.ts', formsModule(entries, header));
   for (const { operationId, schema } of entries) {
-    files.set(`src/api/validators/${operationId}.gen.js`, validatorModule(schema, header));
+    files.set(`src/api/generated/validators/${operationId}.gen.js`, validatorModule(schema, header));
   }
   return files;
 }

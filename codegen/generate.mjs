@@ -20,14 +20,17 @@ function operationMap(doc) {
       );
     }
   }
-  return `${HEADER}import type { OperationId } from './operations';
+  return `${HEADER}import type { OperationId } from '../operations';
 
-export type Role = 'visitor' | 'user' | 'agent' | 'admin';
+/** Who may call an operation (x-roles): the one list, read by the server's guard and the web app's menus. */
+export const ROLES = ['visitor', 'user', 'agent', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
 
 export interface OperationInfo {
   method: 'get' | 'post';
   path: string;
   roles: readonly Role[];
+  /** Needs the anti-CSRF check: every non-GET, and the GETs the contract marks x-state-changing. */
   stateChanging: boolean;
   /** Moves coins: every call carries an Idempotency-Key. */
   idempotent: boolean;
@@ -39,15 +42,52 @@ ${entries.join('\n')}
 `;
 }
 
+const RULE_KEYWORDS = ['pattern', 'minLength', 'maxLength', 'minimum', 'maximum'];
+
+/**
+ * The contract's scalar schemas with limits (UserAccount, Password, CoinAmount, …): a hand screen checks a value
+ * against these before sending, instead of a copy of the pattern.
+ */
+function rulesModule(doc) {
+  const entries = [];
+  for (const [name, schema] of Object.entries(doc.components.schemas)) {
+    if (schema.type !== 'string' && schema.type !== 'integer') continue;
+    const rule = Object.fromEntries(RULE_KEYWORDS.filter((k) => schema[k] !== undefined).map((k) => [k, schema[k]]));
+    if (Object.keys(rule).length === 0) continue;
+    if (schema.title) rule.title = schema.title;
+    if (schema['x-message']) rule.message = schema['x-message'];
+    entries.push(`  ${name}: ${JSON.stringify({ type: schema.type, ...rule })},`);
+  }
+  return `${HEADER}// Limits of the contract's scalar schemas, as written in openapi.yaml (components.schemas).
+
+export interface ContractRule {
+  type: 'string' | 'integer';
+  pattern?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  title?: string;
+  /** The contract's x-message: what follows the title when the pattern does not match. */
+  message?: string;
+}
+
+export const contractRules = {
+${entries.join('\n')}
+} as const satisfies Record<string, ContractRule>;
+`;
+}
+
 /** Returns every generated file as path → contents, so writing and checking share one source. */
 export async function generateFiles(root) {
   const files = new Map();
   const specPath = join(root, 'openapi.yaml');
   const ast = await openapiTS(pathToFileURL(specPath), { alphabetize: false });
-  files.set(join(root, 'src/api/schema.d.ts'), HEADER + astToString(ast));
+  files.set(join(root, 'src/api/generated/schema.d.ts'), HEADER + astToString(ast));
   const doc = parse(readFileSync(specPath, 'utf8'));
-  files.set(join(root, 'src/api/operations.gen.ts'), operationMap(doc));
+  files.set(join(root, 'src/api/generated/operations.gen.ts'), operationMap(doc));
+  files.set(join(root, 'src/api/generated/rules.gen.ts'), rulesModule(doc));
   for (const [path, contents] of formFiles(doc, HEADER)) files.set(join(root, path), contents);
-  files.set(join(root, 'src/api/platform-kinds.gen.ts'), await platformKindsFile(root, doc, HEADER));
+  files.set(join(root, 'src/api/generated/platform-kinds.gen.ts'), await platformKindsFile(root, doc, HEADER));
   return files;
 }

@@ -1,9 +1,7 @@
-import { messages } from '../web/i18n/zh-CN';
-
 /**
  * Server messages that must never be shown as they are: the seed's offensive message, and anything that looks like
  * a raw internal error (exception names, SQL, stack lines) from a misbehaving proxy or server. One table, so adding
- * a case is one line.
+ * a case is one line. What is shown instead is the web app's word (`fallback`).
  */
 const NEVER_SHOW: readonly RegExp[] = [
   /傻[逼比屄Bb]|操你妈/,
@@ -13,7 +11,7 @@ const NEVER_SHOW: readonly RegExp[] = [
   /^\s*$/,
 ];
 
-export function displayMessage(serverMessage: unknown): string {
+export function displayMessage(serverMessage: unknown, fallback: string): string {
   const text = typeof serverMessage === 'string' ? serverMessage : '';
-  return NEVER_SHOW.some((pattern) => pattern.test(text)) ? messages.fetchFailedTryLater : text;
+  return NEVER_SHOW.some((pattern) => pattern.test(text)) ? fallback : text;
 }

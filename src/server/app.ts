@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,7 +64,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     await database.close();
     throw error;
   }
-  const mailer = options.mailer ?? createMailer(config.smtpUrl, config.mailFrom, fastify.log as FastifyBaseLogger);
+  const mailer = options.mailer ?? createMailer(config.smtpUrl, config.mailFrom, fastify.log);
   const openapi = loadOpenApi(options.openapiPath ?? OPENAPI_PATH);
   const validator = new RequestValidator(openapi);
   const context: AppContext = {
@@ -119,7 +119,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   await seedKinds(context);
   await refreshAnalyticsOrigin(context);
   // Another process may change the site record; a minute is soon enough for an analytics address.
-  refresh = setInterval(() => refreshAnalyticsOrigin(context).catch((err) => fastify.log.warn({ err }, 'analytics refresh failed')), 60_000);
+  refresh = setInterval(() => void refreshAnalyticsOrigin(context).catch((err: unknown) => fastify.log.warn({ err }, 'analytics refresh failed')), 60_000);
   refresh.unref();
   return { fastify, context, database, scheduler, generatedAdminPassword: admin.generatedPassword };
 }

@@ -15,7 +15,7 @@ async function main(): Promise<void> {
 
   const housekeeping = setInterval(() => {
     const now = context.now();
-    Promise.all([purgeExpiredSessions(context.db, now), deleteWindowsBefore(context.db, now - 24 * HOUR)]).catch((err) =>
+    Promise.all([purgeExpiredSessions(context.db, now), deleteWindowsBefore(context.db, now - 24 * HOUR)]).catch((err: unknown) =>
       fastify.log.error({ err }, 'housekeeping failed'),
     );
   }, HOUR);
@@ -31,7 +31,7 @@ async function main(): Promise<void> {
     // runs; the database closes last (onClose).
     fastify.close().then(
       () => process.exit(0),
-      (err) => {
+      (err: unknown) => {
         fastify.log.error({ err }, 'shutdown failed');
         process.exit(1);
       },
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   console.log(`积分商城已启动：${address.replace('127.0.0.1', 'localhost')}  (数据库：${config.database.kind})`);
 }
 
-main().catch((error) => {
+main().catch((error: unknown) => {
   console.error(error instanceof ConfigError ? `配置错误：${error.message}` : error);
   process.exit(1);
 });

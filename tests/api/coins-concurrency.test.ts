@@ -94,7 +94,10 @@ describe('transfers in both directions', () => {
     expect(results.map((r) => [r.status, r.code]).filter(([, code]) => code !== 0)).toEqual([]);
     let aOut = 0;
     let bOut = 0;
-    for (let i = 0; i < 80; i++) i % 2 === 0 ? (aOut += amount(i)) : (bOut += amount(i));
+    for (let i = 0; i < 80; i++) {
+      if (i % 2 === 0) aOut += amount(i);
+      else bOut += amount(i);
+    }
     expect(await balanceOf(app(), a.id)).toBe(1000 - aOut + bOut);
     expect(await balanceOf(app(), b.id)).toBe(1000 - bOut + aOut);
     expect((await balanceOf(app(), a.id)) + (await balanceOf(app(), b.id))).toBe(2000);

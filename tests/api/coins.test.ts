@@ -274,7 +274,7 @@ describe('userTransferCoin', () => {
 
     const r = await payer.client.call('userTransferCoin', { body: { userAccount: payee.userAccount, coin: 20 }, headers: idem() });
     expect([r.status, r.code]).toEqual([200, 0]);
-    const masked = payee.userAccount[0] + '*'.repeat(Math.min(payee.userAccount.length - 1, 8));
+    const masked = payee.userAccount.slice(0, 1) + '*'.repeat(Math.min(payee.userAccount.length - 1, 8));
     expect(r.data).toEqual({ payee: { userAccount: payee.userAccount, maskedName: masked }, coin: 20, balance: 30, reference: expect.any(String) });
     expect(r.data.payee.maskedName).not.toBe(payee.userAccount);
     expect(await balanceOf(app(), payer.id)).toBe(30);

@@ -27,7 +27,7 @@ function createSmtp(): SMTPServer {
       stream.on('end', () => {
         if (refuseNext > 0) {
           refuseNext--;
-          return callback(Object.assign(new Error('mailbox unavailable'), { responseCode: 550 }));
+          callback(Object.assign(new Error('mailbox unavailable'), { responseCode: 550 })); return;
         }
         inbox.push({
           mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PLATFORM_KINDS } from '../../src/api/platform-kinds.gen.js';
+import { PLATFORM_KINDS } from '../../src/api/generated/platform-kinds.gen.js';
 import { idem } from '../helpers/ledger.js';
 import { addPlatform, startService, WEEKDAYS_0830 } from '../helpers/services.js';
 import { useTestApp } from '../helpers/test-app.js';

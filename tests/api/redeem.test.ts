@@ -38,7 +38,7 @@ async function batch(options: { count?: number; coin?: number; packageId?: numbe
   if (options.packageId !== undefined) body.packageId = options.packageId;
   else body.coin = options.coin ?? 50;
   if (options.note !== undefined) body.note = options.note;
-  return admin.ok('redeemGenerate', { body, headers: idem() }) as Promise<{ batchId: string; coin: number; expiresAt: number; codes: string[] }>;
+  return admin.ok<{ batchId: string; coin: number; expiresAt: number; codes: string[] }>('redeemGenerate', { body, headers: idem() });
 }
 
 async function codeRow(code: string) {

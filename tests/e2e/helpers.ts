@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { inject } from 'vitest';
 import type { OperationId, RequestBody, RequestQuery, ResponseData } from '../../src/api/operations';
-import { OPERATIONS } from '../../src/api/operations.gen';
+import { OPERATIONS } from '../../src/api/generated/operations.gen';
 
 // What every e2e test needs: the running server's address, the API as a signed-in user or the admin (with the
 // session cookie kept like a browser keeps it), Debian's Chromium as a phone, and screenshots under test-results/e2e.
@@ -32,7 +32,7 @@ export class ApiSession {
   async call<K extends OperationId>(operationId: K, init: Init<K> = {}): Promise<Envelope<ResponseData<K>>> {
     const { method, path } = OPERATIONS[operationId];
     const target = new URL(path, baseUrl());
-    for (const [k, v] of Object.entries((init.query ?? {}) as Record<string, unknown>)) {
+    for (const [k, v] of Object.entries((init.query ?? {}))) {
       if (v !== undefined) target.searchParams.append(k, String(v));
     }
     const headers: Record<string, string> = { 'X-Requested-With': 'XMLHttpRequest' };

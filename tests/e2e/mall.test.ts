@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationId, RequestBody, ResponseData } from '../../src/api/operations';
-import { OPERATIONS } from '../../src/api/operations.gen';
+import { OPERATIONS } from '../../src/api/generated/operations.gen';
 import {
   PASSWORD,
   launchBrowser,

@@ -110,7 +110,7 @@ describe('the notice bar', () => {
     await shot(admin.page, 'platform-management');
     // Longer than the phone is wide, so it must scroll (after the bar's 2 s pause) for its end to be read.
     const [textWidth, barWidth] = await noticeText(admin.page).evaluate((el) => [el.scrollWidth, el.parentElement!.clientWidth]);
-    expect(textWidth).toBeGreaterThan(barWidth!);
+    expect(textWidth).toBeGreaterThan(barWidth);
     await expect
       .poll(() => noticeText(admin.page).evaluate((el) => new DOMMatrix(getComputedStyle(el).transform).m41), { timeout: 10_000 })
       .toBeLessThan(-10);

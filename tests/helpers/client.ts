@@ -61,7 +61,7 @@ export class ApiClient {
     if (response.statusCode === 200 && contentType.startsWith('text/csv')) {
       return { status: response.statusCode, code: 0, message: '', data: response.body as T, headers: response.headers };
     }
-    const json = response.json<any>();
+    const json = response.json();
     const validate = responseValidator(operationId, response.statusCode);
     expect(validate, `${operationId} answered ${response.statusCode}, which openapi.yaml does not declare`).toBeDefined();
     if (!(validate as (data: unknown) => boolean)(json)) {

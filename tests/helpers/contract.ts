@@ -14,7 +14,7 @@ ajv.addSchema({ $id: SCHEMAS_ID, $defs: rebaseRefs(openapi.components.schemas) }
 const responseValidators = new Map<string, ValidateFunction>();
 
 function resolveResponse(response: any): any {
-  if (typeof response?.$ref === 'string') return openapi.components.responses?.[response.$ref.split('/').pop()] as any;
+  if (typeof response?.$ref === 'string') return openapi.components.responses?.[response.$ref.split('/').pop()];
   return response;
 }
 

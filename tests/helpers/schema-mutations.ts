@@ -189,7 +189,7 @@ function valueMutations(m: MergedSchema, part: Part, sample: () => string, accep
   if (numeric) {
     if (m.minimum !== undefined && Number.isFinite(m.minimum)) out.push([`below minimum ${m.minimum}`, m.minimum - 1]);
     if (m.maximum !== undefined && Number.isFinite(m.maximum)) out.push([`above maximum ${m.maximum}`, m.maximum + 1]);
-    if (types!.includes('integer') && !types!.includes('number')) {
+    if (types.includes('integer') && !types.includes('number')) {
       const low = Number.isFinite(m.minimum) ? m.minimum! : 0;
       out.push(['a fractional number for an integer', low + 0.5]);
     }

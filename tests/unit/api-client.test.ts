@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, createApi, type ApiHooks } from '../../src/api/client';
+import { messages } from '../../src/web/i18n/zh-CN';
 
 type Reply = { status: number; statusText?: string; body: unknown; contentType?: string };
 
@@ -30,7 +31,7 @@ beforeEach(() => {
 
 const api = (reply: Reply | (() => Promise<never>)) => {
   const f = fakeFetch(reply);
-  return { ...createApi(hooks, { baseUrl: 'http://app.test', fetch: f.fetch }), calls: f.calls };
+  return { ...createApi(hooks, messages, { baseUrl: 'http://app.test', fetch: f.fetch }), calls: f.calls };
 };
 
 describe('the API client', () => {
@@ -48,11 +49,17 @@ describe('the API client', () => {
 
   it('posts JSON bodies to the operation path', async () => {
     const a = api({ status: 200, body: { code: 0, message: 'ok', data: 7 } });
-    await a.call('userRegister', { body: { userAccount: 'alice', userPassword: 'Passw0rd!', checkPassword: 'Passw0rd!' } });
+    await a.call('userRegister', {
+      body: { userAccount: 'alice', userPassword: 'Passw0rd!', checkPassword: 'Passw0rd!' },
+    });
     const request = a.calls[0]!;
     expect(request.method).toBe('POST');
     expect(new URL(request.url).pathname).toBe('/api/user/register');
-    expect(await request.json()).toEqual({ userAccount: 'alice', userPassword: 'Passw0rd!', checkPassword: 'Passw0rd!' });
+    expect(await request.json()).toEqual({
+      userAccount: 'alice',
+      userPassword: 'Passw0rd!',
+      checkPassword: 'Passw0rd!',
+    });
   });
 
   it.each([40001, 40100])('toasts the server message and goes to /login on code %i', async (code) => {
@@ -64,9 +71,21 @@ describe('the API client', () => {
     expect(hooks.redirectToLogin).toHaveBeenCalledOnce();
   });
 
+  it.each([40001, 40100])(
+    'says "sign in again" even for a quiet call, and marks the failure as shown, on code %i',
+    async (code) => {
+      const a = api({ status: 401, body: { code, message: '登录已失效，请重新登录', data: null } });
+      const error = await a.call('userGetLogin', { quiet: true }).catch((e) => e);
+      expect(error).toMatchObject({ shown: true, signInAgain: true });
+      expect(hooks.toast).toHaveBeenCalledOnce();
+    },
+  );
+
   it('logs and toasts any other nonzero code without redirecting', async () => {
     const a = api({ status: 409, body: { code: 40900, message: '账号已被占用', data: null } });
-    await expect(a.call('userAdd', { body: { userAccount: 'alice', userPassword: 'Passw0rd!' } })).rejects.toMatchObject({ code: 40900, message: '账号已被占用' });
+    await expect(
+      a.call('userAdd', { body: { userAccount: 'alice', userPassword: 'Passw0rd!' } }),
+    ).rejects.toMatchObject({ code: 40900, message: '账号已被占用' });
     expect(hooks.logError).toHaveBeenCalledWith(40900, '账号已被占用');
     expect(hooks.toast).toHaveBeenCalledWith('账号已被占用');
     expect(hooks.redirectToLogin).not.toHaveBeenCalled();
@@ -74,7 +93,9 @@ describe('the API client', () => {
 
   it('lets a form keep the failure to itself with quiet', async () => {
     const a = api({ status: 400, body: { code: 40000, message: '账号或密码错误', data: null } });
-    await expect(a.call('userLogin', { body: { userAccount: 'alice', userPassword: 'x' }, quiet: true })).rejects.toMatchObject({ code: 40000 });
+    await expect(
+      a.call('userLogin', { body: { userAccount: 'alice', userPassword: 'x' }, quiet: true }),
+    ).rejects.toMatchObject({ code: 40000, shown: false });
     expect(hooks.toast).not.toHaveBeenCalled();
   });
 
@@ -85,7 +106,9 @@ describe('the API client', () => {
     ['an empty message', ''],
   ])('shows 获取失败，稍后再试 instead of %s', async (_name, message) => {
     const a = api({ status: 500, body: { code: 50000, message, data: null } });
-    await expect(a.call('basicInformationGet', { query: { id: 1 } })).rejects.toMatchObject({ message: '获取失败，稍后再试' });
+    await expect(a.call('basicInformationGet', { query: { id: 1 } })).rejects.toMatchObject({
+      message: '获取失败，稍后再试',
+    });
     expect(hooks.toast).toHaveBeenCalledWith('获取失败，稍后再试');
   });
 

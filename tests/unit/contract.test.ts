@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OPERATIONS } from '../../src/api/operations.gen';
+import { OPERATIONS } from '../../src/api/generated/operations.gen';
 import { handlers } from '../../src/server/handlers';
 import { openapi, operations } from '../helpers/contract';
 
@@ -18,7 +18,12 @@ describe('openapi.yaml and the code agree', () => {
     expect(Object.keys(OPERATIONS).sort()).toEqual(ids);
     for (const op of operations) {
       const generated = OPERATIONS[op.operationId as keyof typeof OPERATIONS];
-      expect(generated).toMatchObject({ method: op.method.toLowerCase(), path: op.path, roles: op.roles, stateChanging: op.stateChanging });
+      expect(generated).toMatchObject({
+        method: op.method.toLowerCase(),
+        path: op.path,
+        roles: op.roles,
+        stateChanging: op.stateChanging,
+      });
     }
   });
 
@@ -35,13 +40,32 @@ describe('openapi.yaml and the code agree', () => {
 
   it('covers the seed operations of this issue with their exact paths and methods', () => {
     const seed = [
-      'POST /api/basicInformation/add', 'POST /api/basicInformation/delete', 'GET /api/basicInformation/get',
-      'GET /api/basicInformation/list', 'POST /api/basicInformation/list/page', 'POST /api/basicInformation/update',
-      'POST /api/user/add', 'GET /api/user/ban', 'POST /api/user/bind/login', 'POST /api/user/boss/update/password',
-      'POST /api/user/delete', 'GET /api/user/get', 'GET /api/user/get/invitationCode', 'GET /api/user/get/login',
-      'GET /api/user/getCaptcha', 'GET /api/user/getUserInfo', 'GET /api/user/list', 'GET /api/user/list/page',
-      'POST /api/user/login', 'POST /api/user/logout', 'POST /api/user/register', 'POST /api/user/subordinate',
-      'GET /api/user/unBan', 'POST /api/user/unbindEmail', 'POST /api/user/update', 'POST /api/user/update/boss',
+      'POST /api/basicInformation/add',
+      'POST /api/basicInformation/delete',
+      'GET /api/basicInformation/get',
+      'GET /api/basicInformation/list',
+      'POST /api/basicInformation/list/page',
+      'POST /api/basicInformation/update',
+      'POST /api/user/add',
+      'GET /api/user/ban',
+      'POST /api/user/bind/login',
+      'POST /api/user/boss/update/password',
+      'POST /api/user/delete',
+      'GET /api/user/get',
+      'GET /api/user/get/invitationCode',
+      'GET /api/user/get/login',
+      'GET /api/user/getCaptcha',
+      'GET /api/user/getUserInfo',
+      'GET /api/user/list',
+      'GET /api/user/list/page',
+      'POST /api/user/login',
+      'POST /api/user/logout',
+      'POST /api/user/register',
+      'POST /api/user/subordinate',
+      'GET /api/user/unBan',
+      'POST /api/user/unbindEmail',
+      'POST /api/user/update',
+      'POST /api/user/update/boss',
       'POST /api/user/update/password',
     ];
     const present = new Set(operations.map((op) => `${op.method} ${op.path}`));

@@ -14,15 +14,24 @@ vi.mock('../../src/web/api', () => ({ api: { call: vi.fn() } }));
 vi.mock('../../src/web/feedback', () => ({ toast: vi.fn(), confirm: vi.fn(), alert: vi.fn(), actionSheet: vi.fn() }));
 const call = vi.mocked(api.call) as unknown as ReturnType<typeof vi.fn>;
 
-const ME = { id: 1, userAccount: 'me_0001', userName: '我', userRole: 'user' as const, email: null, invitationCode: 'BBBBBBBB', coin: 50, createdAt: 0 };
+const ME = {
+  id: 1,
+  userAccount: 'me_0001',
+  userName: '我',
+  userRole: 'user' as const,
+  email: null,
+  invitationCode: 'BBBBBBBB',
+  coin: 50,
+  createdAt: 0,
+};
 
 function open() {
   const router = createMemoryRouter([{ path: '/about', element: <About /> }], { initialEntries: ['/about'] });
   return render(<RouterProvider router={router} />);
 }
 
-const codeInput = () => view.getByPlaceholderText('12 位兑换码') as HTMLInputElement;
-const redeemButton = () => view.getByRole('button', { name: '兑换' }) as HTMLButtonElement;
+const codeInput = () => view.getByPlaceholderText<HTMLInputElement>('12 位兑换码');
+const redeemButton = () => view.getByRole<HTMLButtonElement>('button', { name: '兑换' });
 const useCalls = () => call.mock.calls.filter(([op]) => op === 'redeemUse');
 
 beforeEach(() => {
@@ -72,9 +81,11 @@ describe('redeeming a code on my page', () => {
   });
 
   it('sends the same key again when the answer was lost', async () => {
-    call.mockRejectedValueOnce(new TypeError('Failed to fetch')).mockImplementation(async (op: string) =>
-      op === 'redeemUse' ? { userAccount: 'me_0001', coin: 150 } : { ...ME, coin: 150 },
-    );
+    call
+      .mockRejectedValueOnce(new TypeError('Failed to fetch'))
+      .mockImplementation(async (op: string) =>
+        op === 'redeemUse' ? { userAccount: 'me_0001', coin: 150 } : { ...ME, coin: 150 },
+      );
     open();
     fireEvent.change(codeInput(), { target: { value: 'ABCD2345EFGH' } });
     fireEvent.click(redeemButton());

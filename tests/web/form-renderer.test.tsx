@@ -40,7 +40,7 @@ function open(path: string, { entry = path, from = '/user_management' }: { entry
 }
 
 const labels = (container: HTMLElement) => [...container.querySelectorAll('label')].map((l) => l.textContent);
-const input = (label: string) => view.getByLabelText(label) as HTMLInputElement;
+const input = (label: string) => view.getByLabelText<HTMLInputElement>(label);
 const type = (label: string, value: string) => fireEvent.change(input(label), { target: { value } });
 const submit = () => fireEvent.click(view.getByRole('button', { name: /提交/ }));
 /** The error shown under a field, if any. */
@@ -84,8 +84,22 @@ describe('/system: load, fixed values, textareas', () => {
     expect(view.getByRole('status').textContent).toContain('加载中...');
     await view.findByDisplayValue('积分商城');
 
-    expect(call).toHaveBeenCalledWith('basicInformationGet', expect.objectContaining({ query: { id: 1 }, quiet: true }));
-    expect(labels(container)).toEqual(['站点名称', '滚动通知', '公告标题', '公告内容', '购买积分须知', '积分名称', '注册赠送积分', '单笔转账上限（0 为不限）', '代理返利比例（%）', '统计脚本地址']);
+    expect(call).toHaveBeenCalledWith(
+      'basicInformationGet',
+      expect.objectContaining({ query: { id: 1 }, quiet: true }),
+    );
+    expect(labels(container)).toEqual([
+      '站点名称',
+      '滚动通知',
+      '公告标题',
+      '公告内容',
+      '购买积分须知',
+      '积分名称',
+      '注册赠送积分',
+      '单笔转账上限（0 为不限）',
+      '代理返利比例（%）',
+      '统计脚本地址',
+    ]);
     expect(view.queryByLabelText('状态')).toBeNull();
     expect(view.queryByLabelText('编号')).toBeNull();
     expect(input('公告内容').tagName).toBe('TEXTAREA');
@@ -122,7 +136,9 @@ describe('/system: load, fixed values, textareas', () => {
   });
 
   it('says so when the record cannot be loaded, and loads again on retry', async () => {
-    call.mockRejectedValueOnce(new ApiError('服务器开小差了，请稍后再试', 'envelope', { code: 50000 })).mockResolvedValueOnce(site);
+    call
+      .mockRejectedValueOnce(new ApiError('服务器开小差了，请稍后再试', 'envelope', { code: 50000 }))
+      .mockResolvedValueOnce(site);
     open('/system');
     expect(await view.findByText('服务器开小差了，请稍后再试')).toBeTruthy();
     expect(view.getByText('加载失败')).toBeTruthy();
@@ -185,7 +201,10 @@ describe('/add_user: every field of the operation, client-side validation', () =
     call.mockRejectedValueOnce(new ApiError('密码不能与账号相同', 'envelope', { code: 40000 }));
     submit();
     await waitFor(() => expect(errorOf('密码')).toBe('密码不能与账号相同'));
-    expect(call).toHaveBeenLastCalledWith('userAdd', { body: { userAccount: 'alice_01', userPassword: 'Passw0rd!', userRole: 'agent' }, quiet: true });
+    expect(call).toHaveBeenLastCalledWith('userAdd', {
+      body: { userAccount: 'alice_01', userPassword: 'Passw0rd!', userRole: 'agent' },
+      quiet: true,
+    });
     expect(toasts).toEqual([]);
 
     // Editing the field clears the server's message.
@@ -206,7 +225,7 @@ describe('/add_user: every field of the operation, client-side validation', () =
     type('密码', 'Passw0rd!');
     let answer!: (value: unknown) => void;
     call.mockReturnValueOnce(new Promise((resolve) => (answer = resolve)));
-    const button = view.getByRole('button', { name: '提交' }) as HTMLButtonElement;
+    const button = view.getByRole<HTMLButtonElement>('button', { name: '提交' });
     fireEvent.click(button);
 
     await waitFor(() => expect(button.disabled).toBe(true));
@@ -242,7 +261,14 @@ describe('/update_password and /update_user', () => {
   });
 
   it('reads the id from the URL for the load and the submission, and goes home when there is no page to go back to', async () => {
-    call.mockResolvedValueOnce({ id: 7, userAccount: 'bob_01', userName: '小明', userRole: 'user', status: 'active', email: null });
+    call.mockResolvedValueOnce({
+      id: 7,
+      userAccount: 'bob_01',
+      userName: '小明',
+      userRole: 'user',
+      status: 'active',
+      email: null,
+    });
     const screen = formScreen('/update_user');
     const router = createMemoryRouter(
       [

@@ -16,19 +16,40 @@ const call = vi.mocked(api.call) as unknown as ReturnType<typeof vi.fn>;
 
 const listScreen = (path: string) => screens.find((s) => s.path === path) as ListScreen<any>;
 const user = (id: number, extra: object = {}) => ({
-  id, userAccount: `user_${id}`, userName: `用户${id}`, userRole: 'user', status: 'active', email: null,
-  invitationCode: 'AAAAAAAA', inviterAccount: null, coin: 0, createdAt: 1795000000000, lastLoginAt: null, ...extra,
+  id,
+  userAccount: `user_${id}`,
+  userName: `用户${id}`,
+  userRole: 'user',
+  status: 'active',
+  email: null,
+  invitationCode: 'AAAAAAAA',
+  inviterAccount: null,
+  coin: 0,
+  createdAt: 1795000000000,
+  lastLoginAt: null,
+  ...extra,
 });
 const page = (records: unknown[], total = records.length, current = 1) => ({ records, total, current, pageSize: 20 });
 
 function open(path: string, search = '') {
-  const router = createMemoryRouter([{ path, element: <ListRenderer screen={listScreen(path)} /> }], { initialEntries: [path + search] });
+  const router = createMemoryRouter([{ path, element: <ListRenderer screen={listScreen(path)} /> }], {
+    initialEntries: [path + search],
+  });
   render(<RouterProvider router={router} />);
   return router;
 }
 
 const me = (userRole: 'user' | 'agent' | 'admin') =>
-  signIn({ id: 1, userAccount: 'me_0001', userName: '我', userRole, email: null, invitationCode: 'BBBBBBBB', coin: 0, createdAt: 0 });
+  signIn({
+    id: 1,
+    userAccount: 'me_0001',
+    userName: '我',
+    userRole,
+    email: null,
+    invitationCode: 'BBBBBBBB',
+    coin: 0,
+    createdAt: 0,
+  });
 
 beforeEach(() => {
   call.mockReset();
@@ -44,7 +65,9 @@ describe('ListRenderer', () => {
     open('/user_management', '?searchText=abc&sortField=createdAt&sortOrder=ascend');
     expect(await view.findByText('用户2（user_2）')).toBeTruthy();
     expect(view.getByText('共 2 条')).toBeTruthy();
-    expect(call).toHaveBeenCalledWith('userListPage', { query: { current: 1, pageSize: 20, searchText: 'abc', sortField: 'createdAt', sortOrder: 'ascend' } });
+    expect(call).toHaveBeenCalledWith('userListPage', {
+      query: { current: 1, pageSize: 20, searchText: 'abc', sortField: 'createdAt', sortOrder: 'ascend' },
+    });
   });
 
   it('ignores a sort field the screen does not offer', async () => {
@@ -62,13 +85,17 @@ describe('ListRenderer', () => {
     fireEvent.change(input, { target: { value: 'bob' } });
     fireEvent.keyDown(input, { key: 'Enter', code: 'Enter', keyCode: 13 });
     await waitFor(() => expect(router.state.location.search).toBe('?searchText=bob'));
-    await waitFor(() => expect(call).toHaveBeenLastCalledWith('userListPage', { query: { current: 1, pageSize: 20, searchText: 'bob' } }));
+    await waitFor(() =>
+      expect(call).toHaveBeenLastCalledWith('userListPage', { query: { current: 1, pageSize: 20, searchText: 'bob' } }),
+    );
   });
 
   it('passes the screen’s URL filters to the operation and offers the CSV of the same view', async () => {
     call.mockResolvedValue(page([]));
     open('/coin_detail', '?userId=7');
-    await waitFor(() => expect(call).toHaveBeenCalledWith('coinEntries', { query: { userId: 7, current: 1, pageSize: 20 } }));
+    await waitFor(() =>
+      expect(call).toHaveBeenCalledWith('coinEntries', { query: { userId: 7, current: 1, pageSize: 20 } }),
+    );
     expect(view.getByText('导出 CSV').getAttribute('href')).toBe('/api/coin/entries/export?userId=7');
   });
 
@@ -104,7 +131,7 @@ describe('ListRenderer', () => {
     call.mockClear();
     call.mockResolvedValue(true);
     offered.find((a) => a.text === '封禁')!.onAction();
-    await waitFor(() => expect(call).toHaveBeenCalledWith('userBan', { query: { id: 8 } }));
+    await waitFor(() => expect(call).toHaveBeenCalledWith('userBan', { query: { id: 8 }, quiet: true }));
     expect(vi.mocked(confirm).mock.calls[0]![0]).toContain('用户8（user_8）');
     await waitFor(() => expect(call).toHaveBeenCalledWith('userListPage', expect.anything()));
   });
@@ -116,7 +143,9 @@ describe('ListRenderer', () => {
     await waitFor(() => expect(actionSheet).toHaveBeenCalled());
     vi.mocked(confirm).mockResolvedValue(false);
     call.mockClear();
-    vi.mocked(actionSheet).mock.calls[0]![0].find((a) => a.text === '删除')!.onAction();
+    vi.mocked(actionSheet)
+      .mock.calls[0]![0].find((a) => a.text === '删除')!
+      .onAction();
     await waitFor(() => expect(confirm).toHaveBeenCalled());
     expect(call).not.toHaveBeenCalled();
   });
@@ -128,6 +157,11 @@ describe('ListRenderer', () => {
     fireEvent.click(await view.findByText('用户8（user_8）'));
     await waitFor(() => expect(actionSheet).toHaveBeenCalled());
     // Only the links remain: ban, delete and role changes are admin operations in openapi.yaml.
-    expect(vi.mocked(actionSheet).mock.calls[0]![0].map((a) => a.text)).toEqual(['详情', '积分明细', '编辑', '重置密码']);
+    expect(vi.mocked(actionSheet).mock.calls[0]![0].map((a) => a.text)).toEqual([
+      '详情',
+      '积分明细',
+      '编辑',
+      '重置密码',
+    ]);
   });
 });

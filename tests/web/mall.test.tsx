@@ -19,18 +19,58 @@ vi.mock('../../src/web/feedback', () => ({ toast: vi.fn(), confirm: vi.fn(), ale
 const call = vi.mocked(api.call) as unknown as ReturnType<typeof vi.fn>;
 
 const SITE = {
-  id: 1, websiteName: '测试站', noticeBar: '', noticeAnnouncementTitle: '', noticeAnnouncement: '', pointsNotification: '微信转账给管理员，备注订单号',
-  coinName: '积分', addCoin: 0, amount: 0, rebatePercent: 0, status: 1 as const, analyticsUrl: '', userId: null, updatedAt: 0,
+  id: 1,
+  websiteName: '测试站',
+  noticeBar: '',
+  noticeAnnouncementTitle: '',
+  noticeAnnouncement: '',
+  pointsNotification: '微信转账给管理员，备注订单号',
+  coinName: '积分',
+  addCoin: 0,
+  amount: 0,
+  rebatePercent: 0,
+  status: 1 as const,
+  analyticsUrl: '',
+  userId: null,
+  updatedAt: 0,
 };
-const pkg = (id: number, coinName: string, amount: number, addCoin: number) => ({ id, coinName, amount, addCoin, status: 1, sort: 0, orders: 0, createdAt: 0, updatedAt: 0 });
+const pkg = (id: number, coinName: string, amount: number, addCoin: number) => ({
+  id,
+  coinName,
+  amount,
+  addCoin,
+  status: 1,
+  sort: 0,
+  orders: 0,
+  createdAt: 0,
+  updatedAt: 0,
+});
 const PACKAGES = [pkg(1, '小份', 990, 100), pkg(2, '大份', 10000, 1200), pkg(3, '一分', 1, 1)];
-const order = (id: number) => ({ id, orderNo: `O2026${id}`, userAccount: 'me_0001', packageId: 1, coinName: '小份', amount: 990, addCoin: 100, status: 'pending', createdAt: 0, paidAt: null, cancelledAt: null });
+const order = (id: number) => ({
+  id,
+  orderNo: `O2026${id}`,
+  userAccount: 'me_0001',
+  packageId: 1,
+  coinName: '小份',
+  amount: 990,
+  addCoin: 100,
+  status: 'pending',
+  createdAt: 0,
+  paidAt: null,
+  cancelledAt: null,
+});
 
 /** The text of a dialog's content (a React node) as the user would read it. */
 const text = (node: ReactNode) => (isValidElement(node) ? renderToStaticMarkup(node) : String(node));
 
 function open() {
-  const router = createMemoryRouter([{ path: '/mall', element: <Mall /> }, { path: '/my_orders', element: <p>orders</p> }], { initialEntries: ['/mall'] });
+  const router = createMemoryRouter(
+    [
+      { path: '/mall', element: <Mall /> },
+      { path: '/my_orders', element: <p>orders</p> },
+    ],
+    { initialEntries: ['/mall'] },
+  );
   return render(<RouterProvider router={router} />);
 }
 
@@ -44,7 +84,16 @@ beforeEach(() => {
   sessionStorage.clear();
   dialogFlags.set({ isRead: false, mallRead: false });
   siteStore.set(SITE);
-  signIn({ id: 1, userAccount: 'me_0001', userName: '我', userRole: 'user', email: null, invitationCode: 'BBBBBBBB', coin: 50, createdAt: 0 });
+  signIn({
+    id: 1,
+    userAccount: 'me_0001',
+    userName: '我',
+    userRole: 'user',
+    email: null,
+    invitationCode: 'BBBBBBBB',
+    coin: 50,
+    createdAt: 0,
+  });
   call.mockImplementation(async (op: string) => {
     if (op === 'mallList') return PACKAGES;
     throw new Error(`unexpected ${op}`);
@@ -112,19 +161,28 @@ describe('/mall', () => {
     expect(keys[2]).not.toBe(keys[1]);
   });
 
-  it('starts a new attempt after a refusal the server answered', async () => {
+  // One policy for every screen (useOperation): a refused attempt recorded nothing on the server, so trying the same
+  // package again is the same intent with the same key; another package is a new one.
+  it('keeps the key for the same package after a refusal, and starts a new one for another package', async () => {
     open();
     vi.mocked(confirm).mockResolvedValue(true);
     call.mockImplementation(async (op: string) => {
       if (op === 'mallList') return PACKAGES;
       throw new ApiError('套餐已下架', 'envelope', { code: 40400, status: 404 });
     });
+    const idle = () =>
+      waitFor(() => expect((view.getByText('小份').closest('button') as HTMLButtonElement).disabled).toBe(false));
     fireEvent.click(await view.findByText('小份'));
     await waitFor(() => expect(toast).toHaveBeenCalledWith('套餐已下架'));
-    await waitFor(() => expect((view.getByText('小份').closest('button') as HTMLButtonElement).disabled).toBe(false));
+    await idle();
     fireEvent.click(view.getByText('小份'));
     await waitFor(() => expect(submitCalls()).toHaveLength(2));
-    expect(submitCalls()[1]![1].idempotencyKey).not.toBe(submitCalls()[0]![1].idempotencyKey);
+    await idle();
+    fireEvent.click(view.getByText('大份'));
+    await waitFor(() => expect(submitCalls()).toHaveLength(3));
+    const keys = submitCalls().map(([, init]) => init.idempotencyKey);
+    expect(keys[1]).toBe(keys[0]);
+    expect(keys[2]).not.toBe(keys[1]);
   });
 
   it('shows the purchase notice once per browser session (mallRead)', async () => {

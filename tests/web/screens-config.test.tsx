@@ -1,17 +1,51 @@
 import { describe, expect, it } from 'vitest';
-import { OPERATIONS } from '../../src/api/operations.gen';
-import { formSchemas } from '../../src/api/forms.gen';
+import { OPERATIONS } from '../../src/api/generated/operations.gen';
+import { formSchemas } from '../../src/api/generated/forms.gen';
 import { platformScreens, screens } from '../../screens.config';
 import { messages as t } from '../../src/web/i18n/zh-CN';
 
 // The screen map against the seed's route table and the contract.
 
 const SEED_ROUTES = [
-  '/', '/login', '/register', '/clockInfo', '/mall', '/wk', '/subordinate', '/gxy', '/gxy/update', '/xxt', '/xxt/update',
-  '/clockVip', '/xxy', '/xxy/update', '/qzt', '/qzt/update', '/sxzs', '/sxzs/update', '/zxjy', '/zxjy/update', '/xyb',
-  '/xyb/update', '/hzj', '/hzj/update', '/system', '/tasks', '/ai/config', '/transferCoin', '/coinChange', '/500',
-  '/mall_management', '/platform_management', '/add_platform', '/coin_detail', '/update_platform', '/update_mall',
-  '/add_mall', '/notice', '/about',
+  '/',
+  '/login',
+  '/register',
+  '/clockInfo',
+  '/mall',
+  '/wk',
+  '/subordinate',
+  '/gxy',
+  '/gxy/update',
+  '/xxt',
+  '/xxt/update',
+  '/clockVip',
+  '/xxy',
+  '/xxy/update',
+  '/qzt',
+  '/qzt/update',
+  '/sxzs',
+  '/sxzs/update',
+  '/zxjy',
+  '/zxjy/update',
+  '/xyb',
+  '/xyb/update',
+  '/hzj',
+  '/hzj/update',
+  '/system',
+  '/tasks',
+  '/ai/config',
+  '/transferCoin',
+  '/coinChange',
+  '/500',
+  '/mall_management',
+  '/platform_management',
+  '/add_platform',
+  '/coin_detail',
+  '/update_platform',
+  '/update_mall',
+  '/add_mall',
+  '/notice',
+  '/about',
 ];
 
 const CJK = /[\u4e00-\u9fff]/;
@@ -26,8 +60,18 @@ describe('screens.config.ts', () => {
   });
 
   it('opens exactly /login, /register and /500 to visitors, and hides the frame only on login and register', () => {
-    expect(screens.filter((s) => s.access === 'public').map((s) => s.path).sort()).toEqual(['/500', '/login', '/register']);
-    expect(screens.filter((s) => s.chrome === 'bare').map((s) => s.path).sort()).toEqual(['/login', '/register']);
+    expect(
+      screens
+        .filter((s) => s.access === 'public')
+        .map((s) => s.path)
+        .sort(),
+    ).toEqual(['/500', '/login', '/register']);
+    expect(
+      screens
+        .filter((s) => s.chrome === 'bare')
+        .map((s) => s.path)
+        .sort(),
+    ).toEqual(['/login', '/register']);
   });
 
   it('gives the fixed notice texts of the seed to /500, /mall_management and /platform_management', () => {
@@ -41,13 +85,21 @@ describe('screens.config.ts', () => {
 
   it('names only operations of the contract, and shows them only to roles the contract allows', () => {
     for (const s of screens) {
-      const named = s.kind === 'list' ? [s.operation] : s.kind === 'form' ? [s.submit, ...(s.load ? [s.load.operation] : [])] : s.kind === 'detail' ? [s.operation] : [];
+      const named =
+        s.kind === 'list'
+          ? [s.operation]
+          : s.kind === 'form'
+            ? [s.submit, ...(s.load ? [s.load.operation] : [])]
+            : s.kind === 'detail'
+              ? [s.operation]
+              : [];
       for (const op of named) {
         const info = OPERATIONS[op as keyof typeof OPERATIONS];
         expect(info, `${s.path} names ${op}`).toBeDefined();
         const roles: readonly string[] = info.roles;
         if (s.access !== 'public' && !roles.includes('visitor')) {
-          for (const role of s.access) expect(roles, `${s.path}: ${role} may open it but not call ${op}`).toContain(role);
+          for (const role of s.access)
+            expect(roles, `${s.path}: ${role} may open it but not call ${op}`).toContain(role);
         }
       }
       if (s.kind === 'form') expect(formSchemas[s.submit as keyof typeof formSchemas], s.path).toBeDefined();

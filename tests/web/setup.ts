@@ -2,7 +2,7 @@
 // render the frame (the watermark itself is checked in the browser tests).
 const noop = () => undefined;
 const fakeContext = new Proxy(
-  { measureText: () => ({ width: 10 }), canvas: null as unknown },
+  { measureText: () => ({ width: 10 }), canvas: null },
   { get: (target, key) => (key in target ? target[key as keyof typeof target] : noop), set: () => true },
 );
 HTMLCanvasElement.prototype.getContext = (() => fakeContext) as unknown as HTMLCanvasElement['getContext'];

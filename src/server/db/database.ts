@@ -97,7 +97,8 @@ function postgresDialect(config: Extract<DatabaseConfig, { kind: 'postgres' }>, 
     application_name: applicationName(config.schema),
     // Times and counts are bigint columns; every value we store fits a JS number exactly.
     types: {
-      getTypeParser: ((oid: number, format?: string) =>
+      getTypeParser: ((oid: number, format?: string): unknown =>
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- pg hands any OID here, not only a TypeId
         oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     },
     options: settings.join(' '),
@@ -122,11 +123,12 @@ const provider: MigrationProvider = { getMigrations: async () => migrations };
 /** Applies pending migrations; Kysely's lock table keeps concurrent starts from applying one twice. */
 export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]> {
   // Migrations are written against snake_case names, so they run without the camel-case plugin.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations see the schema as it was then (Kysely's docs)
   const raw = handle.db.withoutPlugins() as unknown as Kysely<any>;
   // Name the schema: otherwise Kysely would take migration tables in *another* schema of the database for its own.
   const migrator = new Migrator({ db: raw, provider, ...(handle.schema ? { migrationTableSchema: handle.schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error;
+  if (error) throw error instanceof Error ? error : new Error('migration failed', { cause: error });
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 

@@ -1,9 +1,11 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { Role } from '../../api/generated/operations.gen.js';
 
 /** Times are UTC epoch milliseconds in both databases, so comparisons and ordering need no dialect care. */
 type EpochMs = number;
 
-export type UserRole = 'user' | 'agent' | 'admin';
+/** A signed-in account's role: the contract's roles but the visitor. */
+export type UserRole = Exclude<Role, 'visitor'>;
 export type UserStatus = 'active' | 'banned';
 
 export interface UsersTable {

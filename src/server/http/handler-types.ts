@@ -1,5 +1,5 @@
 import type { OperationId, RequestBody, RequestQuery, ResponseData } from '../../api/operations.js';
-import type { operations } from '../../api/schema.js';
+import type { operations } from '../../api/generated/schema.js';
 import type { AppContext } from '../context.js';
 import type { SessionState, SessionUser } from '../modules/sessions/service.js';
 

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { OPERATIONS, ROLES, type Role } from '../../api/generated/operations.gen.js';
+import type { OperationId } from '../../api/operations.js';
 
-export type Role = 'visitor' | 'user' | 'agent' | 'admin';
+export type { Role };
 export type JsonSchema = Record<string, unknown>;
 
 export interface OperationSpec {
@@ -27,7 +29,6 @@ export interface OpenApiDocument {
 
 /** Schemas are handed to Ajv under this id, so `#/components/schemas/X` becomes `SCHEMA_ID#/$defs/X`. */
 export const SCHEMAS_ID = 'openapi.json';
-const ROLES: readonly Role[] = ['visitor', 'user', 'agent', 'admin'];
 
 export function loadOpenApi(file: string): OpenApiDocument {
   return parse(readFileSync(file, 'utf8')) as OpenApiDocument;
@@ -74,6 +75,13 @@ function headersSchemaOf(doc: OpenApiDocument, parameters: any[] | undefined): J
   });
 }
 
+/** The generated map derives the state-changing rule once (codegen); the server reads it, not a copy of it. */
+function generatedInfo(operationId: string) {
+  const info = (OPERATIONS as Partial<Record<string, (typeof OPERATIONS)[OperationId]>>)[operationId];
+  if (!info) throw new Error(`openapi.yaml: ${operationId} is not in the generated operation map (run npm run codegen)`);
+  return info;
+}
+
 export function listOperations(doc: OpenApiDocument): OperationSpec[] {
   const operations: OperationSpec[] = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
@@ -81,7 +89,7 @@ export function listOperations(doc: OpenApiDocument): OperationSpec[] {
       const upper = method.toUpperCase();
       if (upper !== 'GET' && upper !== 'POST') throw new Error(`openapi.yaml: ${method} ${path} is not GET or POST`);
       const roles = op['x-roles'] as Role[] | undefined;
-      if (!op.operationId || !Array.isArray(roles) || roles.length === 0 || roles.some((r) => !ROLES.includes(r))) {
+      if (!op.operationId || !Array.isArray(roles) || roles.length === 0 || roles.some((r) => !(ROLES as readonly string[]).includes(r))) {
         throw new Error(`openapi.yaml: ${upper} ${path} needs an operationId and x-roles from ${ROLES.join(', ')}`);
       }
       const body = op.requestBody?.content?.['application/json']?.schema;
@@ -90,7 +98,7 @@ export function listOperations(doc: OpenApiDocument): OperationSpec[] {
         method: upper,
         path,
         roles,
-        stateChanging: upper !== 'GET' || op['x-state-changing'] === true,
+        stateChanging: generatedInfo(op.operationId).stateChanging,
         querySchema: querySchemaOf(doc, op.parameters),
         headersSchema: headersSchemaOf(doc, op.parameters),
         bodySchema: body ? rebaseRefs(body) : undefined,

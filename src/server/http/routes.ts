@@ -68,7 +68,7 @@ class RequestContext implements HandlerContext<OperationId> {
 export function registerOperations(fastify: FastifyInstance, operations: OperationSpec[], handlers: Handlers, app: AppContext) {
   fastify.decorateRequest('session', undefined);
   for (const op of operations) {
-    const handler = handlers[op.operationId as OperationId] as unknown as (ctx: HandlerContext<OperationId>) => Promise<unknown>;
+    const handler = handlers[op.operationId as OperationId] as unknown as ((ctx: HandlerContext<OperationId>) => Promise<unknown>) | undefined;
     if (!handler) throw new Error(`no handler for operation ${op.operationId}`);
     fastify.route({
       method: op.method,

@@ -1,5 +1,6 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { describeValidationError, validationMessages } from '../../shared/validation-messages.js';
 import { AppError, ErrorCode } from './errors.js';
 import { SCHEMAS_ID, type JsonSchema, type OpenApiDocument, rebaseRefs } from './openapi.js';
 
@@ -32,7 +33,7 @@ export class RequestValidator {
   compile(schema: JsonSchema, part: 'querystring' | 'headers' | 'body'): (data: unknown) => { value?: unknown; error?: AppError } {
     const validate: ValidateFunction = (part === 'body' ? this.body : this.query).compile(schema);
     return (data) => {
-      if (part === 'body' && data === undefined) return { error: new AppError(ErrorCode.BAD_PARAMS, '请求内容不能为空') };
+      if (part === 'body' && data === undefined) return { error: new AppError(ErrorCode.BAD_PARAMS, validationMessages.bodyRequired) };
       if (validate(data)) return { value: data };
       return { error: new AppError(ErrorCode.BAD_PARAMS, this.describe(schema, validate.errors?.[0])) };
     };
@@ -67,41 +68,12 @@ export class RequestValidator {
   }
 
   private describe(root: JsonSchema, error: ErrorObject | undefined): string {
-    if (!error) return '请求参数不正确';
+    if (!error) return validationMessages.invalid;
     const path = error.instancePath.split('/').slice(1).map(decodeURIComponent);
     if (error.keyword === 'required') path.push(String(error.params.missingProperty));
-    if (error.keyword === 'additionalProperties' || error.keyword === 'unevaluatedProperties') {
-      const name = error.params.additionalProperty ?? error.params.unevaluatedProperty;
-      return `不支持的参数：${String(name).slice(0, 40)}`;
-    }
     const layers = this.propertySchema(root, path);
     const pick = (key: string) => layers.map((l) => l[key]).find((v) => v !== undefined);
     const title = (pick('title') as string | undefined) ?? (path.at(-1) || '请求参数');
-    const p = error.params as Record<string, unknown>;
-    switch (error.keyword) {
-      case 'required':
-        return `请填写${title}`;
-      case 'type':
-        return `${title}的类型不正确`;
-      case 'minLength':
-        return p.limit === 1 ? `${title}不能为空` : `${title}至少 ${String(p.limit)} 个字符`;
-      case 'maxLength':
-        return `${title}最多 ${String(p.limit)} 个字符`;
-      case 'pattern':
-        return `${title}${(pick('x-message') as string | undefined) ?? '格式不正确'}`;
-      case 'format':
-        return `${title}格式不正确`;
-      case 'minimum':
-      case 'exclusiveMinimum':
-        return `${title}不能小于 ${String(p.limit)}`;
-      case 'maximum':
-      case 'exclusiveMaximum':
-        return `${title}不能大于 ${String(p.limit)}`;
-      case 'enum':
-      case 'const':
-        return `${title}的取值不正确`;
-      default:
-        return `${title}不正确`;
-    }
+    return describeValidationError(error.keyword, error.params as Record<string, unknown>, title, pick('x-message') as string | undefined);
   }
 }

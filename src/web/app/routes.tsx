@@ -43,7 +43,7 @@ async function currentUserLoader({ request }: { request: Request }) {
     return null;
   } catch (error) {
     signOut();
-    if (error instanceof ApiError && (error.code === 40001 || error.code === 40100)) {
+    if (error instanceof ApiError && error.signInAgain) {
       const from = new URL(request.url);
       throw redirect(`/login?redirect=${encodeURIComponent(from.pathname + from.search)}`);
     }

@@ -1,6 +1,7 @@
 import type { ComponentType } from 'react';
-import type { OperationId, RequestBody, RequestQuery, ResponseData } from '../../api/operations';
-import type { Role } from '../../api/operations.gen';
+import type { OperationInput } from '../../api/client';
+import type { OperationId, RequestBody, ResponseData } from '../../api/operations';
+import type { Role } from '../../api/generated/operations.gen';
 
 // The screen map's vocabulary. A screen is a typed union keyed on `kind`, so the type checker, not the runtime,
 // catches a wrong operationId, parameter or field in screens.config.ts.
@@ -35,9 +36,8 @@ export type PageOperation = {
 }[OperationId];
 export type RowOf<K extends PageOperation> = ResponseData<K> extends { records: (infer R)[] } ? R : never;
 
-/** What a row action sends: the operation's query or body, built from the row. */
-export type OperationArgs<K extends OperationId> = (RequestQuery<K> extends undefined ? unknown : { query: RequestQuery<K> }) &
-  (RequestBody<K> extends undefined ? unknown : { body: RequestBody<K> });
+/** What a row action, a detail or a form's load sends: the operation's query or body, as the client takes them. */
+export type OperationArgs<K extends OperationId> = OperationInput<K>;
 
 export type RowAction<R> =
   | {
@@ -50,10 +50,20 @@ export type RowAction<R> =
       done?: string;
       call: ActionCall<R>;
     }
-  | { label: string; color?: 'primary' | 'warning' | 'danger' | 'light' | 'success'; when?: (row: R) => boolean; to: (row: R) => string };
+  | {
+      label: string;
+      color?: 'primary' | 'warning' | 'danger' | 'light' | 'success';
+      when?: (row: R) => boolean;
+      to: (row: R) => string;
+    };
 
-/** Ties an operation to the arguments built from a row, checked against that operation's contract. */
-export type ActionCall<R> = { [K in OperationId]: { operation: K; args: (row: R) => OperationArgs<K> } }[OperationId];
+/**
+ * Ties an operation to the arguments built from a row, checked against that operation's contract. Indexed by K (a
+ * correlated union), so a renderer generic in K sends `args(row)` to `operation` without a cast.
+ */
+export type ActionCall<R, K extends OperationId = OperationId> = {
+  [P in K]: { operation: P; args: (row: R) => OperationArgs<P> };
+}[K];
 
 export interface ListScreen<K extends PageOperation = PageOperation> extends ScreenBase {
   kind: 'list';
@@ -80,12 +90,17 @@ export interface ListScreen<K extends PageOperation = PageOperation> extends Scr
 /** Operations with a JSON body: what a generated form can submit. */
 export type FormOperation = { [K in OperationId]: RequestBody<K> extends undefined ? never : K }[OperationId];
 
-export interface FormLoad<K extends FormOperation> {
-  /** Reads the record to edit; its answer fills the form where field names match. */
-  operation: OperationId;
-  args: (search: URLSearchParams) => object;
-  pick?: (data: any) => Partial<RequestBody<K>>;
-}
+/**
+ * Reads the record to edit; its answer fills the form where field names match. `args` and `pick` are checked against
+ * the load's own operation (a union over operations, told apart by `operation`).
+ */
+export type FormLoad<K extends FormOperation, L extends OperationId = OperationId> = {
+  [P in L]: {
+    operation: P;
+    args: (search: URLSearchParams) => OperationArgs<P>;
+    pick?: (data: ResponseData<P>) => Partial<RequestBody<K>>;
+  };
+}[L];
 
 /** Widgets a form screen may pick for a field, beyond the ones its type picks. */
 export type FormWidget = 'expiry' | 'yuan';
@@ -115,8 +130,8 @@ export interface FormScreen<K extends FormOperation = FormOperation> extends Scr
   after?: string;
 }
 
-export interface DetailField {
-  key: string;
+export interface DetailField<Key extends string = string> {
+  key: Key;
   label: string;
   /** `time`: an epoch-millisecond value shown as a date and time. */
   format?: 'time' | 'text';
@@ -124,11 +139,12 @@ export interface DetailField {
   labels?: Readonly<Record<string, string>>;
 }
 
-export interface DetailScreen extends ScreenBase {
+export interface DetailScreen<K extends OperationId = OperationId> extends ScreenBase {
   kind: 'detail';
-  operation: OperationId;
-  args: (search: URLSearchParams) => object;
-  fields: readonly DetailField[];
+  operation: K;
+  args: (search: URLSearchParams) => OperationArgs<NoInfer<K>>;
+  /** Fields of the operation's answer, by name: a name it does not answer fails the type check. */
+  fields: readonly DetailField<keyof ResponseData<NoInfer<K>> & string>[];
 }
 
 export interface CustomScreen extends ScreenBase {
@@ -141,7 +157,8 @@ export interface PendingScreen extends ScreenBase {
   kind: 'pending';
 }
 
-export type Screen = ListScreen<any> | FormScreen<any> | DetailScreen | CustomScreen | PendingScreen;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each screen was checked by its helper; the map erases K
+export type Screen = ListScreen<any> | FormScreen<any> | DetailScreen<any> | CustomScreen | PendingScreen;
 
 /**
  * Keep each list's row type tied to its own operation while the map holds them together. They answer the plain
@@ -149,3 +166,4 @@ export type Screen = ListScreen<any> | FormScreen<any> | DetailScreen | CustomSc
  */
 export const listScreen = <K extends PageOperation>(screen: ListScreen<K>): Screen => screen;
 export const formScreen = <K extends FormOperation>(screen: FormScreen<K>): Screen => screen;
+export const detailScreen = <K extends OperationId>(screen: DetailScreen<K>): Screen => screen;

@@ -3,6 +3,7 @@ import { ActionSheet, Dialog, Toast, unstableSetRender } from 'antd-mobile';
 
 // antd-mobile renders Toast and Dialog imperatively with React 18's API; on React 19 it needs this shim before the
 // first one. It lives here, with the only modules that need it, so pages that never show one never download it.
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- antd-mobile's documented React 19 adapter; no stable API yet
 unstableSetRender((node, container) => {
   const host = container as (Element | DocumentFragment) & { __root?: Root };
   host.__root ??= createRoot(host);

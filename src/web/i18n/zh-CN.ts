@@ -90,22 +90,6 @@ export const zhCN = {
     /** What a field is called when its schema has no title. */
     thisField: '此项',
     /** Client-side validation, worded as the server words the same failures. */
-    errors: {
-      required: (title: string) => `请填写${title}`,
-      type: (title: string) => `${title}的类型不正确`,
-      integer: (title: string) => `${title}应为整数`,
-      number: (title: string) => `${title}应为数字`,
-      empty: (title: string) => `${title}不能为空`,
-      minLength: (title: string, n: number) => `${title}至少 ${n} 个字符`,
-      maxLength: (title: string, n: number) => `${title}最多 ${n} 个字符`,
-      pattern: (title: string, rule?: string) => `${title}${rule ?? '格式不正确'}`,
-      format: (title: string) => `${title}格式不正确`,
-      minimum: (title: string, n: number) => `${title}不能小于 ${n}`,
-      maximum: (title: string, n: number) => `${title}不能大于 ${n}`,
-      enum: (title: string) => `${title}的取值不正确`,
-      unknownField: (name: string) => `不支持的参数：${name}`,
-      other: (title: string) => `${title}不正确`,
-    },
     /** Display labels of enum values, by field name; a value without one shows as it is. */
     enumLabels: {
       userRole: { user: '普通用户', agent: '代理', admin: '管理员' },
@@ -195,7 +179,8 @@ export const zhCN = {
     emptyHint: '管理员上架套餐后会在这里显示。',
     notice: '购买须知',
     buy: '购买',
-    confirmBuy: (name: string, price: string, coins: number) => `确定购买「${name}」吗？\n价格 ${price}，到账 ${coins} 积分。`,
+    confirmBuy: (name: string, price: string, coins: number) =>
+      `确定购买「${name}」吗？\n价格 ${price}，到账 ${coins} 积分。`,
     submitted: '订单已提交',
     orderNo: (no: string) => `订单号：${no}`,
     afterSubmit: '管理员确认收款后积分到账，可在「我的订单」查看进度。',
@@ -222,14 +207,16 @@ export const zhCN = {
     extra: (price: string, status: string) => `${price} · ${status}`,
     confirmPaid: '确认收款',
     cancel: '取消订单',
-    confirmPaidAsk: (name: string, account: string, price: string, coins: number) => `确认已收到 ${account} 购买「${name}」的 ${price}？确认后 ${coins} 积分立即到账。`,
+    confirmPaidAsk: (name: string, account: string, price: string, coins: number) =>
+      `确认已收到 ${account} 购买「${name}」的 ${price}？确认后 ${coins} 积分立即到账。`,
     cancelAsk: (no: string) => `确定取消订单 ${no} 吗？`,
     paidDone: '已确认收款，积分已到账',
     cancelled: '订单已取消',
   },
   redeem: {
     statuses: { unused: '未使用', used: '已使用', disabled: '已停用', expired: '已过期' } as Record<string, string>,
-    row: (batchId: string, coin: number, expiresAt: number, note: string) => `${batchId} · ${coin} 积分 · ${dateTime(expiresAt)} 到期${note ? ` · ${note}` : ''}`,
+    row: (batchId: string, coin: number, expiresAt: number, note: string) =>
+      `${batchId} · ${coin} 积分 · ${dateTime(expiresAt)} 到期${note ? ` · ${note}` : ''}`,
     usedBy: (account: string) => `（${account}）`,
     disable: '停用',
     disableAsk: (code: string) => `确定停用兑换码 ${code} 吗？停用后不能再使用。`,

@@ -9,21 +9,31 @@ import { Loading } from '../shell/Loading';
 function display(value: unknown, field: DetailField): string {
   if (value === null || value === undefined || value === '') return '—';
   if (field.format === 'time' && typeof value === 'number') return t.format.dateTime(value);
-  return field.labels?.[String(value)] ?? String(value);
+  const text =
+    typeof value === 'string'
+      ? value
+      : typeof value === 'number' || typeof value === 'boolean'
+        ? String(value)
+        : JSON.stringify(value);
+  return field.labels?.[text] ?? text;
 }
 
 /** One record as label/value rows; every value is rendered as text (never as HTML). */
-export function DetailRenderer({ screen }: { screen: DetailScreen }) {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the map's details, each checked by detailScreen()
+export function DetailRenderer({ screen }: { screen: DetailScreen<any> }) {
   const [params] = useSearchParams();
-  const [state, setState] = useState<{ status: 'loading' | 'ready' | 'error'; data?: Record<string, unknown> }>({ status: 'loading' });
+  const [state, setState] = useState<{ status: 'loading' | 'ready' | 'error'; data?: Record<string, unknown> }>({
+    status: 'loading',
+  });
   const [attempt, setAttempt] = useState(0);
   const search = params.toString();
 
   useEffect(() => {
     let live = true;
     setState({ status: 'loading' });
-    (api.call as (op: string, init: object) => Promise<Record<string, unknown>>)(screen.operation, screen.args(new URLSearchParams(search))).then(
-      (data) => live && setState({ status: 'ready', data }),
+    // The screen map checked args and fields against the operation (detailScreen); here the record is just shown.
+    api.call(screen.operation, screen.args(new URLSearchParams(search))).then(
+      (data: Record<string, unknown>) => live && setState({ status: 'ready', data }),
       () => live && setState({ status: 'error' }),
     );
     return () => {

@@ -7,11 +7,17 @@ import { messages as t } from '../i18n/zh-CN';
 import { sessionStore } from '../state/session';
 import { useStore } from '../state/store';
 import { readListQuery, writeListQuery, type ListQuery } from './list/list-query';
-import { actionsFor, runAction } from './list/row-actions';
+import { actionsFor, useRowAction } from './list/row-actions';
 import { usePagedList } from './list/usePagedList';
 import './list/list.css';
 
-const SWIPE_COLORS = { primary: 'primary', warning: 'warning', danger: 'danger', light: 'light', success: 'success' } as const;
+const SWIPE_COLORS = {
+  primary: 'primary',
+  warning: 'warning',
+  danger: 'danger',
+  light: 'light',
+  success: 'success',
+} as const;
 
 /**
  * Rows are opaque here: screens.config.ts typed each list's row callbacks against its own operation, so the renderer
@@ -24,18 +30,21 @@ type ErasedListScreen = Omit<ListScreen, 'item' | 'rowActions'> & {
 };
 
 /** Any paged operation as an infinite list: search, sort, pull to refresh, and row actions by swipe or tap. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the map's lists, each typed by its own operation
 export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
   const screen = typed as unknown as ErasedListScreen;
   const [params, setParams] = useSearchParams();
   const navigate = useNavigate();
   const { role } = useStore(sessionStore);
-  const query = readListQuery(params, typed);
-  const update = (patch: Partial<ListQuery>) => setParams(writeListQuery({ ...query, current: 1, ...patch }), { replace: true });
+  const query = readListQuery(params, screen);
+  const update = (patch: Partial<ListQuery>) =>
+    setParams(writeListQuery({ ...query, current: 1, ...patch }), { replace: true });
   const onPagesLoaded = useCallback(
-    (current: number) => setParams((p) => writeListQuery({ ...readListQuery(p, typed), current }), { replace: true }),
+    (current: number) => setParams((p) => writeListQuery({ ...readListQuery(p, screen), current }), { replace: true }),
     [setParams, screen],
   );
   const list = usePagedList<unknown>(screen.operation, query, onPagesLoaded);
+  const runAction = useRowAction();
 
   const act = async (action: RowAction<unknown>, row: unknown) => {
     if ('to' in action) return navigate(action.to(row));
@@ -43,7 +52,9 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
   };
 
   const openSheet = (row: unknown, actions: RowAction<unknown>[]) =>
-    actionSheet(actions.map((a) => ({ text: a.label, danger: a.color === 'danger', onAction: () => void act(a, row) })));
+    actionSheet(
+      actions.map((a) => ({ text: a.label, danger: a.color === 'danger', onAction: () => void act(a, row) })),
+    );
 
   return (
     <div className="list-screen">
@@ -83,7 +94,12 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
                 type="button"
                 className={active ? 'list-sort-item active' : 'list-sort-item'}
                 aria-pressed={active}
-                onClick={() => update({ sortField: field, sortOrder: active ? (order === 'ascend' ? 'descend' : 'ascend') : 'descend' })}
+                onClick={() =>
+                  update({
+                    sortField: field,
+                    sortOrder: active ? (order === 'ascend' ? 'descend' : 'ascend') : 'descend',
+                  })
+                }
               >
                 {label}
                 {active ? (order === 'ascend' ? ' ↑' : ' ↓') : ''}
@@ -92,7 +108,13 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
           })}
         </div>
       )}
-      <PullToRefresh onRefresh={list.reload} pullingText={t.list.pullToRefresh} canReleaseText={t.list.releaseToRefresh} refreshingText={t.list.refreshing} completeText={t.list.refreshed}>
+      <PullToRefresh
+        onRefresh={list.reload}
+        pullingText={t.list.pullToRefresh}
+        canReleaseText={t.list.releaseToRefresh}
+        refreshingText={t.list.refreshing}
+        completeText={t.list.refreshed}
+      >
         {list.status === 'loading' && list.rows.length === 0 ? (
           <div className="list-skeleton" aria-busy="true" aria-label={t.shell.loading}>
             <Skeleton.Title animated />
@@ -116,7 +138,7 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
                   <List.Item
                     description={screen.item.description?.(row)}
                     extra={screen.item.extra?.(row)}
-                    arrow={actions.length > 0}
+                    arrowIcon={actions.length > 0}
                     onClick={actions.length > 0 ? () => openSheet(row, actions) : undefined}
                   >
                     {screen.item.title(row)}
@@ -126,7 +148,12 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
                 return actions.length > 0 ? (
                   <SwipeAction
                     key={key}
-                    rightActions={actions.map((a, i) => ({ key: String(i), text: a.label, color: SWIPE_COLORS[a.color ?? 'light'], onClick: () => void act(a, row) }))}
+                    rightActions={actions.map((a, i) => ({
+                      key: String(i),
+                      text: a.label,
+                      color: SWIPE_COLORS[a.color ?? 'light'],
+                      onClick: () => void act(a, row),
+                    }))}
                   >
                     {item}
                   </SwipeAction>

@@ -1,42 +1,34 @@
-import { useRef, useState } from 'react';
+import { useState } from 'react';
 import { Button, Input, List, Tag } from 'antd-mobile';
 import { useNavigate } from 'react-router-dom';
-import { ApiError, newIdempotencyKey } from '../../api/client';
-import { api } from '../api';
+import { contractRules } from '../../api/generated/rules.gen';
 import { menuFor } from '../app/menu';
 import { toast } from '../feedback';
 import { messages as t } from '../i18n/zh-CN';
-import { sessionStore, signIn } from '../state/session';
+import { useOperation } from '../operations/useOperation';
+import { refreshSession } from '../state/refresh-session';
+import { sessionStore } from '../state/session';
 import { useStore } from '../state/store';
+import { fitsText } from './rules';
 import './home.css';
 
-const CODE = /^[A-Za-z0-9]{12}$/;
-
-/** A redeem code: one Idempotency-Key per attempt (a retry of the same code after a lost answer reuses it). */
+/** A redeem code: one Idempotency-Key per code tried (a retry of the same code after a lost answer reuses it). */
 function RedeemCode() {
   const [code, setCode] = useState('');
-  const [busy, setBusy] = useState(false);
-  const attempt = useRef(newIdempotencyKey());
+  const { run, busy } = useOperation('redeemUse');
   const trimmed = code.trim();
 
   const redeem = async () => {
     if (busy) return;
-    if (!CODE.test(trimmed)) return toast(t.redeem.rule);
-    setBusy(true);
-    try {
-      const result = await api.call('redeemUse', { body: { code: trimmed }, quiet: true, idempotencyKey: attempt.current });
-      attempt.current = newIdempotencyKey();
-      setCode('');
-      toast(t.redeem.used(result.coin), 'success');
-      signIn(await api.call('userGetLogin'));
-    } catch (error) {
-      // A refusal the server answered ends this attempt; a lost answer keeps the key for the retry.
-      if (error instanceof ApiError && error.kind === 'envelope' && (error.status ?? 500) < 500) attempt.current = newIdempotencyKey();
-      if (error instanceof ApiError && (error.kind === 'aborted' || error.code === 40001 || error.code === 40100)) return;
-      toast(error instanceof ApiError ? error.message : t.networkError);
-    } finally {
-      setBusy(false);
+    if (!fitsText(contractRules.RedeemCodeText, trimmed)) {
+      toast(t.redeem.rule);
+      return;
     }
+    const used = await run({ body: { code: trimmed } });
+    if (!used.ok) return;
+    setCode('');
+    toast(t.redeem.used(used.data.coin), 'success');
+    await refreshSession();
   };
 
   return (
@@ -50,10 +42,7 @@ function RedeemCode() {
       >
         <Input
           value={code}
-          onChange={(v) => {
-            attempt.current = newIdempotencyKey();
-            setCode(v);
-          }}
+          onChange={setCode}
           onEnterPress={redeem}
           placeholder={t.redeem.placeholder}
           maxLength={12}
@@ -84,7 +73,10 @@ export default function About() {
       <div className="home-hero">
         <h2>{user.userName}</h2>
         <p>
-          {user.userAccount} · <Tag color="#ffffff33" style={{ color: '#fff' }}>{t.user.roles[user.userRole]}</Tag>
+          {user.userAccount} ·{' '}
+          <Tag color="#ffffff33" style={{ color: '#fff' }}>
+            {t.user.roles[user.userRole]}
+          </Tag>
         </p>
       </div>
       <List mode="card" style={{ margin: '0 0 12px' }}>

@@ -1,4 +1,4 @@
-import type { FormEventHandler, ReactNode } from 'react';
+import type { ReactNode, SyntheticEvent } from 'react';
 import { Link } from 'react-router-dom';
 import { messages as t } from '../i18n/zh-CN';
 import { siteStore } from '../state/site';
@@ -7,7 +7,7 @@ import './auth.css';
 
 interface Props {
   title: string;
-  onSubmit: FormEventHandler<HTMLFormElement>;
+  onSubmit: (event: SyntheticEvent<HTMLFormElement>) => void;
   submitting: boolean;
   /** The other auth page: login links to register and back. */
   switchTo: { to: string; label: string };

@@ -1,8 +1,6 @@
 import { useForm } from 'react-hook-form';
 import { useNavigate, useSearchParams } from 'react-router-dom';
-import { ApiError } from '../../api/client';
-import { api } from '../api';
-import { toast } from '../feedback';
+import { useOperation } from '../operations/useOperation';
 import { messages as t } from '../i18n/zh-CN';
 import { signIn } from '../state/session';
 import { AuthField } from './AuthField';
@@ -22,19 +20,41 @@ export default function Login() {
     defaultValues: { userAccount: search.get('account') ?? '', userPassword: '' },
   });
 
+  const login = useOperation('userLogin');
+
   const onSubmit = async (body: LoginForm) => {
-    try {
-      signIn(await api.call('userLogin', { body, quiet: true }));
-      navigate(safeRedirect(search.get('redirect')), { replace: true });
-    } catch (error) {
-      toast(error instanceof ApiError ? error.message : t.networkError);
-    }
+    const answer = await login.run({ body });
+    if (!answer.ok) return;
+    signIn(answer.data);
+    void navigate(safeRedirect(search.get('redirect')), { replace: true });
   };
 
   return (
-    <AuthPage title={t.auth.login} onSubmit={handleSubmit(onSubmit)} submitting={formState.isSubmitting} switchTo={{ to: '/register', label: t.auth.toRegister }}>
-      <AuthField register={register} name="userAccount" label={t.auth.account} placeholder={t.auth.accountPlaceholder} autoComplete="username" rules={accountRules} error={formState.errors.userAccount?.message} />
-      <AuthField register={register} name="userPassword" type="password" label={t.auth.password} placeholder={t.auth.passwordPlaceholder} autoComplete="current-password" rules={passwordRules} error={formState.errors.userPassword?.message} />
+    <AuthPage
+      title={t.auth.login}
+      onSubmit={handleSubmit(onSubmit)}
+      submitting={formState.isSubmitting}
+      switchTo={{ to: '/register', label: t.auth.toRegister }}
+    >
+      <AuthField
+        register={register}
+        name="userAccount"
+        label={t.auth.account}
+        placeholder={t.auth.accountPlaceholder}
+        autoComplete="username"
+        rules={accountRules}
+        error={formState.errors.userAccount?.message}
+      />
+      <AuthField
+        register={register}
+        name="userPassword"
+        type="password"
+        label={t.auth.password}
+        placeholder={t.auth.passwordPlaceholder}
+        autoComplete="current-password"
+        rules={passwordRules}
+        error={formState.errors.userPassword?.message}
+      />
     </AuthPage>
   );
 }

@@ -1,11 +1,11 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { Button, ErrorBlock, Skeleton } from 'antd-mobile';
 import { Link } from 'react-router-dom';
-import { ApiError, newIdempotencyKey } from '../../api/client';
 import type { Schemas } from '../../api/operations';
 import { api } from '../api';
-import { alert, confirm, toast } from '../feedback';
+import { alert, confirm } from '../feedback';
 import { messages as t } from '../i18n/zh-CN';
+import { useOperation } from '../operations/useOperation';
 import { dialogFlags, markRead } from '../state/dialog-flags';
 import { sessionStore } from '../state/session';
 import { siteStore } from '../state/site';
@@ -14,7 +14,9 @@ import './mall.css';
 
 type Package = Schemas['MallPackage'];
 
-const notice = (text: string) => <div style={{ whiteSpace: 'pre-wrap', maxHeight: '50vh', overflowY: 'auto', textAlign: 'left' }}>{text}</div>;
+const notice = (text: string) => (
+  <div style={{ whiteSpace: 'pre-wrap', maxHeight: '50vh', overflowY: 'auto', textAlign: 'left' }}>{text}</div>
+);
 
 /**
  * The points mall: the packages on sale as a 2-column grid. Tapping one asks to confirm and places an order, which an
@@ -28,9 +30,9 @@ export default function Mall() {
   const [packages, setPackages] = useState<Package[] | null>(null);
   const [failed, setFailed] = useState(false);
   const [buying, setBuying] = useState<number | null>(null);
-  // One Idempotency-Key per package attempt: a retry of the same package after a failure (a lost answer) reuses it,
-  // so it never places two orders; a success starts a new attempt.
-  const attempts = useRef(new Map<number, string>());
+  // A retry of the same package after a failure (a lost answer) sends the same Idempotency-Key, so it never places
+  // two orders; a success or another package starts a new one (see useOperation).
+  const submit = useOperation('orderSubmit');
   const pointsNotification = site?.pointsNotification ?? '';
 
   const load = useCallback(async () => {
@@ -54,31 +56,17 @@ export default function Mall() {
     if (buying !== null) return;
     const price = t.mall.yuan(p.amount);
     if (!(await confirm(t.mall.confirmBuy(p.coinName, price, p.addCoin)))) return;
-    let key = attempts.current.get(p.id);
-    if (!key) {
-      key = newIdempotencyKey();
-      attempts.current.set(p.id, key);
-    }
     setBuying(p.id);
-    try {
-      const order = await api.call('orderSubmit', { body: { packageId: p.id }, quiet: true, idempotencyKey: key });
-      attempts.current.delete(p.id);
-      void alert(
-        t.mall.submitted,
-        <div style={{ textAlign: 'left' }}>
-          <p style={{ margin: '0 0 8px' }}>{t.mall.orderNo(order.orderNo)}</p>
-          {pointsNotification ? notice(pointsNotification) : <p style={{ margin: 0 }}>{t.mall.afterSubmit}</p>}
-        </div>,
-      );
-    } catch (error) {
-      // A refusal the server answered (4xx) placed nothing: the next try is a new attempt. A lost answer or a server
-      // failure may have placed the order, so the same key goes again and the server answers that order.
-      if (error instanceof ApiError && error.kind === 'envelope' && (error.status ?? 500) < 500) attempts.current.delete(p.id);
-      if (error instanceof ApiError && (error.kind === 'aborted' || error.code === 40001 || error.code === 40100)) return;
-      toast(error instanceof ApiError ? error.message : t.networkError);
-    } finally {
-      setBuying(null);
-    }
+    const order = await submit.run({ body: { packageId: p.id } });
+    setBuying(null);
+    if (!order.ok) return;
+    void alert(
+      t.mall.submitted,
+      <div style={{ textAlign: 'left' }}>
+        <p style={{ margin: '0 0 8px' }}>{t.mall.orderNo(order.data.orderNo)}</p>
+        {pointsNotification ? notice(pointsNotification) : <p style={{ margin: 0 }}>{t.mall.afterSubmit}</p>}
+      </div>,
+    );
   };
 
   return (
@@ -89,7 +77,11 @@ export default function Mall() {
         </span>
         <span className="mall-links">
           {pointsNotification && (
-            <button type="button" className="mall-link" onClick={() => void alert(t.mall.notice, notice(pointsNotification))}>
+            <button
+              type="button"
+              className="mall-link"
+              onClick={() => void alert(t.mall.notice, notice(pointsNotification))}
+            >
               {t.mall.notice}
             </button>
           )}
@@ -114,7 +106,13 @@ export default function Mall() {
         <ul className="mall-grid">
           {packages.map((p) => (
             <li key={p.id}>
-              <button type="button" className="mall-item" onClick={() => void buy(p)} disabled={buying !== null} aria-busy={buying === p.id}>
+              <button
+                type="button"
+                className="mall-item"
+                onClick={() => void buy(p)}
+                disabled={buying !== null}
+                aria-busy={buying === p.id}
+              >
                 <span className="mall-name">{p.coinName}</span>
                 <span className="mall-coins">{t.mall.coins(p.addCoin)}</span>
                 <span className="mall-price">{t.mall.yuan(p.amount)}</span>

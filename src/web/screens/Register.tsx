@@ -1,12 +1,11 @@
 import { useForm } from 'react-hook-form';
 import { useNavigate, useSearchParams } from 'react-router-dom';
-import { ApiError } from '../../api/client';
-import { api } from '../api';
+import { useOperation } from '../operations/useOperation';
 import { toast } from '../feedback';
 import { messages as t } from '../i18n/zh-CN';
 import { AuthField } from './AuthField';
 import { AuthPage } from './AuthPage';
-import { accountRules, passwordRules } from './rules';
+import { accountRules, invitationRules, passwordRules } from './rules';
 
 interface RegisterForm {
   userAccount: string;
@@ -23,20 +22,41 @@ export default function Register() {
     defaultValues: { userAccount: '', userPassword: '', checkPassword: '', invitationCode: search.get('code') ?? '' },
   });
 
+  const registration = useOperation('userRegister');
+
   const onSubmit = async ({ invitationCode, ...rest }: RegisterForm) => {
-    try {
-      await api.call('userRegister', { body: { ...rest, ...(invitationCode ? { invitationCode } : {}) }, quiet: true });
-      toast(t.auth.registered, 'success');
-      navigate(`/login?account=${encodeURIComponent(rest.userAccount)}`, { replace: true });
-    } catch (error) {
-      toast(error instanceof ApiError ? error.message : t.networkError);
-    }
+    const answer = await registration.run({ body: { ...rest, ...(invitationCode ? { invitationCode } : {}) } });
+    if (!answer.ok) return;
+    toast(t.auth.registered, 'success');
+    void navigate(`/login?account=${encodeURIComponent(rest.userAccount)}`, { replace: true });
   };
 
   return (
-    <AuthPage title={t.auth.register} onSubmit={handleSubmit(onSubmit)} submitting={formState.isSubmitting} switchTo={{ to: '/login', label: t.auth.toLogin }}>
-      <AuthField register={register} name="userAccount" label={t.auth.account} placeholder={t.auth.accountPlaceholder} autoComplete="username" rules={accountRules} error={formState.errors.userAccount?.message} />
-      <AuthField register={register} name="userPassword" type="password" label={t.auth.password} placeholder={t.auth.passwordPlaceholder} autoComplete="new-password" rules={passwordRules} error={formState.errors.userPassword?.message} />
+    <AuthPage
+      title={t.auth.register}
+      onSubmit={handleSubmit(onSubmit)}
+      submitting={formState.isSubmitting}
+      switchTo={{ to: '/login', label: t.auth.toLogin }}
+    >
+      <AuthField
+        register={register}
+        name="userAccount"
+        label={t.auth.account}
+        placeholder={t.auth.accountPlaceholder}
+        autoComplete="username"
+        rules={accountRules}
+        error={formState.errors.userAccount?.message}
+      />
+      <AuthField
+        register={register}
+        name="userPassword"
+        type="password"
+        label={t.auth.password}
+        placeholder={t.auth.passwordPlaceholder}
+        autoComplete="new-password"
+        rules={passwordRules}
+        error={formState.errors.userPassword?.message}
+      />
       <AuthField
         register={register}
         name="checkPassword"
@@ -44,7 +64,10 @@ export default function Register() {
         label={t.auth.checkPassword}
         placeholder={t.auth.checkPasswordPlaceholder}
         autoComplete="new-password"
-        rules={{ required: t.auth.required(t.auth.checkPassword), validate: (v) => v === getValues('userPassword') || t.auth.passwordMismatch }}
+        rules={{
+          required: t.auth.required(t.auth.checkPassword),
+          validate: (v) => v === getValues('userPassword') || t.auth.passwordMismatch,
+        }}
         error={formState.errors.checkPassword?.message}
       />
       <AuthField
@@ -53,7 +76,7 @@ export default function Register() {
         label={t.auth.invitationCode}
         placeholder={t.auth.invitationCodePlaceholder}
         autoComplete="off"
-        rules={{ pattern: { value: /^[A-Za-z0-9]{8}$/, message: t.auth.invitationRule } }}
+        rules={invitationRules}
         error={formState.errors.invitationCode?.message}
       />
     </AuthPage>

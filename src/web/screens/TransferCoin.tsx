@@ -1,15 +1,15 @@
-import { useRef, useState } from 'react';
+import { useState } from 'react';
 import { Button, Form, Input } from 'antd-mobile';
 import { useSearchParams } from 'react-router-dom';
-import { ApiError, newIdempotencyKey } from '../../api/client';
+import { contractRules } from '../../api/generated/rules.gen';
 import type { Schemas } from '../../api/operations';
-import { api } from '../api';
 import { confirm, toast } from '../feedback';
 import { messages as t } from '../i18n/zh-CN';
-import { sessionStore, signIn } from '../state/session';
+import { useOperation } from '../operations/useOperation';
+import { refreshSession } from '../state/refresh-session';
+import { fitsText, wholeNumberWithin } from './rules';
+import { sessionStore } from '../state/session';
 import { useStore } from '../state/store';
-
-const fail = (error: unknown) => toast(error instanceof ApiError ? error.message : t.networkError);
 
 /**
  * Send coins to another account. The payee is looked up first and shown masked, so the payer confirms who gets the
@@ -22,50 +22,47 @@ export default function TransferCoin() {
   const [account, setAccount] = useState(search.get('to') ?? '');
   const [amount, setAmount] = useState('');
   const [payee, setPayee] = useState<Schemas['PublicProfile'] | null>(null);
-  const [busy, setBusy] = useState<'lookup' | 'send' | null>(null);
-  const attempt = useRef(newIdempotencyKey());
-  const coin = /^[1-9]\d{0,8}$/.test(amount) ? Number(amount) : NaN;
-
-  const edit = (setter: (v: string) => void) => (value: string) => {
-    attempt.current = newIdempotencyKey();
-    setter(value);
-  };
+  // The transfer's Idempotency-Key follows the request (payee and amount): see useOperation.
+  const lookup = useOperation('userGetUserInfo');
+  const transfer = useOperation('userTransferCoin');
+  const busy = lookup.busy || transfer.busy;
+  const coin = wholeNumberWithin(contractRules.CoinAmount, amount) ?? NaN;
 
   const lookUp = async () => {
-    setBusy('lookup');
     setPayee(null);
-    try {
-      setPayee(await api.call('userGetUserInfo', { query: { userAccount: account.trim() }, quiet: true }));
-    } catch (error) {
-      fail(error);
-    } finally {
-      setBusy(null);
-    }
+    const found = await lookup.run({ query: { userAccount: account.trim() } });
+    if (found.ok) setPayee(found.data);
   };
 
   const send = async () => {
-    if (!payee || payee.userAccount.toLowerCase() !== account.trim().toLowerCase()) return toast(t.coins.checkPayeeFirst);
-    if (!Number.isInteger(coin)) return toast(t.coins.amountRule);
-    if (!(await confirm(t.coins.confirmTransfer(payee.maskedName, payee.userAccount, coin)))) return;
-    setBusy('send');
-    try {
-      const result = await api.call('userTransferCoin', { body: { userAccount: payee.userAccount, coin }, quiet: true, idempotencyKey: attempt.current });
-      attempt.current = newIdempotencyKey();
-      toast(t.coins.transferred(result.coin), 'success');
-      setAmount('');
-      signIn(await api.call('userGetLogin'));
-    } catch (error) {
-      fail(error);
-    } finally {
-      setBusy(null);
+    if (!payee || payee.userAccount.toLowerCase() !== account.trim().toLowerCase()) {
+      toast(t.coins.checkPayeeFirst);
+      return;
     }
+    if (!Number.isInteger(coin)) {
+      toast(t.coins.amountRule);
+      return;
+    }
+    if (!(await confirm(t.coins.confirmTransfer(payee.maskedName, payee.userAccount, coin)))) return;
+    const sent = await transfer.run({ body: { userAccount: payee.userAccount, coin } });
+    if (!sent.ok) return;
+    toast(t.coins.transferred(sent.data.coin), 'success');
+    setAmount('');
+    await refreshSession();
   };
 
   return (
     <Form
       layout="vertical"
       footer={
-        <Button block color="primary" size="large" loading={busy === 'send'} disabled={busy !== null || !payee || !Number.isInteger(coin)} onClick={send}>
+        <Button
+          block
+          color="primary"
+          size="large"
+          loading={transfer.busy}
+          disabled={busy || !payee || !Number.isInteger(coin)}
+          onClick={send}
+        >
           {t.coins.transfer}
         </Button>
       }
@@ -77,7 +74,14 @@ export default function TransferCoin() {
         label={t.coins.payee}
         description={payee ? t.coins.payeeFound(payee.maskedName) : undefined}
         extra={
-          <Button size="small" color="primary" fill="outline" loading={busy === 'lookup'} disabled={busy !== null || account.trim().length < 4} onClick={lookUp}>
+          <Button
+            size="small"
+            color="primary"
+            fill="outline"
+            loading={lookup.busy}
+            disabled={busy || !fitsText(contractRules.UserAccount, account.trim())}
+            onClick={lookUp}
+          >
             {t.coins.lookUp}
           </Button>
         }
@@ -86,14 +90,14 @@ export default function TransferCoin() {
           value={account}
           onChange={(v) => {
             setPayee(null);
-            edit(setAccount)(v);
+            setAccount(v);
           }}
           placeholder={t.coins.payeePlaceholder}
           autoComplete="off"
         />
       </Form.Item>
       <Form.Item label={t.coins.amount}>
-        <Input value={amount} onChange={edit(setAmount)} inputMode="numeric" placeholder={t.coins.amountPlaceholder} />
+        <Input value={amount} onChange={setAmount} inputMode="numeric" placeholder={t.coins.amountPlaceholder} />
       </Form.Item>
     </Form>
   );

@@ -1,12 +1,38 @@
+import { contractRules, type ContractRule } from '../../api/generated/rules.gen';
 import { messages as t } from '../i18n/zh-CN';
 
-// The same limits as the contract's UserAccount and Password schemas, checked before the request is sent.
+// Checks a hand screen makes before sending, read from the contract's own schemas (src/api/generated/rules.gen.ts),
+// so a changed limit in openapi.yaml changes them too.
+
+/** Whether a text value meets a contract schema's pattern and lengths. */
+export function fitsText(rule: ContractRule, value: string): boolean {
+  // Lengths in code points, as JSON Schema counts them.
+  const length = Array.from(value).length;
+  if (rule.minLength !== undefined && length < rule.minLength) return false;
+  if (rule.maxLength !== undefined && length > rule.maxLength) return false;
+  return rule.pattern === undefined || new RegExp(rule.pattern, 'u').test(value);
+}
+
+/** The whole number typed in `text`, if it is one within the schema's bounds. */
+export function wholeNumberWithin(rule: ContractRule, text: string): number | undefined {
+  if (!/^\d+$/.test(text)) return undefined;
+  const n = Number(text);
+  if (rule.minimum !== undefined && n < rule.minimum) return undefined;
+  if (rule.maximum !== undefined && n > rule.maximum) return undefined;
+  return n;
+}
+
 export const accountRules = {
   required: t.auth.required(t.auth.account),
-  pattern: { value: /^[A-Za-z0-9_]{4,16}$/, message: t.auth.accountRule },
+  validate: (v: string) => fitsText(contractRules.UserAccount, v) || t.auth.accountRule,
 };
 
 export const passwordRules = {
   required: t.auth.required(t.auth.password),
-  pattern: { value: /^[\x21-\x7E]{8,32}$/, message: t.auth.passwordRule },
+  validate: (v: string) => fitsText(contractRules.Password, v) || t.auth.passwordRule,
+};
+
+/** Optional: an empty invitation code is no code. */
+export const invitationRules = {
+  validate: (v: string) => v === '' || fitsText(contractRules.InvitationCode, v) || t.auth.invitationRule,
 };

@@ -24,7 +24,7 @@ function LogoutButton() {
       await api.call('userLogout');
     } finally {
       signOut();
-      navigate('/login', { replace: true });
+      void navigate('/login', { replace: true });
     }
   };
   return (

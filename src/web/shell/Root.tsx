@@ -18,7 +18,7 @@ function useSiteInformation(pathname: string) {
     if (pathname === '/500' || siteStore.get()) return;
     api.call('basicInformationGet', { query: { id: SITE_INFORMATION_ID } }).then(siteStore.set, () => undefined);
     // Only the first page matters: the record stays in memory for the session.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once at start: a later path never reads it again
   }, []);
 }
 
@@ -37,7 +37,9 @@ export function Root() {
 
   return (
     <>
-      {navigation.state === 'loading' && <div className="app-navigating" role="progressbar" aria-label={t.shell.loading} />}
+      {navigation.state === 'loading' && (
+        <div className="app-navigating" role="progressbar" aria-label={t.shell.loading} />
+      )}
       {screen?.chrome === 'bare' ? (
         <Outlet />
       ) : (

@@ -1,5 +1,5 @@
 import type { Schemas } from '../../api/operations';
-import type { Role } from '../../api/operations.gen';
+import type { Role } from '../../api/generated/operations.gen';
 import { createStore } from './store';
 
 export type LoginUser = Schemas['LoginUser'];

@@ -2,9 +2,10 @@ import { useSyncExternalStore } from 'react';
 
 /** A tiny observable value: enough for the few app-wide facts (current user, site information, dialog flags). */
 export interface Store<T> {
-  get(): T;
-  set(next: T | ((current: T) => T)): void;
-  subscribe(listener: () => void): () => void;
+  // Properties, not methods: they are passed around unbound (useSyncExternalStore, promise callbacks).
+  get: () => T;
+  set: (next: T | ((current: T) => T)) => void;
+  subscribe: (listener: () => void) => () => void;
 }
 
 export function createStore<T>(initial: T, onChange?: (value: T) => void): Store<T> {
@@ -24,4 +25,4 @@ export function createStore<T>(initial: T, onChange?: (value: T) => void): Store
   };
 }
 
-export const useStore = <T,>(store: Store<T>): T => useSyncExternalStore(store.subscribe, store.get, store.get);
+export const useStore = <T>(store: Store<T>): T => useSyncExternalStore(store.subscribe, store.get, store.get);

@@ -69,11 +69,11 @@ const canonical = (value: unknown): string =>
 
 const hashOf = (operation: string, request: unknown) => createHash('sha256').update(`${operation}\n${canonical(request)}`).digest('hex');
 
-function replay<T>(row: { operation: string; requestHash: string; response: string }, scope: IdempotencyScope): T {
+function replay(row: { operation: string; requestHash: string; response: string }, scope: IdempotencyScope): unknown {
   if (row.operation !== scope.operation || row.requestHash !== hashOf(scope.operation, scope.request)) {
     throw conflict('这个 Idempotency-Key 已用于另一个请求');
   }
-  return JSON.parse(row.response) as T;
+  return JSON.parse(row.response);
 }
 
 /**
@@ -84,7 +84,7 @@ function replay<T>(row: { operation: string; requestHash: string; response: stri
  */
 export async function idempotent<T>(app: AppContext, scope: IdempotencyScope, work: (trx: Db) => Promise<T>): Promise<T> {
   const existing = await findIdempotencyKey(app.db, scope.actorId, scope.key);
-  if (existing) return replay<T>(existing, scope);
+  if (existing) return replay(existing, scope) as T;
   try {
     return await app.db.transaction().execute(async (trx) => {
       await insertIdempotencyKey(trx, {
@@ -104,6 +104,6 @@ export async function idempotent<T>(app: AppContext, scope: IdempotencyScope, wo
     // Another request with this key committed first: its result is the answer.
     const first = await findIdempotencyKey(app.db, scope.actorId, scope.key);
     if (!first) throw error;
-    return replay<T>(first, scope);
+    return replay(first, scope) as T;
   }
 }

@@ -25,7 +25,7 @@ export const toView = (r: repo.PackageRow): Schemas['MallPackage'] => ({
 
 /** Only the fields the caller sent, so an update never resets what it did not mention. */
 function pickFields(input: Fields): Fields {
-  return Object.fromEntries(FIELD_KEYS.filter((k) => input[k] !== undefined).map((k) => [k, input[k]])) as Fields;
+  return Object.fromEntries(FIELD_KEYS.filter((k) => input[k] !== undefined).map((k) => [k, input[k]]));
 }
 
 async function requirePackage(app: AppContext, id: number): Promise<repo.PackageRow> {

@@ -1,4 +1,4 @@
-import { PLATFORM_KINDS, type PlatformKind } from '../../../api/platform-kinds.gen.js';
+import { PLATFORM_KINDS, type PlatformKind } from '../../../api/generated/platform-kinds.gen.js';
 import { badParams, notFound } from '../../http/errors.js';
 
 /** The kinds declared in screens.config.ts (through codegen): the only values a platform's `kind` may take. */

@@ -41,7 +41,7 @@ export async function resolveSession(db: Db, secret: string, token: string, now:
   // A ban or deletion ends sessions even if the revocation write raced with this read.
   if (row.deletedAt !== null) return { kind: 'ended', reason: 'deleted' };
   if (row.status === 'banned') return { kind: 'ended', reason: 'banned' };
-  if (row.revokedAt !== null) return { kind: 'ended', reason: (row.revokeReason as RevokeReason) ?? 'logout' };
+  if (row.revokedAt !== null) return { kind: 'ended', reason: (row.revokeReason ?? 'logout') as RevokeReason };
   if (now - row.lastSeenAt > TOUCH_EVERY_MS) {
     await repo.extendSession(db, tokenHash, now, Math.min(now + IDLE_MS, row.createdAt + ABSOLUTE_MS));
   }

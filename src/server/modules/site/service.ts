@@ -32,7 +32,7 @@ const toView = (r: SiteInformationRow): Schemas['BasicInformation'] => ({
 /** Only the fields the caller sent, so an update never blanks what it did not mention. */
 function pickFields(input: Fields): Fields {
   const keys = ['websiteName', 'noticeBar', 'noticeAnnouncementTitle', 'noticeAnnouncement', 'pointsNotification', 'coinName', 'addCoin', 'amount', 'rebatePercent', 'status', 'analyticsUrl'] as const;
-  return Object.fromEntries(keys.filter((k) => input[k] !== undefined).map((k) => [k, input[k]])) as Fields;
+  return Object.fromEntries(keys.filter((k) => input[k] !== undefined).map((k) => [k, input[k]]));
 }
 
 async function requireSite(app: AppContext, id: number): Promise<SiteInformationRow> {

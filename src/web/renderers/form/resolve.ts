@@ -1,5 +1,5 @@
 import type { RJSFSchema, UiSchema } from '@rjsf/utils';
-import { formPatternMessages, formSchemas, type FormSchemaId } from '../../../api/forms.gen';
+import { formPatternMessages, formSchemas, type FormSchemaId } from '../../../api/generated/forms.gen';
 import type { FormOperation, FormScreen } from '../../config/types';
 import { messages as t } from '../../i18n/zh-CN';
 
@@ -8,10 +8,10 @@ import { messages as t } from '../../i18n/zh-CN';
 
 // Every operation a screen may submit has a generated schema; a contract change that breaks this fails the type check.
 type MissingSchema = Exclude<FormOperation, FormSchemaId>;
-const everyFormHasASchema: [MissingSchema] extends [never] ? true : MissingSchema = true;
-void everyFormHasASchema;
+export const everyFormHasASchema: [MissingSchema] extends [never] ? true : MissingSchema = true;
 
 /** A form screen of any operation, as the screen map holds them. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each form was checked by formScreen(); the renderer erases K
 export type AnyFormScreen = FormScreen<any>;
 
 export interface ResolvedForm {
@@ -34,14 +34,26 @@ interface PropertySchema {
   enum?: readonly unknown[];
 }
 
-function fieldUi(screen: AnyFormScreen, name: string, property: PropertySchema, textarea: boolean): Record<string, unknown> {
+function fieldUi(
+  screen: AnyFormScreen,
+  name: string,
+  property: PropertySchema,
+  textarea: boolean,
+): Record<string, unknown> {
   const ui: Record<string, unknown> = {};
-  const labels = (screen.enumLabels as Record<string, Record<string, string>> | undefined)?.[name] ?? t.form.enumLabels[name];
+  const labels =
+    (screen.enumLabels as Record<string, Record<string, string>> | undefined)?.[name] ?? t.form.enumLabels[name];
   const widget = (screen.widgets as Record<string, string> | undefined)?.[name];
-  if (widget === 'yuan') return { 'ui:widget': widget, 'ui:title': t.form.yuanTitle(property.title ?? name), 'ui:placeholder': t.form.yuanPlaceholder };
+  if (widget === 'yuan')
+    return {
+      'ui:widget': widget,
+      'ui:title': t.form.yuanTitle(property.title ?? name),
+      'ui:placeholder': t.form.yuanPlaceholder,
+    };
   if (widget) return { 'ui:widget': widget };
   if (property.enum) {
-    if (labels) ui['ui:enumNames'] = Object.fromEntries(property.enum.map((v) => [String(v), labels[String(v)] ?? String(v)]));
+    if (labels)
+      ui['ui:enumNames'] = Object.fromEntries(property.enum.map((v) => [String(v), labels[String(v)] ?? String(v)]));
     return ui;
   }
   if (property.type === 'boolean') return ui;
@@ -60,15 +72,26 @@ export function resolveForm(screen: AnyFormScreen): ResolvedForm {
   const schema = formSchemas[operation] as unknown as RJSFSchema;
   const properties = (schema.properties ?? {}) as Record<string, PropertySchema>;
   // `fixed` reads values from the URL; its keys do not depend on them.
-  const fixed = Object.keys(screen.fixed?.(new URLSearchParams()) ?? {});
-  const fields: string[] = screen.fields ? [...screen.fields] : Object.keys(properties).filter((name) => !fixed.includes(name));
+  const fixedOf = screen.fixed as ((search: URLSearchParams) => object) | undefined;
+  const fixed = Object.keys(fixedOf?.(new URLSearchParams()) ?? {});
+  const fields: string[] = screen.fields
+    ? [...screen.fields]
+    : Object.keys(properties).filter((name) => !fixed.includes(name));
   const textareas: readonly string[] = screen.textareas ?? [];
-  for (const name of [...fields, ...textareas, ...fixed, ...Object.keys(screen.widgets ?? {}), ...Object.keys(screen.enumLabels ?? {})]) {
+  for (const name of [
+    ...fields,
+    ...textareas,
+    ...fixed,
+    ...Object.keys(screen.widgets ?? {}),
+    ...Object.keys(screen.enumLabels ?? {}),
+  ]) {
     if (!(name in properties)) throw new Error(`${screen.path}: ${operation} has no field ${name}`);
   }
   const uiSchema: UiSchema = { 'ui:order': [...fields, '*'] };
   for (const [name, property] of Object.entries(properties)) {
-    uiSchema[name] = fields.includes(name) ? fieldUi(screen, name, property, textareas.includes(name)) : { 'ui:widget': 'hidden' };
+    uiSchema[name] = fields.includes(name)
+      ? fieldUi(screen, name, property, textareas.includes(name))
+      : { 'ui:widget': 'hidden' };
   }
   return { operation, schema, uiSchema, fields, fixed, patternMessages: formPatternMessages[operation] };
 }

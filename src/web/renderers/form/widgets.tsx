@@ -7,7 +7,7 @@ import { messages as t } from '../../i18n/zh-CN';
 // leave the widgets as rjsf expects them: '' becomes the field's empty value (absent), numbers leave as text and
 // rjsf's NumberField turns them into numbers.
 
-const emptyAs = (props: WidgetProps, value: string) => (value === '' ? props.options.emptyValue : value);
+const emptyAs = (props: WidgetProps, value: string): unknown => (value === '' ? props.options.emptyValue : value);
 
 const isNumeric = (props: WidgetProps) => props.schema.type === 'integer' || props.schema.type === 'number';
 
@@ -104,15 +104,20 @@ function ExpiryWidget(props: WidgetProps) {
         options={EXPIRY_DAYS.map((days) => ({ label: t.redeem.expiresIn(days), value: days }))}
         value={chosen === undefined ? [] : [chosen]}
         disabled={props.disabled || props.readonly}
-        onChange={(values) => props.onChange(values[0] === undefined ? props.options.emptyValue : expiryAfterDays(values[0]))}
+        onChange={(values) =>
+          props.onChange(values[0] === undefined ? props.options.emptyValue : expiryAfterDays(values[0]))
+        }
       />
-      <div style={{ marginTop: 6, fontSize: 13, color: 'var(--adm-color-weak)' }}>{value === undefined ? t.redeem.pickExpiry : t.redeem.expiresOn(value)}</div>
+      <div style={{ marginTop: 6, fontSize: 13, color: 'var(--adm-color-weak)' }}>
+        {value === undefined ? t.redeem.pickExpiry : t.redeem.expiresOn(value)}
+      </div>
     </div>
   );
 }
 
 const YUAN = /^\d{1,7}(\.\d{0,2})?$/;
-const fenToText = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) ? (value / 100).toFixed(2).replace(/\.00$/, '') : '');
+const fenToText = (value: unknown) =>
+  typeof value === 'number' && Number.isInteger(value) ? (value / 100).toFixed(2).replace(/\.00$/, '') : '';
 
 /**
  * A price in fen entered in yuan (`ui:widget: 'yuan'`): 9.9 leaves as 990. Text that is not an amount of yuan leaves
@@ -136,7 +141,9 @@ function YuanWidget(props: WidgetProps) {
       value={text}
       onChange={(value) => {
         setText(value);
-        props.onChange(value === '' ? props.options.emptyValue : YUAN.test(value) ? Math.round(Number(value) * 100) : value);
+        props.onChange(
+          value === '' ? props.options.emptyValue : YUAN.test(value) ? Math.round(Number(value) * 100) : value,
+        );
       }}
     />
   );

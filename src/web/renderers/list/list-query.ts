@@ -14,7 +14,10 @@ export interface ListQuery {
 
 export const DEFAULT_PAGE_SIZE = 20;
 
-export function readListQuery(params: URLSearchParams, screen: ListScreen): ListQuery {
+export function readListQuery(
+  params: URLSearchParams,
+  screen: Pick<ListScreen, 'sortFields' | 'urlFilters' | 'search'>,
+): ListQuery {
   const pageSize = Number(params.get('pageSize'));
   const current = Number(params.get('current'));
   const sortField = params.get('sortField') ?? undefined;
@@ -25,7 +28,9 @@ export function readListQuery(params: URLSearchParams, screen: ListScreen): List
     sortOrder: sortOrder === 'ascend' || sortOrder === 'descend' ? sortOrder : undefined,
     pageSize: Number.isInteger(pageSize) && pageSize >= 1 && pageSize <= 100 ? pageSize : DEFAULT_PAGE_SIZE,
     current: Number.isInteger(current) && current >= 1 && current <= 50 ? current : 1,
-    filters: Object.fromEntries((screen.urlFilters ?? []).flatMap((name) => (params.get(name) ? [[name, params.get(name)!]] : []))),
+    filters: Object.fromEntries(
+      (screen.urlFilters ?? []).flatMap((name) => (params.get(name) ? [[name, params.get(name)!]] : [])),
+    ),
   };
 }
 
@@ -42,7 +47,9 @@ export function writeListQuery(query: ListQuery): URLSearchParams {
 
 /** What the operation receives for one page (URL filters that look like ids go as numbers). */
 export function pageArgs(query: ListQuery, current: number): Record<string, unknown> {
-  const filters = Object.fromEntries(Object.entries(query.filters).map(([k, v]) => [k, /^\d{1,9}$/.test(v) ? Number(v) : v]));
+  const filters = Object.fromEntries(
+    Object.entries(query.filters).map(([k, v]) => [k, /^\d{1,9}$/.test(v) ? Number(v) : v]),
+  );
   return {
     ...filters,
     current,

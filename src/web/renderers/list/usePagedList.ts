@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { OPERATIONS } from '../../../api/operations.gen';
+import type { CallInit } from '../../../api/client';
+import { OPERATIONS } from '../../../api/generated/operations.gen';
 import type { PageOperation } from '../../config/types';
 import { api } from '../../api';
 import { pageArgs, type ListQuery } from './list-query';
@@ -11,22 +12,28 @@ export interface PagedList<R> {
   total: number;
   status: 'loading' | 'ready' | 'error';
   hasMore: boolean;
-  loadMore(): Promise<void>;
+  loadMore: () => Promise<void>;
   /** Loads the pages shown again (after an action changed a row, or a pull to refresh). */
-  reload(): Promise<void>;
+  reload: () => Promise<void>;
 }
 
 function fetchPage(operation: PageOperation, query: ListQuery, current: number): Promise<Page> {
   const args = pageArgs(query, current);
-  const init = OPERATIONS[operation].method === 'get' ? { query: args } : { body: args };
-  return (api.call as (op: string, init: object) => Promise<Page>)(operation, init);
+  // The contract's method says whether the page request is the query or the body, and PageOperation is by definition
+  // an operation answering a Page; the type system follows neither through the union, so both are asserted here.
+  const init = (OPERATIONS[operation].method === 'get' ? { query: args } : { body: args }) as CallInit<PageOperation>;
+  return api.call(operation, init);
 }
 
 /**
  * Headless list state (react-admin's lesson: keep it apart from the UI kit): pages of an operation for a query,
  * appended as the user scrolls. A newer query wins over answers still in flight for an older one.
  */
-export function usePagedList<R>(operation: PageOperation, query: ListQuery, onPagesLoaded: (pages: number) => void): PagedList<R> {
+export function usePagedList<R>(
+  operation: PageOperation,
+  query: ListQuery,
+  onPagesLoaded: (pages: number) => void,
+): PagedList<R> {
   const [rows, setRows] = useState<R[]>([]);
   const [total, setTotal] = useState(0);
   const [pages, setPages] = useState(0);
@@ -56,14 +63,14 @@ export function usePagedList<R>(operation: PageOperation, query: ListQuery, onPa
         if (mine === generation.current) setStatus('error');
       }
     },
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `key` stands for `query`, a new object on every render
     [operation, key],
   );
 
   useEffect(() => {
     void loadPages(query.current);
     // Only a new query reloads; `current` in the URL follows the pages loaded.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- only a new query reloads; `current` follows the pages loaded
   }, [loadPages]);
 
   const loadMore = useCallback(async () => {
@@ -74,7 +81,7 @@ export function usePagedList<R>(operation: PageOperation, query: ListQuery, onPa
     setTotal(page.total);
     setPages(pages + 1);
     onPagesLoaded(pages + 1);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `key` stands for `query`, a new object on every render
   }, [operation, key, pages, onPagesLoaded]);
 
   return {

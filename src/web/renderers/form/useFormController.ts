@@ -1,0 +1,204 @@
+import type { IChangeEvent } from '@rjsf/core';
+import type { ErrorSchema, RJSFValidationError, ValidatorType } from '@rjsf/utils';
+import { createPrecompiledValidator, type ValidatorFunctions } from '@rjsf/validator-ajv8';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useLocation, useNavigate, useSearchParams } from 'react-router-dom';
+import { ApiError, type OperationInput } from '../../../api/client';
+import type { OperationId } from '../../../api/operations';
+import { api } from '../../api';
+import type { FormLoad, FormOperation } from '../../config/types';
+import { toast } from '../../feedback';
+import { messages as t } from '../../i18n/zh-CN';
+import { useOperation } from '../../operations/useOperation';
+import { createLocalizer } from './localize';
+import { resolveForm, type AnyFormScreen, type ResolvedForm } from './resolve';
+
+// The generic form's state, apart from its view (react-admin's useEditController beside its views): the validator,
+// the record to edit, the values, the errors a server answer put on a field, and the submission through useOperation.
+
+type Data = Record<string, unknown>;
+
+const validators = new Map<string, Promise<ValidatorType>>();
+
+/** The form's precompiled validator, fetched once per operation (its own small chunk) and localized to Chinese. */
+function loadValidator(form: ResolvedForm): Promise<ValidatorType> {
+  let pending = validators.get(form.operation);
+  if (!pending) {
+    pending = import(`../../../api/generated/validators/${form.operation}.gen.js`).then((fns: ValidatorFunctions) =>
+      createPrecompiledValidator(fns, form.schema, createLocalizer(form.schema, form.patternMessages)),
+    );
+    // A failed download (offline, a deploy replaced the chunk) may succeed on retry.
+    pending.catch(() => validators.delete(form.operation));
+    validators.set(form.operation, pending);
+  }
+  return pending;
+}
+
+/** The field a server message is about: the shown field whose title the message starts with (longest title first). */
+function fieldOfMessage(form: ResolvedForm, message: string): string | undefined {
+  const properties = (form.schema.properties ?? {}) as Record<string, { title?: string }>;
+  return form.fields
+    .map((name) => ({ name, title: properties[name]?.title ?? '' }))
+    .filter(({ title }) => title !== '' && message.startsWith(title))
+    .sort((a, b) => b.title.length - a.title.length)[0]?.name;
+}
+
+/** The loaded record, reduced to the shown fields it has a value for. */
+function prefill(form: ResolvedForm, record: unknown): Data {
+  if (record === null || typeof record !== 'object') return {};
+  const source = record as Data;
+  return Object.fromEntries(
+    form.fields
+      .filter((name) => source[name] !== undefined && source[name] !== null)
+      .map((name) => [name, source[name]]),
+  );
+}
+
+// Generic in L, so the load's args and pick are those of its own operation.
+async function readRecord<L extends OperationId>(
+  load: FormLoad<never, L>,
+  search: string,
+  signal: AbortSignal,
+): Promise<unknown> {
+  const data = await api.call(load.operation, { ...load.args(new URLSearchParams(search)), signal, quiet: true });
+  return load.pick ? load.pick(data) : data;
+}
+
+export type FormController =
+  | { status: 'failed'; failure: string; retry: () => void }
+  | { status: 'loading' }
+  | {
+      status: 'ready';
+      form: ResolvedForm;
+      validator: ValidatorType;
+      formData: Data;
+      extraErrors: ErrorSchema;
+      /** Validate as the user types once a submit was tried. */
+      submitted: boolean;
+      submitting: boolean;
+      submitLabel: string;
+      onChange: (event: IChangeEvent<Data>) => void;
+      onSubmit: (event: IChangeEvent<Data>) => Promise<void>;
+      onError: (errors: RJSFValidationError[]) => void;
+    };
+
+/**
+ * `onDone`: what a hand screen does with the operation's answer (show the codes just generated, say) instead of the
+ * screen's `after` navigation.
+ */
+export function useFormController(screen: AnyFormScreen, onDone?: (result: unknown) => void): FormController {
+  const form = useMemo(() => resolveForm(screen), [screen]);
+  const [searchParams] = useSearchParams();
+  const search = searchParams.toString();
+  const fixed = useMemo(
+    () => (screen.fixed as ((search: URLSearchParams) => Data) | undefined)?.(new URLSearchParams(search)) ?? {},
+    [screen, search],
+  );
+  const navigate = useNavigate();
+  const location = useLocation();
+  const submission = useOperation(screen.submit as FormOperation);
+
+  const [validator, setValidator] = useState<ValidatorType | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [attempt, setAttempt] = useState(0);
+  const [formData, setFormData] = useState<Data | null>(null);
+  const [extraErrors, setExtraErrors] = useState<ErrorSchema>({});
+  const [submitted, setSubmitted] = useState(false);
+
+  // The validator and, for an edit form, the record to edit; the form shows once both are here.
+  useEffect(() => {
+    const controller = new AbortController();
+    setFailure(null);
+    setFormData(null);
+    const load = screen.load as FormLoad<never> | undefined;
+    const record = load
+      ? readRecord(load, search, controller.signal).then((data) => prefill(form, data))
+      : Promise.resolve({});
+    Promise.all([loadValidator(form), record]).then(
+      ([v, values]) => {
+        if (controller.signal.aborted) return;
+        setValidator(v);
+        setFormData({ ...(load ? {} : ((screen.initial as Data | undefined) ?? {})), ...values, ...fixed });
+      },
+      (error: unknown) => {
+        if (controller.signal.aborted) return;
+        setFailure(error instanceof ApiError ? error.message : t.networkError);
+      },
+    );
+    return () => controller.abort();
+  }, [screen, form, fixed, search, attempt]);
+
+  const current = useRef<Data | null>(null);
+  useEffect(() => {
+    current.current = formData;
+  }, [formData]);
+  const onChange = useCallback((event: IChangeEvent<Data>) => {
+    const next = event.formData ?? {};
+    const previous = current.current ?? {};
+    // A server message about a field goes once the user edits that field.
+    setExtraErrors((errors) => {
+      const changed = Object.keys(errors).filter((name) => next[name] !== previous[name]);
+      if (changed.length === 0) return errors;
+      return Object.fromEntries(Object.entries(errors).filter(([name]) => !changed.includes(name)));
+    });
+    setFormData(next);
+  }, []);
+
+  const onError = useCallback(
+    (errors: RJSFValidationError[]) => {
+      setSubmitted(true);
+      // Errors show by their fields; one on a field that is not shown (a fixed value from a bad link) needs a toast.
+      const shown = new Set(form.fields);
+      const hidden = errors.find(
+        (e) =>
+          !shown.has(
+            String(e.property ?? '')
+              .replace(/^\./, '')
+              .split('.')[0] ?? '',
+          ),
+      );
+      if (hidden?.message) toast(hidden.message);
+    },
+    [form],
+  );
+
+  const { run } = submission;
+  const onSubmit = useCallback(
+    async ({ formData: values }: IChangeEvent<Data>) => {
+      setSubmitted(true);
+      setExtraErrors({});
+      // A 40000 answer that names a shown field goes on that field; any other failure is a toast (useOperation).
+      const onField = (error: ApiError) => {
+        const field = error.code === 40000 ? fieldOfMessage(form, error.message) : undefined;
+        if (field) setExtraErrors({ [field]: { __errors: [error.message] } } as ErrorSchema);
+        return field !== undefined;
+      };
+      // The form was drawn and validated from this operation's own body schema: here its erased values meet the call.
+      const input = { body: { ...values, ...fixed } } as OperationInput<FormOperation>;
+      const outcome = await run(input, { report: onField });
+      if (!outcome.ok) return;
+      toast(screen.done ?? t.form.done);
+      if (onDone) onDone(outcome.data);
+      else if (screen.after) void navigate(screen.after);
+      else if (location.key !== 'default') void navigate(-1);
+      else void navigate('/', { replace: true });
+    },
+    [screen, form, fixed, navigate, location.key, onDone, run],
+  );
+
+  if (failure) return { status: 'failed', failure, retry: () => setAttempt((n) => n + 1) };
+  if (!validator || !formData) return { status: 'loading' };
+  return {
+    status: 'ready',
+    form,
+    validator,
+    formData,
+    extraErrors,
+    submitted,
+    submitting: submission.busy,
+    submitLabel: screen.submitLabel ?? t.form.submit,
+    onChange,
+    onSubmit,
+    onError,
+  };
+}

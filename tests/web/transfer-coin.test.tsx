@@ -1,0 +1,86 @@
+import { cleanup, fireEvent, render, screen as view, waitFor } from '@testing-library/react';
+import { createMemoryRouter, RouterProvider } from 'react-router-dom';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { api } from '../../src/web/api';
+import { confirm, toast } from '../../src/web/feedback';
+import TransferCoin from '../../src/web/screens/TransferCoin';
+import { signIn } from '../../src/web/state/session';
+
+// The transfer screen's Idempotency-Key follows the user's intent (useOperation): the same payee and amount sent
+// again after a lost answer reuse it, so the coins move once; a changed amount is a new intent with a new key.
+
+vi.mock('../../src/web/api', () => ({ api: { call: vi.fn() } }));
+vi.mock('../../src/web/feedback', () => ({
+  toast: vi.fn(),
+  notify: vi.fn(),
+  confirm: vi.fn(),
+  alert: vi.fn(),
+  actionSheet: vi.fn(),
+}));
+const call = vi.mocked(api.call) as unknown as ReturnType<typeof vi.fn>;
+
+const ME = {
+  id: 1,
+  userAccount: 'me_0001',
+  userName: '我',
+  userRole: 'user' as const,
+  email: null,
+  invitationCode: 'BBBBBBBB',
+  coin: 500,
+  createdAt: 0,
+};
+const transfers = () => call.mock.calls.filter(([op]) => op === 'userTransferCoin');
+const sendButton = () => view.getByRole<HTMLButtonElement>('button', { name: '转账' });
+
+beforeEach(() => {
+  call.mockReset();
+  vi.mocked(toast).mockReset();
+  vi.mocked(confirm).mockResolvedValue(true);
+  signIn(ME);
+});
+afterEach(cleanup);
+
+describe('transferring coins', () => {
+  it('reuses the key for the same payee and amount after a lost answer, and starts a new one for another amount', async () => {
+    let lost = true;
+    call.mockImplementation(async (op: string) => {
+      if (op === 'userGetUserInfo') return { userAccount: 'bob_0001', maskedName: 'b***' };
+      if (op === 'userTransferCoin') {
+        if (lost) throw new TypeError('Failed to fetch');
+        return { userAccount: 'me_0001', coin: 490 };
+      }
+      return ME;
+    });
+    const router = createMemoryRouter([{ path: '/transfer', element: <TransferCoin /> }], {
+      initialEntries: ['/transfer'],
+    });
+    render(<RouterProvider router={router} />);
+    fireEvent.change(view.getByPlaceholderText('对方的账号'), { target: { value: 'bob_0001' } });
+    fireEvent.click(view.getByRole('button', { name: '查询' }));
+    await waitFor(() =>
+      expect(call).toHaveBeenCalledWith(
+        'userGetUserInfo',
+        expect.objectContaining({ query: { userAccount: 'bob_0001' } }),
+      ),
+    );
+    fireEvent.change(view.getByPlaceholderText('整数'), { target: { value: '10' } });
+    await waitFor(() => expect(sendButton().disabled).toBe(false));
+
+    fireEvent.click(sendButton());
+    await waitFor(() => expect(toast).toHaveBeenCalledWith('网络连接失败，请检查网络后重试'));
+    await waitFor(() => expect(sendButton().disabled).toBe(false));
+    fireEvent.click(sendButton());
+    await waitFor(() => expect(transfers()).toHaveLength(2));
+    await waitFor(() => expect(sendButton().disabled).toBe(false));
+
+    fireEvent.change(view.getByPlaceholderText('整数'), { target: { value: '11' } });
+    lost = false;
+    fireEvent.click(sendButton());
+    await waitFor(() => expect(transfers()).toHaveLength(3));
+    const keys = transfers().map(([, init]) => init.idempotencyKey);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[1]).toBe(keys[0]);
+    expect(keys[2]).not.toBe(keys[1]);
+    expect(transfers()[2]![1].body).toEqual({ userAccount: 'bob_0001', coin: 11 });
+  });
+});
