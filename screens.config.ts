@@ -62,21 +62,79 @@ export const redeemGenerateForm = formScreen({
 
 /** The two forms of /coinChange (add, reduce), rendered by the generic form renderer inside one screen. */
 export const coinChangeForms = {
-  add: formScreen({ path: '/coinChange', title: t.coins.add, access: ADMIN, kind: 'form', submit: 'userAddCoin', done: t.coins.added, after: '/coin_detail' }),
-  reduce: formScreen({ path: '/coinChange', title: t.coins.reduce, access: ADMIN, kind: 'form', submit: 'userReduceCoin', done: t.coins.reduced, after: '/coin_detail' }),
+  add: formScreen({
+    path: '/coinChange',
+    title: t.coins.add,
+    access: ADMIN,
+    kind: 'form',
+    submit: 'userAddCoin',
+    done: t.coins.added,
+    after: '/coin_detail',
+  }),
+  reduce: formScreen({
+    path: '/coinChange',
+    title: t.coins.reduce,
+    access: ADMIN,
+    kind: 'form',
+    submit: 'userReduceCoin',
+    done: t.coins.reduced,
+    after: '/coin_detail',
+  }),
 };
 
 export const screens: Screen[] = [
   // Public
-  { path: '/login', title: '登录', access: 'public', chrome: 'bare', kind: 'custom', component: () => import('./src/web/screens/Login') },
-  { path: '/register', title: '注册', access: 'public', chrome: 'bare', kind: 'custom', component: () => import('./src/web/screens/Register') },
-  { path: '/500', title: '服务器异常', access: 'public', notice: t.notice.serverError, kind: 'custom', component: () => import('./src/web/screens/ServerError') },
+  {
+    path: '/login',
+    title: '登录',
+    access: 'public',
+    chrome: 'bare',
+    kind: 'custom',
+    component: () => import('./src/web/screens/Login'),
+  },
+  {
+    path: '/register',
+    title: '注册',
+    access: 'public',
+    chrome: 'bare',
+    kind: 'custom',
+    component: () => import('./src/web/screens/Register'),
+  },
+  {
+    path: '/500',
+    title: '服务器异常',
+    access: 'public',
+    notice: t.notice.serverError,
+    kind: 'custom',
+    component: () => import('./src/web/screens/ServerError'),
+  },
 
   // Everyone signed in
-  { path: '/', title: '首页', access: SIGNED_IN, back: false, kind: 'custom', component: () => import('./src/web/screens/Home') },
-  { path: '/about', title: '我的', access: SIGNED_IN, headerRight: 'logout', kind: 'custom', component: () => import('./src/web/screens/About') },
+  {
+    path: '/',
+    title: '首页',
+    access: SIGNED_IN,
+    back: false,
+    kind: 'custom',
+    component: () => import('./src/web/screens/Home'),
+  },
+  {
+    path: '/about',
+    title: '我的',
+    access: SIGNED_IN,
+    headerRight: 'logout',
+    kind: 'custom',
+    component: () => import('./src/web/screens/About'),
+  },
   { path: '/clockInfo', title: '账号信息', access: SIGNED_IN, kind: 'pending' },
-  { path: '/mall', title: '积分商城', access: SIGNED_IN, kind: 'custom', menu: 'coins', component: () => import('./src/web/screens/Mall') },
+  {
+    path: '/mall',
+    title: '积分商城',
+    access: SIGNED_IN,
+    kind: 'custom',
+    menu: 'coins',
+    component: () => import('./src/web/screens/Mall'),
+  },
   listScreen({
     path: '/my_orders',
     title: '我的订单',
@@ -101,7 +159,14 @@ export const screens: Screen[] = [
     ],
     empty: t.orders.empty,
   }),
-  { path: '/transferCoin', title: '积分转账', access: SIGNED_IN, kind: 'custom', menu: 'coins', component: () => import('./src/web/screens/TransferCoin') },
+  {
+    path: '/transferCoin',
+    title: '积分转账',
+    access: SIGNED_IN,
+    kind: 'custom',
+    menu: 'coins',
+    component: () => import('./src/web/screens/TransferCoin'),
+  },
   listScreen({
     path: '/coin_detail',
     title: '积分明细',
@@ -112,7 +177,8 @@ export const screens: Screen[] = [
     urlFilters: ['userId'],
     download: {
       label: t.coins.exportCsv,
-      href: (q) => `/api/coin/entries/export${q.get('userId') ? `?userId=${encodeURIComponent(q.get('userId')!)}` : ''}`,
+      href: (q) =>
+        `/api/coin/entries/export${q.get('userId') ? `?userId=${encodeURIComponent(q.get('userId')!)}` : ''}`,
     },
     item: {
       title: (e) => e.description || (t.coins.kinds[e.kind] ?? e.kind),
@@ -133,7 +199,14 @@ export const screens: Screen[] = [
     done: t.form.passwordChanged,
     after: '/login',
   }),
-  { path: '/bind_email', title: '绑定邮箱', access: SIGNED_IN, kind: 'custom', menu: 'account', component: () => import('./src/web/screens/BindEmail') },
+  {
+    path: '/bind_email',
+    title: '绑定邮箱',
+    access: SIGNED_IN,
+    kind: 'custom',
+    menu: 'account',
+    component: () => import('./src/web/screens/BindEmail'),
+  },
 
   // Agents
   listScreen({
@@ -149,7 +222,14 @@ export const screens: Screen[] = [
       description: (u) => `${t.coins.balance} ${u.coin} · ${t.format.joinedAt(u.createdAt)}`,
       extra: (u) => (u.status === 'banned' ? t.user.banned : ''),
     },
-    rowActions: [{ label: t.coins.topUp, color: 'primary', when: (u) => u.status === 'active', to: (u) => `/transferCoin?to=${encodeURIComponent(u.userAccount)}` }],
+    rowActions: [
+      {
+        label: t.coins.topUp,
+        color: 'primary',
+        when: (u) => u.status === 'active',
+        to: (u) => `/transferCoin?to=${encodeURIComponent(u.userAccount)}`,
+      },
+    ],
     empty: t.list.noSubordinates,
   }),
 
@@ -161,7 +241,18 @@ export const screens: Screen[] = [
     kind: 'form',
     menu: 'admin',
     submit: 'basicInformationUpdate',
-    fields: ['websiteName', 'noticeBar', 'noticeAnnouncementTitle', 'noticeAnnouncement', 'pointsNotification', 'coinName', 'addCoin', 'amount', 'rebatePercent', 'analyticsUrl'],
+    fields: [
+      'websiteName',
+      'noticeBar',
+      'noticeAnnouncementTitle',
+      'noticeAnnouncement',
+      'pointsNotification',
+      'coinName',
+      'addCoin',
+      'amount',
+      'rebatePercent',
+      'analyticsUrl',
+    ],
     textareas: ['noticeAnnouncement', 'pointsNotification'],
     fixed: () => ({ id: 1 }),
     load: { operation: 'basicInformationGet', args: () => ({ query: { id: 1 } }) },
@@ -190,7 +281,12 @@ export const screens: Screen[] = [
       { label: '详情', to: (u) => `/user_detail?id=${u.id}` },
       { label: t.coins.statementOf, to: (u) => `/coin_detail?userId=${u.id}` },
       { label: '编辑', to: (u) => `/update_user?id=${u.id}` },
-      { label: '重置密码', color: 'warning', when: (u) => u.userRole !== 'admin', to: (u) => `/reset_password?id=${u.id}&account=${encodeURIComponent(u.userAccount)}` },
+      {
+        label: '重置密码',
+        color: 'warning',
+        when: (u) => u.userRole !== 'admin',
+        to: (u) => `/reset_password?id=${u.id}&account=${encodeURIComponent(u.userAccount)}`,
+      },
       {
         label: '设为代理',
         color: 'primary',
@@ -246,7 +342,14 @@ export const screens: Screen[] = [
       { key: 'lastLoginAt', label: '最近登录', format: 'time' },
     ],
   }),
-  formScreen({ path: '/add_user', title: '新增用户', access: ADMIN, kind: 'form', submit: 'userAdd', done: t.form.created }),
+  formScreen({
+    path: '/add_user',
+    title: '新增用户',
+    access: ADMIN,
+    kind: 'form',
+    submit: 'userAdd',
+    done: t.form.created,
+  }),
   formScreen({
     path: '/update_user',
     title: '编辑用户',
@@ -271,7 +374,14 @@ export const screens: Screen[] = [
   { path: '/clockVip', title: '免费额度管理', access: ADMIN, kind: 'pending', menu: 'admin' },
   { path: '/tasks', title: '批量任务', access: ADMIN, kind: 'pending', menu: 'admin' },
   { path: '/ai/config', title: 'AI 配置', access: ADMIN, kind: 'pending', menu: 'admin' },
-  { path: '/coinChange', title: '积分变动', access: ADMIN, kind: 'custom', menu: 'admin', component: () => import('./src/web/screens/CoinChange') },
+  {
+    path: '/coinChange',
+    title: '积分变动',
+    access: ADMIN,
+    kind: 'custom',
+    menu: 'admin',
+    component: () => import('./src/web/screens/CoinChange'),
+  },
   listScreen({
     path: '/mall_management',
     title: '商城管理',
@@ -383,7 +493,8 @@ export const screens: Screen[] = [
     item: {
       title: (c) => c.code,
       description: (c) => t.redeem.row(c.batchId, c.coin, c.expiresAt, c.note),
-      extra: (c) => `${t.redeem.statuses[c.status] ?? c.status}${c.usedByAccount ? t.redeem.usedBy(c.usedByAccount) : ''}`,
+      extra: (c) =>
+        `${t.redeem.statuses[c.status] ?? c.status}${c.usedByAccount ? t.redeem.usedBy(c.usedByAccount) : ''}`,
     },
     rowActions: [
       {
@@ -397,8 +508,21 @@ export const screens: Screen[] = [
     ],
     empty: t.redeem.empty,
   }),
-  { path: '/redeem_generate', title: '生成兑换码', access: ADMIN, kind: 'custom', component: () => import('./src/web/screens/RedeemGenerate') },
-  { path: '/platform_management', title: '平台管理', access: ADMIN, notice: t.notice.platformManagement, kind: 'pending', menu: 'admin' },
+  {
+    path: '/redeem_generate',
+    title: '生成兑换码',
+    access: ADMIN,
+    kind: 'custom',
+    component: () => import('./src/web/screens/RedeemGenerate'),
+  },
+  {
+    path: '/platform_management',
+    title: '平台管理',
+    access: ADMIN,
+    notice: t.notice.platformManagement,
+    kind: 'pending',
+    menu: 'admin',
+  },
   { path: '/add_platform', title: '添加平台', access: ADMIN, kind: 'pending' },
   { path: '/update_platform', title: '修改平台', access: ADMIN, kind: 'pending' },
 ];

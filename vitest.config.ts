@@ -31,11 +31,16 @@ function postgresAnswers(host = '127.0.0.1', port = 5432): Promise<boolean> {
 
 export default defineConfig(async () => {
   // A laptop without PostgreSQL still runs everything else; CI must run every suite.
-  const withPostgres = process.env.CI === 'true' || process.env.TEST_DATABASE_URL !== undefined || (await postgresAnswers());
-  if (!withPostgres) console.warn('\n⚠ PostgreSQL does not answer on 127.0.0.1:5432: the api-postgres tests are skipped.\n');
+  const withPostgres =
+    process.env.CI === 'true' || process.env.TEST_DATABASE_URL !== undefined || (await postgresAnswers());
+  if (!withPostgres)
+    console.warn('\n⚠ PostgreSQL does not answer on 127.0.0.1:5432: the api-postgres tests are skipped.\n');
   const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
   const withBrowser = process.env.CI === 'true' || existsSync(chromium);
-  if (!withBrowser) console.warn(`\n⚠ No Chromium at ${chromium} (apt-get install chromium fonts-noto-cjk): the e2e tests are skipped.\n`);
+  if (!withBrowser)
+    console.warn(
+      `\n⚠ No Chromium at ${chromium} (apt-get install chromium fonts-noto-cjk): the e2e tests are skipped.\n`,
+    );
   return {
     test: {
       projects: [
@@ -43,20 +48,31 @@ export default defineConfig(async () => {
         ...(withPostgres ? [apiProject('postgres')] : []),
         { test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], environment: 'node' as const } },
         // The React renderers, and the snapshots of what they build from the contract, in a browser-like DOM.
-        { test: { name: 'web', include: ['tests/web/**/*.test.tsx', 'tests/snapshots/**/*.test.ts'], environment: 'jsdom' as const, setupFiles: ['tests/web/setup.ts'] } },
+        {
+          test: {
+            name: 'web',
+            include: ['tests/web/**/*.test.tsx', 'tests/snapshots/**/*.test.ts'],
+            environment: 'jsdom' as const,
+            setupFiles: ['tests/web/setup.ts'],
+          },
+        },
         // The built app in Debian's Chromium as a phone, against the production server on a fresh SQLite database
         // (tests/e2e/global-setup.ts builds, starts and stops it). One file at a time: they share that server.
-        ...(withBrowser ? [{
-          test: {
-            name: 'e2e',
-            include: ['tests/e2e/**/*.test.ts'],
-            environment: 'node' as const,
-            testTimeout: 60_000,
-            hookTimeout: 180_000,
-            fileParallelism: false,
-            globalSetup: 'tests/e2e/global-setup.ts',
-          },
-        }] : []),
+        ...(withBrowser
+          ? [
+              {
+                test: {
+                  name: 'e2e',
+                  include: ['tests/e2e/**/*.test.ts'],
+                  environment: 'node' as const,
+                  testTimeout: 60_000,
+                  hookTimeout: 180_000,
+                  fileParallelism: false,
+                  globalSetup: 'tests/e2e/global-setup.ts',
+                },
+              },
+            ]
+          : []),
       ],
     },
   };

@@ -19,7 +19,10 @@ console.log('built dist/server/main.js');
 
 if (existsSync('index.html')) {
   // Always a production build, even when started from a test runner that sets NODE_ENV=test.
-  const vite = spawnSync('npx', ['vite', 'build', '--logLevel', 'warn'], { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
+  const vite = spawnSync('npx', ['vite', 'build', '--logLevel', 'warn'], {
+    stdio: 'inherit',
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
   if (vite.status !== 0) process.exit(vite.status ?? 1);
   await precompress('dist/web');
 }

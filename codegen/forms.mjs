@@ -207,7 +207,9 @@ ${messages.join('\n')}
 export function formFiles(doc, header) {
   const entries = jsonBodyOperations(doc).map(({ operationId, schema }) => form(doc, operationId, schema));
   // Platform kinds' settings schemas (named `…Settings`, see screens.config.ts): the edit form of a platform page.
-  for (const name of Object.keys(doc.components.schemas).filter((n) => n.endsWith('Settings')).sort()) {
+  for (const name of Object.keys(doc.components.schemas)
+    .filter((n) => n.endsWith('Settings'))
+    .sort()) {
     entries.push(form(doc, name, { $ref: `${SCHEMA_PREFIX}${name}` }));
   }
   const files = new Map();

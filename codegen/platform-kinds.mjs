@@ -14,7 +14,8 @@ function checkKinds(kinds, doc) {
     if (seen.has(k.code)) throw new Error(`screens.config.ts: platform code "${k.code}" is declared twice`);
     seen.add(k.code);
     const schema = doc.components.schemas[k.settings];
-    if (!schema || schema.type !== 'object') throw new Error(`screens.config.ts: ${k.code} names settings schema ${k.settings}, which openapi.yaml lacks`);
+    if (!schema || schema.type !== 'object')
+      throw new Error(`screens.config.ts: ${k.code} names settings schema ${k.settings}, which openapi.yaml lacks`);
   }
 }
 

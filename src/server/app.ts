@@ -76,9 +76,16 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     live,
     settings: new SettingsValidator(validator),
   };
-  const scheduler = new Scheduler(context, new SandboxConnector(database.db, config.jobs.sandbox, context.now), database.kind === 'postgres');
+  const scheduler = new Scheduler(
+    context,
+    new SandboxConnector(database.db, config.jobs.sandbox, context.now),
+    database.kind === 'postgres',
+  );
   fastify.setValidatorCompiler(({ schema, httpPart }) =>
-    validator.compile(schema as Record<string, unknown>, httpPart === 'body' ? 'body' : httpPart === 'headers' ? 'headers' : 'querystring'),
+    validator.compile(
+      schema as Record<string, unknown>,
+      httpPart === 'body' ? 'body' : httpPart === 'headers' ? 'headers' : 'querystring',
+    ),
   );
   // The API speaks JSON only; without this a text/plain body would reach validation and get a vaguer message.
   fastify.removeContentTypeParser('text/plain');
@@ -119,7 +126,13 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   await seedKinds(context);
   await refreshAnalyticsOrigin(context);
   // Another process may change the site record; a minute is soon enough for an analytics address.
-  refresh = setInterval(() => void refreshAnalyticsOrigin(context).catch((err: unknown) => fastify.log.warn({ err }, 'analytics refresh failed')), 60_000);
+  refresh = setInterval(
+    () =>
+      void refreshAnalyticsOrigin(context).catch((err: unknown) =>
+        fastify.log.warn({ err }, 'analytics refresh failed'),
+      ),
+    60_000,
+  );
   refresh.unref();
   return { fastify, context, database, scheduler, generatedAdminPassword: admin.generatedPassword };
 }

@@ -18,7 +18,11 @@ export interface DatabaseTimeouts {
   acquireTimeoutMs: number;
 }
 
-export const DATABASE_TIMEOUTS: DatabaseTimeouts = { statementTimeoutMs: 10_000, lockTimeoutMs: 5_000, acquireTimeoutMs: 5_000 };
+export const DATABASE_TIMEOUTS: DatabaseTimeouts = {
+  statementTimeoutMs: 10_000,
+  lockTimeoutMs: 5_000,
+  acquireTimeoutMs: 5_000,
+};
 
 export interface AppConfig {
   host: string;
@@ -94,21 +98,37 @@ function loadSessionSecret(env: NodeJS.ProcessEnv): string {
 function withSchema(database: DatabaseConfig, raw: string | undefined): DatabaseConfig {
   if (raw === undefined || raw === '') return database;
   if (database.kind !== 'postgres') throw new ConfigError('DATABASE_SCHEMA applies only to a postgres:// DATABASE_URL');
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw)) throw new ConfigError(`DATABASE_SCHEMA must be a lower-case identifier, got "${raw}"`);
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw))
+    throw new ConfigError(`DATABASE_SCHEMA must be a lower-case identifier, got "${raw}"`);
   return { ...database, schema: raw };
 }
 
 function timeouts(env: NodeJS.ProcessEnv): DatabaseTimeouts {
   const d = DATABASE_TIMEOUTS;
   return {
-    statementTimeoutMs: integer('DATABASE_STATEMENT_TIMEOUT_MS', env.DATABASE_STATEMENT_TIMEOUT_MS, d.statementTimeoutMs, 100, 600_000),
+    statementTimeoutMs: integer(
+      'DATABASE_STATEMENT_TIMEOUT_MS',
+      env.DATABASE_STATEMENT_TIMEOUT_MS,
+      d.statementTimeoutMs,
+      100,
+      600_000,
+    ),
     lockTimeoutMs: integer('DATABASE_LOCK_TIMEOUT_MS', env.DATABASE_LOCK_TIMEOUT_MS, d.lockTimeoutMs, 10, 600_000),
-    acquireTimeoutMs: integer('DATABASE_ACQUIRE_TIMEOUT_MS', env.DATABASE_ACQUIRE_TIMEOUT_MS, d.acquireTimeoutMs, 100, 600_000),
+    acquireTimeoutMs: integer(
+      'DATABASE_ACQUIRE_TIMEOUT_MS',
+      env.DATABASE_ACQUIRE_TIMEOUT_MS,
+      d.acquireTimeoutMs,
+      100,
+      600_000,
+    ),
   };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const database = parseDatabaseUrl(env.DATABASE_URL, integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 10, 1, 200));
+  const database = parseDatabaseUrl(
+    env.DATABASE_URL,
+    integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 10, 1, 200),
+  );
   const limits = timeouts(env);
   return {
     host: env.HOST || '127.0.0.1',

@@ -11,5 +11,15 @@ import { siteHandlers } from './modules/site/handlers.js';
 import { userHandlers } from './modules/users/handlers.js';
 
 /** Every operation of openapi.yaml, by operationId. */
-export const handlers: Handlers = { ...siteHandlers, ...userHandlers, ...coinHandlers, ...mallHandlers, ...orderHandlers, ...redeemHandlers,
-  ...platformHandlers, ...serviceHandlers, ...runHandlers, ...healthHandlers };
+export const handlers: Handlers = {
+  ...siteHandlers,
+  ...userHandlers,
+  ...coinHandlers,
+  ...mallHandlers,
+  ...orderHandlers,
+  ...redeemHandlers,
+  ...platformHandlers,
+  ...serviceHandlers,
+  ...runHandlers,
+  ...healthHandlers,
+};

@@ -10,13 +10,15 @@ async function main(): Promise<void> {
   const { fastify, context, scheduler, generatedAdminPassword } = await buildApp(config);
   if (generatedAdminPassword) {
     // Printed once, on the first start only; the hash is all that is stored.
-    console.log(`\n  管理员账号已创建：${config.adminAccount}\n  初始密码（只显示这一次，请登录后修改）：${generatedAdminPassword}\n`);
+    console.log(
+      `\n  管理员账号已创建：${config.adminAccount}\n  初始密码（只显示这一次，请登录后修改）：${generatedAdminPassword}\n`,
+    );
   }
 
   const housekeeping = setInterval(() => {
     const now = context.now();
-    Promise.all([purgeExpiredSessions(context.db, now), deleteWindowsBefore(context.db, now - 24 * HOUR)]).catch((err: unknown) =>
-      fastify.log.error({ err }, 'housekeeping failed'),
+    Promise.all([purgeExpiredSessions(context.db, now), deleteWindowsBefore(context.db, now - 24 * HOUR)]).catch(
+      (err: unknown) => fastify.log.error({ err }, 'housekeeping failed'),
     );
   }, HOUR);
   housekeeping.unref();

@@ -50,8 +50,14 @@ describe('userAdd', () => {
     const admin = await app().admin();
     for (const userRole of ['user', 'agent', 'admin'] as const) {
       const userAccount = uniqueAccount('role');
-      const id = await admin.ok<number>('userAdd', { body: { userAccount, userName: `小王${userRole}`, userPassword: PASSWORD, userRole } });
-      expect(await admin.ok('userGet', { query: { id } })).toMatchObject({ userAccount, userName: `小王${userRole}`, userRole });
+      const id = await admin.ok<number>('userAdd', {
+        body: { userAccount, userName: `小王${userRole}`, userPassword: PASSWORD, userRole },
+      });
+      expect(await admin.ok('userGet', { query: { id } })).toMatchObject({
+        userAccount,
+        userName: `小王${userRole}`,
+        userRole,
+      });
       expect((await login(userAccount, PASSWORD)).data).toMatchObject({ id, userRole });
     }
   });
@@ -73,7 +79,10 @@ describe('userAdd', () => {
     expect([add.status, add.code, add.message]).toEqual([409, 40900, '账号已被占用']);
     const register = await app()
       .client()
-      .call('userRegister', { body: { userAccount, userPassword: PASSWORD, checkPassword: PASSWORD }, ip: '198.18.0.1' });
+      .call('userRegister', {
+        body: { userAccount, userPassword: PASSWORD, checkPassword: PASSWORD },
+        ip: '198.18.0.1',
+      });
     expect([register.status, register.code]).toEqual([409, 40900]);
   });
 
@@ -83,7 +92,9 @@ describe('userAdd', () => {
     expect([short.status, short.code]).toEqual([400, 40000]);
     const weak = await admin.call('userAdd', { body: { userAccount: uniqueAccount('add'), userPassword: 'short' } });
     expect([weak.status, weak.code]).toEqual([400, 40000]);
-    const badRole = await admin.call('userAdd', { body: { userAccount: uniqueAccount('add'), userPassword: PASSWORD, userRole: 'boss' } });
+    const badRole = await admin.call('userAdd', {
+      body: { userAccount: uniqueAccount('add'), userPassword: PASSWORD, userRole: 'boss' },
+    });
     expect([badRole.status, badRole.code]).toEqual([400, 40000]);
   });
 
@@ -104,7 +115,11 @@ describe('userDelete', () => {
     app().clock.advance(1000);
     expect(await admin.ok('userDelete', { body: { id } })).toBe(true);
 
-    const row = await db().selectFrom('users').select(['id', 'userAccount', 'deletedAt']).where('id', '=', id).executeTakeFirst();
+    const row = await db()
+      .selectFrom('users')
+      .select(['id', 'userAccount', 'deletedAt'])
+      .where('id', '=', id)
+      .executeTakeFirst();
     expect(row).toEqual({ id, userAccount, deletedAt: app().clock.now() });
 
     const get = await admin.call('userGet', { query: { id } });
@@ -260,7 +275,9 @@ describe('userUpdate', () => {
   });
 
   it('needs a session', async () => {
-    const r = await app().client().call('userUpdate', { body: { id: 2, userName: 'x' } });
+    const r = await app()
+      .client()
+      .call('userUpdate', { body: { id: 2, userName: 'x' } });
     expect([r.status, r.code]).toEqual([401, 40100]);
   });
 });
@@ -272,7 +289,13 @@ describe('userGet', () => {
     const code = (await inviter.client.ok('userGetInvitationCode')).invitationCode;
     const { id, userAccount } = await app().newUser({ invitationCode: code });
     const view = await admin.ok('userGet', { query: { id } });
-    expect(view).toMatchObject({ id, userAccount, userRole: 'user', status: 'active', inviterAccount: inviter.userAccount });
+    expect(view).toMatchObject({
+      id,
+      userAccount,
+      userRole: 'user',
+      status: 'active',
+      inviterAccount: inviter.userAccount,
+    });
     expect(view.lastLoginAt).toBe(app().clock.now());
     expect(view.invitationCode).toMatch(/^[A-Z2-9]{8}$/);
   });
@@ -292,7 +315,10 @@ describe('userGet', () => {
 
 describe('userList / userListPage', () => {
   // Accounts that share a tag, so searches see only this block's users.
-  const tag = `q${Math.random().toString(36).slice(2, 6).replace(/[^a-z0-9]/g, 'x')}`;
+  const tag = `q${Math.random()
+    .toString(36)
+    .slice(2, 6)
+    .replace(/[^a-z0-9]/g, 'x')}`;
   const people = [
     { key: 'a', userAccount: `${tag}a01`, userName: 'Alice Wong' },
     { key: 'b', userAccount: `${tag}b02`, userName: 'bob' },
@@ -307,7 +333,9 @@ describe('userList / userListPage', () => {
     admin = await app().admin();
     for (const p of people) {
       app().clock.advance(1000);
-      ids[p.key] = await admin.ok<number>('userAdd', { body: { userAccount: p.userAccount, userName: p.userName, userPassword: PASSWORD } });
+      ids[p.key] = await admin.ok<number>('userAdd', {
+        body: { userAccount: p.userAccount, userName: p.userName, userPassword: PASSWORD },
+      });
     }
     // b logs in first, then a; the others never log in.
     app().clock.advance(1000);
@@ -339,16 +367,22 @@ describe('userList / userListPage', () => {
     const list = await admin.ok<{ id: number }[]>('userList', { query: { searchText: tag, pageSize: 2, current: 2 } });
     expect(list.map((r) => r.id)).toEqual([ids.c, ids.b]);
     expect((await admin.ok<unknown[]>('userList', { query: { searchText: tag } })).length).toBe(5);
-    expect(await admin.ok('userList', { query: { id: ids.d } })).toMatchObject([{ id: ids.d, userAccount: `${tag}_d04`, userName: '100%满意' }]);
+    expect(await admin.ok('userList', { query: { id: ids.d } })).toMatchObject([
+      { id: ids.d, userAccount: `${tag}_d04`, userName: '100%满意' },
+    ]);
   });
 
   it('searches account or name, case-insensitively', async () => {
-    expect(accounts((await admin.ok('userListPage', { query: { searchText: tag.toUpperCase() } })).records).sort()).toEqual(
-      people.map((p) => p.userAccount).sort(),
-    );
-    expect(accounts((await admin.ok('userListPage', { query: { searchText: 'ALICE w' } })).records)).toEqual([`${tag}a01`]);
-    expect(accounts((await admin.ok('userListPage', { query: { searchText: `${tag}C0` } })).records)).toEqual([`${tag}c03`]);
-    expect(accounts((await admin.ok('userList', { query: { searchText: '小王' } })))).toContain(`${tag}c03`);
+    expect(
+      accounts((await admin.ok('userListPage', { query: { searchText: tag.toUpperCase() } })).records).sort(),
+    ).toEqual(people.map((p) => p.userAccount).sort());
+    expect(accounts((await admin.ok('userListPage', { query: { searchText: 'ALICE w' } })).records)).toEqual([
+      `${tag}a01`,
+    ]);
+    expect(accounts((await admin.ok('userListPage', { query: { searchText: `${tag}C0` } })).records)).toEqual([
+      `${tag}c03`,
+    ]);
+    expect(accounts(await admin.ok('userList', { query: { searchText: '小王' } }))).toContain(`${tag}c03`);
   });
 
   it('treats % and _ in the search text literally', async () => {
@@ -356,7 +390,11 @@ describe('userList / userListPage', () => {
     expect(accounts(underscore.records)).toEqual([`${tag}_d04`]);
     const percent = await admin.ok('userListPage', { query: { searchText: '%' } });
     expect(percent.total).toBeGreaterThan(0);
-    expect(percent.records.every((r: { userAccount: string; userName: string }) => `${r.userAccount}${r.userName}`.includes('%'))).toBe(true);
+    expect(
+      percent.records.every((r: { userAccount: string; userName: string }) =>
+        `${r.userAccount}${r.userName}`.includes('%'),
+      ),
+    ).toBe(true);
     expect(accounts(percent.records)).toContain(`${tag}_d04`);
     const both = await admin.ok('userListPage', { query: { searchText: '0%满' } });
     expect(accounts(both.records)).toEqual([`${tag}_d04`]);
@@ -368,7 +406,12 @@ describe('userList / userListPage', () => {
     const byAccount = (await page({ sortField: 'userAccount', sortOrder: 'ascend' })).records;
     expect(accounts(byAccount)).toEqual(people.map((p) => p.userAccount).sort());
     const byAccountDesc = (await page({ sortField: 'userAccount', sortOrder: 'descend' })).records;
-    expect(accounts(byAccountDesc)).toEqual(people.map((p) => p.userAccount).sort().reverse());
+    expect(accounts(byAccountDesc)).toEqual(
+      people
+        .map((p) => p.userAccount)
+        .sort()
+        .reverse(),
+    );
     const byName = (await page({ sortField: 'userName', sortOrder: 'ascend' })).records;
     expect(byName.map((r: { userName: string }) => r.userName)).toEqual(people.map((p) => p.userName).sort());
     const byCreated = (await page({ sortField: 'createdAt', sortOrder: 'ascend' })).records;
@@ -387,9 +430,13 @@ describe('userList / userListPage', () => {
   });
 
   it('sorts by last login the same way on every database: never-logged-in users last', async () => {
-    const descend = (await page({ sortField: 'lastLoginAt', sortOrder: 'descend' })).records.map((r: { id: number }) => r.id);
+    const descend = (await page({ sortField: 'lastLoginAt', sortOrder: 'descend' })).records.map(
+      (r: { id: number }) => r.id,
+    );
     expect(descend).toEqual(['a', 'b', 'e', 'd', 'c'].map((k) => ids[k]));
-    const ascend = (await page({ sortField: 'lastLoginAt', sortOrder: 'ascend' })).records.map((r: { id: number }) => r.id);
+    const ascend = (await page({ sortField: 'lastLoginAt', sortOrder: 'ascend' })).records.map(
+      (r: { id: number }) => r.id,
+    );
     expect(ascend).toEqual(['b', 'a', 'c', 'd', 'e'].map((k) => ids[k]));
   });
 
@@ -492,7 +539,9 @@ describe('userBossUpdatePassword', () => {
     const r = await admin.call('userBossUpdatePassword', { body: { id: other.id, newPassword: NEW_PASSWORD } });
     expect([r.status, r.code, r.message]).toEqual([400, 40000, '不能重置其他管理员的密码']);
     expect((await other.client.call('userGetLogin')).code).toBe(0);
-    const unknown = await admin.call('userBossUpdatePassword', { body: { id: 2_000_000_000, newPassword: NEW_PASSWORD } });
+    const unknown = await admin.call('userBossUpdatePassword', {
+      body: { id: 2_000_000_000, newPassword: NEW_PASSWORD },
+    });
     expect([unknown.status, unknown.code]).toEqual([404, 40400]);
     const { id } = await app().newUser();
     const weak = await admin.call('userBossUpdatePassword', { body: { id, newPassword: 'short' } });
@@ -561,7 +610,9 @@ describe('userUpdatePassword', () => {
 
   it('counts wrong old passwords sent at once: no more than 5 are ever checked', async () => {
     const { client } = await app().newUser();
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => change(client, `Wrong-pass${i}`, NEW_PASSWORD)));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => change(client, `Wrong-pass${i}`, NEW_PASSWORD)),
+    );
     const checked = results.filter((r) => r.message === '原密码错误');
     expect(checked.length).toBeLessThanOrEqual(5);
     expect(results.every((r) => r.code === 40000 || r.code === 42900)).toBe(true);
@@ -595,7 +646,8 @@ describe('userGetInvitationCode and registering with it', () => {
     const { invitationCode } = await agent.client.ok('userGetInvitationCode');
     const upper = await app().newUser({ invitationCode });
     const lower = await app().newUser({ invitationCode: invitationCode.toLowerCase() });
-    for (const u of [upper, lower]) expect((await admin.ok('userGet', { query: { id: u.id } })).inviterAccount).toBe(agent.userAccount);
+    for (const u of [upper, lower])
+      expect((await admin.ok('userGet', { query: { id: u.id } })).inviterAccount).toBe(agent.userAccount);
     const subs = await agent.client.ok('userSubordinate', { body: {} });
     expect(subs.records.map((r: { id: number }) => r.id).sort()).toEqual([upper.id, lower.id].sort());
   });
@@ -630,7 +682,10 @@ describe('userGetInvitationCode and registering with it', () => {
   it('refuses a registration whose passwords differ', async () => {
     const r = await app()
       .client()
-      .call('userRegister', { body: { userAccount: uniqueAccount('reg'), userPassword: PASSWORD, checkPassword: NEW_PASSWORD }, ip: '198.18.2.1' });
+      .call('userRegister', {
+        body: { userAccount: uniqueAccount('reg'), userPassword: PASSWORD, checkPassword: NEW_PASSWORD },
+        ip: '198.18.2.1',
+      });
     expect([r.status, r.code, r.message]).toEqual([400, 40000, '两次输入的密码不一致']);
   });
 });
@@ -662,14 +717,20 @@ describe('userSubordinate', () => {
       createdAt: expect.any(Number),
     });
 
-    const first = await agent.client.ok('userSubordinate', { body: { current: 1, pageSize: 2, sortField: 'createdAt', sortOrder: 'ascend' } });
-    const second = await agent.client.ok('userSubordinate', { body: { current: 2, pageSize: 2, sortField: 'createdAt', sortOrder: 'ascend' } });
+    const first = await agent.client.ok('userSubordinate', {
+      body: { current: 1, pageSize: 2, sortField: 'createdAt', sortOrder: 'ascend' },
+    });
+    const second = await agent.client.ok('userSubordinate', {
+      body: { current: 2, pageSize: 2, sortField: 'createdAt', sortOrder: 'ascend' },
+    });
     expect([first.total, first.records.length, second.total, second.records.length]).toEqual([3, 2, 3, 1]);
     expect([...first.records, ...second.records].map((r: { id: number }) => r.id)).toEqual(subs.map((s) => s.id));
 
     const byName = await agent.client.ok('userSubordinate', { body: { searchText: 'special' } });
     expect(byName.records.map((r: { id: number }) => r.id)).toEqual([subs[1]!.id]);
-    const byAccount = await agent.client.ok('userSubordinate', { body: { searchText: subs[2]!.userAccount.toUpperCase() } });
+    const byAccount = await agent.client.ok('userSubordinate', {
+      body: { searchText: subs[2]!.userAccount.toUpperCase() },
+    });
     expect(byAccount.records.map((r: { id: number }) => r.id)).toEqual([subs[2]!.id]);
     // Another agent's subordinate is never found, not even by its exact account.
     const foreign = await agent.client.ok('userSubordinate', { body: { searchText: rivalSub.userAccount } });
@@ -736,7 +797,9 @@ describe('userGetUserInfo', () => {
     expect([d.status, d.code, d.message]).toEqual([404, 40400, unknown.message]);
 
     const live = await app().newUser();
-    const visitor = await app().client().call('userGetUserInfo', { query: { userAccount: live.userAccount } });
+    const visitor = await app()
+      .client()
+      .call('userGetUserInfo', { query: { userAccount: live.userAccount } });
     expect([visitor.status, visitor.code]).toEqual([401, 40100]);
     const malformed = await client.call('userGetUserInfo', { query: { userAccount: 'a b' } });
     expect([malformed.status, malformed.code]).toEqual([400, 40000]);

@@ -46,9 +46,11 @@ async function freshCaller(caller: Caller): Promise<{ client: ApiClient; id?: nu
  */
 function requestFor(op: OperationSpec, caller: Caller, ownId: number | undefined) {
   const example = exampleRequest(op.operationId);
-  const nonAdminMember = caller !== 'admin' && caller !== 'banned' && op.roles.includes(caller) && !op.roles.includes('visitor');
+  const nonAdminMember =
+    caller !== 'admin' && caller !== 'banned' && op.roles.includes(caller) && !op.roles.includes('visitor');
   if (ownId === undefined || !nonAdminMember) return example;
-  const own = <T>(part: T): T => (part && typeof part === 'object' && !Array.isArray(part) && 'id' in part ? { ...part, id: ownId } : part);
+  const own = <T>(part: T): T =>
+    part && typeof part === 'object' && !Array.isArray(part) && 'id' in part ? { ...part, id: ownId } : part;
   return {
     ...(example.query ? { query: own(example.query) } : {}),
     ...(example.body !== undefined ? { body: own(example.body) } : {}),
@@ -69,10 +71,13 @@ describe('example requests', () => {
   it.each(operations)('$operationId has a complete example request that its own schemas accept', (op) => {
     const raw = (openapi.paths as any)[op.path][op.method.toLowerCase()];
     const example = exampleRequest(op.operationId);
-    for (const [name, value] of Object.entries(example.query ?? {})) expect(value, `query.${name} has no example`).toBeDefined();
-    if (op.querySchema) expect(isInvalid(op, { name: 'example', part: 'query', query: example.query ?? {} })).toBe(false);
+    for (const [name, value] of Object.entries(example.query ?? {}))
+      expect(value, `query.${name} has no example`).toBeDefined();
+    if (op.querySchema)
+      expect(isInvalid(op, { name: 'example', part: 'query', query: example.query ?? {} })).toBe(false);
     if (raw.requestBody?.required) expect(example.body, 'the request body has no example').toBeDefined();
-    if (op.bodySchema && example.body !== undefined) expect(isInvalid(op, { name: 'example', part: 'body', body: example.body })).toBe(false);
+    if (op.bodySchema && example.body !== undefined)
+      expect(isInvalid(op, { name: 'example', part: 'body', body: example.body })).toBe(false);
   });
 });
 
@@ -105,16 +110,24 @@ describe('authorization matrix (x-roles)', () => {
 describe('anti-CSRF header (X-Requested-With)', () => {
   const stateChanging = operations
     .filter((op) => op.stateChanging)
-    .flatMap((op) => (['visitor', 'admin'] as const).map((caller) => ({ op, caller, title: `${op.operationId} as ${caller}` })));
+    .flatMap((op) =>
+      (['visitor', 'admin'] as const).map((caller) => ({ op, caller, title: `${op.operationId} as ${caller}` })),
+    );
 
-  it.each(stateChanging)('$title without the header answers 403 / 40300 and changes nothing', async ({ op, caller }) => {
-    const { client } = await freshCaller(caller);
-    const r = await client.call(op.operationId as OperationId, { ...exampleRequest(op.operationId), withoutCsrf: true });
-    expect([r.status, r.code], describeResult(r)).toEqual([403, 40300]);
-    expect(r.message).toMatch(CJK);
-    // Refused before anything ran: the admin's session (which logout or a password change would end) still works.
-    if (caller === 'admin') expect((await client.call('userGetLogin')).code).toBe(0);
-  });
+  it.each(stateChanging)(
+    '$title without the header answers 403 / 40300 and changes nothing',
+    async ({ op, caller }) => {
+      const { client } = await freshCaller(caller);
+      const r = await client.call(op.operationId as OperationId, {
+        ...exampleRequest(op.operationId),
+        withoutCsrf: true,
+      });
+      expect([r.status, r.code], describeResult(r)).toEqual([403, 40300]);
+      expect(r.message).toMatch(CJK);
+      // Refused before anything ran: the admin's session (which logout or a password change would end) still works.
+      if (caller === 'admin') expect((await client.call('userGetLogin')).code).toBe(0);
+    },
+  );
 
   const safeGets = operations
     .filter((op) => op.method === 'GET' && !op.stateChanging)

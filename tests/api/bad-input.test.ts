@@ -17,14 +17,19 @@ const CJK = /[\u4e00-\u9fff]/;
 const INTERNAL_WORDS =
   /\b(error|exception|stack|trace|undefined|null|NaN|object|select|insert|update|delete|from|where|sql|sqlite|postgres|constraint|column|relation|syntax|unexpected|token|must|should|ajv|fastify|schema|instancePath)\b|\bat .+:\d+|node:|\.[jt]s\b/i;
 
-const cases = operations.flatMap((op) => badRequests(op).map((req) => ({ op, req, title: `${op.operationId} ${req.name}` })));
+const cases = operations.flatMap((op) =>
+  badRequests(op).map((req) => ({ op, req, title: `${op.operationId} ${req.name}` })),
+);
 
 /** A caller x-roles admits: a fresh admin where admins may call (never the shared seed session), else that role. */
 const callers = new Map<string, ApiClient>();
 async function callerFor(roles: readonly string[]): Promise<ApiClient> {
   const role = roles.includes('admin') ? 'admin' : roles.includes('visitor') ? 'visitor' : roles[0]!;
   if (!callers.has(role)) {
-    callers.set(role, role === 'visitor' ? app().client() : (await app().newUser({ role: role as 'user' | 'agent' | 'admin' })).client);
+    callers.set(
+      role,
+      role === 'visitor' ? app().client() : (await app().newUser({ role: role as 'user' | 'agent' | 'admin' })).client,
+    );
   }
   return callers.get(role)!;
 }
@@ -33,7 +38,13 @@ function send(client: ApiClient, operationId: OperationId, req: BadRequest) {
   return client.call(operationId, {
     ...(req.query ? { query: req.query } : {}),
     ...(req.headers ? { headers: req.headers } : {}),
-    ...(req.noBody ? {} : req.rawBody !== undefined ? { rawBody: req.rawBody } : req.body !== undefined ? { body: req.body } : {}),
+    ...(req.noBody
+      ? {}
+      : req.rawBody !== undefined
+        ? { rawBody: req.rawBody }
+        : req.body !== undefined
+          ? { body: req.body }
+          : {}),
   });
 }
 
@@ -45,7 +56,9 @@ describe('bad input is refused with 400 / 40000 and a Chinese message', () => {
   });
 
   it.each(cases)('$title', async ({ op, req }) => {
-    expect(isInvalid(op, req), `the generated request is not invalid per openapi.yaml: ${JSON.stringify(req)}`).toBe(true);
+    expect(isInvalid(op, req), `the generated request is not invalid per openapi.yaml: ${JSON.stringify(req)}`).toBe(
+      true,
+    );
     const r = await send(await callerFor(op.roles), op.operationId as OperationId, req);
     expect([r.status, r.code], r.message).toEqual([400, 40000]);
     expect(r.message).toMatch(CJK);
@@ -65,9 +78,16 @@ describe('free text is stored verbatim', () => {
   it('keeps SQL-looking and HTML text in site information exactly as sent', async () => {
     const before = await admin.ok('basicInformationGet', { query: { id: 1 } });
     await admin.ok('basicInformationUpdate', {
-      body: { id: 1, noticeBar: HOSTILE, noticeAnnouncementTitle: `"; DROP TABLE users; --`, noticeAnnouncement: `${HOSTILE}\n<img src=x onerror=alert(1)>` },
+      body: {
+        id: 1,
+        noticeBar: HOSTILE,
+        noticeAnnouncementTitle: `"; DROP TABLE users; --`,
+        noticeAnnouncement: `${HOSTILE}\n<img src=x onerror=alert(1)>`,
+      },
     });
-    const after = await app().client().ok('basicInformationGet', { query: { id: 1 } });
+    const after = await app()
+      .client()
+      .ok('basicInformationGet', { query: { id: 1 } });
     expect(after.noticeBar).toBe(HOSTILE);
     expect(after.noticeAnnouncementTitle).toBe(`"; DROP TABLE users; --`);
     expect(after.noticeAnnouncement).toBe(`${HOSTILE}\n<img src=x onerror=alert(1)>`);

@@ -48,11 +48,15 @@ describe('concurrent transfers against one balance', () => {
     const payer = await app().newUser();
     const payee = await app().newUser();
     await grant(app(), payer.userAccount, N);
-    const results = await times(N + 8, () => payer.client.call('userTransferCoin', { body: { userAccount: payee.userAccount, coin: 1 }, headers: idem() }));
+    const results = await times(N + 8, () =>
+      payer.client.call('userTransferCoin', { body: { userAccount: payee.userAccount, coin: 1 }, headers: idem() }),
+    );
     const ok = results.filter((r) => r.code === 0);
     const refused = results.filter((r) => r.code !== 0);
     expect(ok).toHaveLength(N);
-    expect(refused.map((r) => [r.status, r.code, r.message])).toEqual(Array.from({ length: 8 }, () => [400, 40000, '积分不足']));
+    expect(refused.map((r) => [r.status, r.code, r.message])).toEqual(
+      Array.from({ length: 8 }, () => [400, 40000, '积分不足']),
+    );
     // Each success answers a distinct balance from N-1 down to 0.
     expect(ok.map((r) => r.data.balance).sort((a, b) => a - b)).toEqual(Array.from({ length: N }, (_, i) => i));
     expect(new Set(ok.map((r) => r.data.reference)).size).toBe(N);
@@ -67,7 +71,10 @@ describe('concurrent transfers against one balance', () => {
     await grant(app(), payer.userAccount, 30);
     const results = await times(40, (i) =>
       i % 2 === 0
-        ? admin.call('userReduceCoin', { body: { userAccount: payer.userAccount, coin: 2, description: '并发扣减' }, headers: idem() })
+        ? admin.call('userReduceCoin', {
+            body: { userAccount: payer.userAccount, coin: 2, description: '并发扣减' },
+            headers: idem(),
+          })
         : payer.client.call('userTransferCoin', { body: { userAccount: payee.userAccount, coin: 2 }, headers: idem() }),
     );
     for (const r of results) expect([0, 40000]).toContain(r.code);
@@ -87,7 +94,10 @@ describe('transfers in both directions', () => {
     const amount = (i: number) => (i % 5) + 1;
     const results = await times(80, (i) => {
       const [from, to] = i % 2 === 0 ? [a, b] : [b, a];
-      return from.client.call('userTransferCoin', { body: { userAccount: to.userAccount, coin: amount(i) }, headers: idem() });
+      return from.client.call('userTransferCoin', {
+        body: { userAccount: to.userAccount, coin: amount(i) },
+        headers: idem(),
+      });
     });
     // Neither side can run dry (at most 200 out of 1000), so every transfer must succeed: a deadlock or a
     // serialization failure would show as a 500 here.
@@ -113,7 +123,10 @@ describe('transfers in both directions', () => {
       const to = users[(i + 1) % 3]!;
       return from.client.call('userTransferCoin', { body: { userAccount: to.userAccount, coin: 3 }, headers: idem() });
     });
-    for (const r of results) expect(r.code === 0 || (r.code === 40000 && r.message === '积分不足'), `${r.status} ${r.code} ${r.message}`).toBe(true);
+    for (const r of results)
+      expect(r.code === 0 || (r.code === 40000 && r.message === '积分不足'), `${r.status} ${r.code} ${r.message}`).toBe(
+        true,
+      );
     let total = 0;
     for (const u of users) total += await balanceOf(app(), u.id);
     expect(total).toBe(30);

@@ -28,19 +28,39 @@ describe('userAddCoin / userReduceCoin', () => {
     const me = await adminId();
     const { id, userAccount } = await app().newUser();
 
-    const added = await admin.call('userAddCoin', { body: { userAccount, coin: 100, description: '活动奖励' }, headers: idem() });
+    const added = await admin.call('userAddCoin', {
+      body: { userAccount, coin: 100, description: '活动奖励' },
+      headers: idem(),
+    });
     expect([added.status, added.code]).toEqual([200, 0]);
     expect(added.data).toEqual({ userAccount, coin: 100 });
 
-    const reduced = await admin.call('userReduceCoin', { body: { userAccount, coin: 30, description: '误充更正' }, headers: idem() });
+    const reduced = await admin.call('userReduceCoin', {
+      body: { userAccount, coin: 30, description: '误充更正' },
+      headers: idem(),
+    });
     expect([reduced.status, reduced.code]).toEqual([200, 0]);
     expect(reduced.data).toEqual({ userAccount, coin: 70 });
     expect(await balanceOf(app(), id)).toBe(70);
 
     const entries = await entriesOf(app(), id);
     expect(entries).toHaveLength(2);
-    expect(entries[0]).toMatchObject({ amount: 100, balanceAfter: 100, kind: 'admin_add', description: '活动奖励', actorId: me, counterpartyId: null });
-    expect(entries[1]).toMatchObject({ amount: -30, balanceAfter: 70, kind: 'admin_reduce', description: '误充更正', actorId: me, counterpartyId: null });
+    expect(entries[0]).toMatchObject({
+      amount: 100,
+      balanceAfter: 100,
+      kind: 'admin_add',
+      description: '活动奖励',
+      actorId: me,
+      counterpartyId: null,
+    });
+    expect(entries[1]).toMatchObject({
+      amount: -30,
+      balanceAfter: 70,
+      kind: 'admin_reduce',
+      description: '误充更正',
+      actorId: me,
+      counterpartyId: null,
+    });
     expect(entries[0]!.reference).not.toBe(entries[1]!.reference);
     expect(entries[0]!.createdAt).toBe(app().clock.now());
 
@@ -53,8 +73,18 @@ describe('userAddCoin / userReduceCoin', () => {
 
     const audit = await coinAudit(id);
     expect(audit.map((a) => a.action)).toEqual(['coin.add', 'coin.reduce']);
-    expect(audit[0]).toMatchObject({ actorId: me, targetType: 'user', before: { coin: 0 }, after: { coin: 100, reason: '活动奖励', reference: entries[0]!.reference } });
-    expect(audit[1]).toMatchObject({ actorId: me, targetType: 'user', before: { coin: 100 }, after: { coin: 70, reason: '误充更正', reference: entries[1]!.reference } });
+    expect(audit[0]).toMatchObject({
+      actorId: me,
+      targetType: 'user',
+      before: { coin: 0 },
+      after: { coin: 100, reason: '活动奖励', reference: entries[0]!.reference },
+    });
+    expect(audit[1]).toMatchObject({
+      actorId: me,
+      targetType: 'user',
+      before: { coin: 100 },
+      after: { coin: 70, reason: '误充更正', reference: entries[1]!.reference },
+    });
   });
 
   it('refuses to reduce below zero with 40000 积分不足 and writes nothing (no entry, no audit, no key)', async () => {
@@ -66,7 +96,10 @@ describe('userAddCoin / userReduceCoin', () => {
     const keysBefore = await idempotencyRows();
 
     const key = newKey();
-    const r = await admin.call('userReduceCoin', { body: { userAccount, coin: 11, description: '扣太多' }, headers: idem(key) });
+    const r = await admin.call('userReduceCoin', {
+      body: { userAccount, coin: 11, description: '扣太多' },
+      headers: idem(key),
+    });
     expect([r.status, r.code, r.message]).toEqual([400, 40000, '积分不足']);
     expect(await balanceOf(app(), id)).toBe(10);
     expect(await entriesOf(app(), id)).toEqual(entriesBefore);
@@ -74,7 +107,10 @@ describe('userAddCoin / userReduceCoin', () => {
     expect(await idempotencyRows()).toEqual(keysBefore);
 
     // A failed attempt records nothing: the same key may then carry a request that succeeds.
-    const retry = await admin.call('userReduceCoin', { body: { userAccount, coin: 10, description: '扣太多' }, headers: idem(key) });
+    const retry = await admin.call('userReduceCoin', {
+      body: { userAccount, coin: 10, description: '扣太多' },
+      headers: idem(key),
+    });
     expect([retry.code, retry.data]).toEqual([0, { userAccount, coin: 0 }]);
   });
 
@@ -101,7 +137,9 @@ describe('userAddCoin / userReduceCoin', () => {
         expect([r.status, r.code]).toEqual([403, 40101]);
       }
     }
-    const visitor = await app().client().call('userAddCoin', { body: { userAccount, coin: 5, description: '游客' }, headers: idem() });
+    const visitor = await app()
+      .client()
+      .call('userAddCoin', { body: { userAccount, coin: 5, description: '游客' }, headers: idem() });
     expect([visitor.status, visitor.code]).toEqual([401, 40100]);
     expect(await balanceOf(app(), id)).toBe(0);
     expect(await entriesOf(app(), id)).toEqual([]);
@@ -132,10 +170,14 @@ describe('Idempotency-Key', () => {
     const payer = await app().newUser();
     const payee = await app().newUser();
     await grant(app(), payer.userAccount, 10);
-    const add = await admin.call('userAddCoin', { body: { userAccount: payee.userAccount, coin: 5, description: '无键' } });
+    const add = await admin.call('userAddCoin', {
+      body: { userAccount: payee.userAccount, coin: 5, description: '无键' },
+    });
     expect([add.status, add.code]).toEqual([400, 40000]);
     expect(add.message).toContain('Idempotency-Key');
-    const reduce = await admin.call('userReduceCoin', { body: { userAccount: payer.userAccount, coin: 5, description: '无键' } });
+    const reduce = await admin.call('userReduceCoin', {
+      body: { userAccount: payer.userAccount, coin: 5, description: '无键' },
+    });
     expect([reduce.status, reduce.code]).toEqual([400, 40000]);
     const transfer = await payer.client.call('userTransferCoin', { body: { userAccount: payee.userAccount, coin: 5 } });
     expect([transfer.status, transfer.code]).toEqual([400, 40000]);
@@ -149,10 +191,25 @@ describe('Idempotency-Key', () => {
     const payee = await app().newUser();
     await grant(app(), payer.userAccount, 10);
     const keysBefore = await idempotencyRows();
-    for (const key of ['', 'abc1234', 'a'.repeat(65), 'bad key 123', 'bad.key.123', 'key/with/slash', "k'; drop table x--", 'key+plus=123']) {
-      const add = await admin.call('userAddCoin', { body: { userAccount: payee.userAccount, coin: 5, description: '坏键' }, headers: idem(key) });
+    for (const key of [
+      '',
+      'abc1234',
+      'a'.repeat(65),
+      'bad key 123',
+      'bad.key.123',
+      'key/with/slash',
+      "k'; drop table x--",
+      'key+plus=123',
+    ]) {
+      const add = await admin.call('userAddCoin', {
+        body: { userAccount: payee.userAccount, coin: 5, description: '坏键' },
+        headers: idem(key),
+      });
       expect([key, add.status, add.code]).toEqual([key, 400, 40000]);
-      const transfer = await payer.client.call('userTransferCoin', { body: { userAccount: payee.userAccount, coin: 5 }, headers: idem(key) });
+      const transfer = await payer.client.call('userTransferCoin', {
+        body: { userAccount: payee.userAccount, coin: 5 },
+        headers: idem(key),
+      });
       expect([key, transfer.status, transfer.code]).toEqual([key, 400, 40000]);
     }
     expect(await balanceOf(app(), payer.id)).toBe(10);
@@ -160,7 +217,14 @@ describe('Idempotency-Key', () => {
     expect(await idempotencyRows()).toEqual(keysBefore);
     // The bounds themselves are fine: 8 and 64 characters of the allowed alphabet.
     for (const key of ['Ab3_-xYz', 'k'.repeat(64)]) {
-      expect((await admin.call('userAddCoin', { body: { userAccount: payee.userAccount, coin: 1, description: '好键' }, headers: idem(key) })).code).toBe(0);
+      expect(
+        (
+          await admin.call('userAddCoin', {
+            body: { userAccount: payee.userAccount, coin: 1, description: '好键' },
+            headers: idem(key),
+          })
+        ).code,
+      ).toBe(0);
     }
     expect(await balanceOf(app(), payee.id)).toBe(2);
   });
@@ -204,13 +268,25 @@ describe('Idempotency-Key', () => {
     await grant(app(), payer.userAccount, 20);
 
     const addKey = newKey();
-    const added = await admin.ok('userAddCoin', { body: { userAccount: payee.userAccount, coin: 5, description: '顺序' }, headers: idem(addKey) });
-    const addAgain = await admin.call('userAddCoin', { rawBody: JSON.stringify({ description: '顺序', coin: 5, userAccount: payee.userAccount }), headers: idem(addKey) });
+    const added = await admin.ok('userAddCoin', {
+      body: { userAccount: payee.userAccount, coin: 5, description: '顺序' },
+      headers: idem(addKey),
+    });
+    const addAgain = await admin.call('userAddCoin', {
+      rawBody: JSON.stringify({ description: '顺序', coin: 5, userAccount: payee.userAccount }),
+      headers: idem(addKey),
+    });
     expect([addAgain.status, addAgain.code, addAgain.data]).toEqual([200, 0, added]);
 
     const transferKey = newKey();
-    const sent = await payer.client.ok('userTransferCoin', { body: { userAccount: payee.userAccount, coin: 4 }, headers: idem(transferKey) });
-    const sentAgain = await payer.client.call('userTransferCoin', { rawBody: JSON.stringify({ coin: 4, userAccount: payee.userAccount }), headers: idem(transferKey) });
+    const sent = await payer.client.ok('userTransferCoin', {
+      body: { userAccount: payee.userAccount, coin: 4 },
+      headers: idem(transferKey),
+    });
+    const sentAgain = await payer.client.call('userTransferCoin', {
+      rawBody: JSON.stringify({ coin: 4, userAccount: payee.userAccount }),
+      headers: idem(transferKey),
+    });
     expect([sentAgain.status, sentAgain.code, sentAgain.data]).toEqual([200, 0, sent]);
 
     expect(await balanceOf(app(), payer.id)).toBe(16);
@@ -224,7 +300,10 @@ describe('Idempotency-Key', () => {
     await grant(app(), payer.userAccount, 30);
 
     const adminKey = newKey();
-    await admin.ok('userAddCoin', { body: { userAccount: payee.userAccount, coin: 5, description: '第一次' }, headers: idem(adminKey) });
+    await admin.ok('userAddCoin', {
+      body: { userAccount: payee.userAccount, coin: 5, description: '第一次' },
+      headers: idem(adminKey),
+    });
     for (const [op, body] of [
       ['userAddCoin', { userAccount: payee.userAccount, coin: 6, description: '第一次' }],
       ['userAddCoin', { userAccount: payee.userAccount, coin: 5, description: '第二次' }],
@@ -236,8 +315,14 @@ describe('Idempotency-Key', () => {
     }
 
     const transferKey = newKey();
-    await payer.client.ok('userTransferCoin', { body: { userAccount: payee.userAccount, coin: 3 }, headers: idem(transferKey) });
-    const other = await payer.client.call('userTransferCoin', { body: { userAccount: payee.userAccount, coin: 4 }, headers: idem(transferKey) });
+    await payer.client.ok('userTransferCoin', {
+      body: { userAccount: payee.userAccount, coin: 3 },
+      headers: idem(transferKey),
+    });
+    const other = await payer.client.call('userTransferCoin', {
+      body: { userAccount: payee.userAccount, coin: 4 },
+      headers: idem(transferKey),
+    });
     expect([other.status, other.code]).toEqual([409, 40900]);
 
     expect(await balanceOf(app(), payer.id)).toBe(27);
@@ -250,15 +335,22 @@ describe('Idempotency-Key', () => {
     const target = await app().newUser();
     const key = newKey();
     const body = { userAccount: target.userAccount, coin: 7, description: '同一个键' };
-    expect(await admin.ok('userAddCoin', { body, headers: idem(key) })).toEqual({ userAccount: target.userAccount, coin: 7 });
-    expect(await admin2.ok('userAddCoin', { body, headers: idem(key) })).toEqual({ userAccount: target.userAccount, coin: 14 });
+    expect(await admin.ok('userAddCoin', { body, headers: idem(key) })).toEqual({
+      userAccount: target.userAccount,
+      coin: 7,
+    });
+    expect(await admin2.ok('userAddCoin', { body, headers: idem(key) })).toEqual({
+      userAccount: target.userAccount,
+      coin: 14,
+    });
     expect((await entriesOf(app(), target.id)).filter((e) => e.kind === 'admin_add')).toHaveLength(2);
 
     const a = await app().newUser();
     const b = await app().newUser();
     await grant(app(), a.userAccount, 5);
     await grant(app(), b.userAccount, 5);
-    const transfer = (from: typeof a) => from.client.ok('userTransferCoin', { body: { userAccount: target.userAccount, coin: 2 }, headers: idem(key) });
+    const transfer = (from: typeof a) =>
+      from.client.ok('userTransferCoin', { body: { userAccount: target.userAccount, coin: 2 }, headers: idem(key) });
     const ra = await transfer(a);
     const rb = await transfer(b);
     expect(ra.reference).not.toBe(rb.reference);
@@ -272,31 +364,67 @@ describe('userTransferCoin', () => {
     const payee = await app().newUser();
     await grant(app(), payer.userAccount, 50);
 
-    const r = await payer.client.call('userTransferCoin', { body: { userAccount: payee.userAccount, coin: 20 }, headers: idem() });
+    const r = await payer.client.call('userTransferCoin', {
+      body: { userAccount: payee.userAccount, coin: 20 },
+      headers: idem(),
+    });
     expect([r.status, r.code]).toEqual([200, 0]);
     const masked = payee.userAccount.slice(0, 1) + '*'.repeat(Math.min(payee.userAccount.length - 1, 8));
-    expect(r.data).toEqual({ payee: { userAccount: payee.userAccount, maskedName: masked }, coin: 20, balance: 30, reference: expect.any(String) });
+    expect(r.data).toEqual({
+      payee: { userAccount: payee.userAccount, maskedName: masked },
+      coin: 20,
+      balance: 30,
+      reference: expect.any(String),
+    });
     expect(r.data.payee.maskedName).not.toBe(payee.userAccount);
     expect(await balanceOf(app(), payer.id)).toBe(30);
     expect(await balanceOf(app(), payee.id)).toBe(20);
 
     const pair = (await entriesOf(app())).filter((e) => e.reference === r.data.reference);
     expect(pair).toHaveLength(2);
-    expect(pair.find((e) => e.kind === 'transfer_out')).toMatchObject({ userId: payer.id, amount: -20, balanceAfter: 30, counterpartyId: payee.id, actorId: payer.id });
-    expect(pair.find((e) => e.kind === 'transfer_in')).toMatchObject({ userId: payee.id, amount: 20, balanceAfter: 20, counterpartyId: payer.id, actorId: payer.id });
+    expect(pair.find((e) => e.kind === 'transfer_out')).toMatchObject({
+      userId: payer.id,
+      amount: -20,
+      balanceAfter: 30,
+      counterpartyId: payee.id,
+      actorId: payer.id,
+    });
+    expect(pair.find((e) => e.kind === 'transfer_in')).toMatchObject({
+      userId: payee.id,
+      amount: 20,
+      balanceAfter: 20,
+      counterpartyId: payer.id,
+      actorId: payer.id,
+    });
 
     // Each side's statement names the other side.
     const [out] = (await payer.client.ok('coinEntries')).records;
-    expect(out).toMatchObject({ kind: 'transfer_out', amount: -20, balanceAfter: 30, counterpartyAccount: payee.userAccount, reference: r.data.reference, actorAccount: payer.userAccount });
+    expect(out).toMatchObject({
+      kind: 'transfer_out',
+      amount: -20,
+      balanceAfter: 30,
+      counterpartyAccount: payee.userAccount,
+      reference: r.data.reference,
+      actorAccount: payer.userAccount,
+    });
     const [into] = (await payee.client.ok('coinEntries')).records;
-    expect(into).toMatchObject({ kind: 'transfer_in', amount: 20, balanceAfter: 20, counterpartyAccount: payer.userAccount, reference: r.data.reference });
+    expect(into).toMatchObject({
+      kind: 'transfer_in',
+      amount: 20,
+      balanceAfter: 20,
+      counterpartyAccount: payer.userAccount,
+      reference: r.data.reference,
+    });
   });
 
   it('finds the payee whatever the letter case of its account name', async () => {
     const payer = await app().newUser();
     const payee = await app().newUser();
     await grant(app(), payer.userAccount, 5);
-    const r = await payer.client.ok('userTransferCoin', { body: { userAccount: payee.userAccount.toUpperCase(), coin: 5 }, headers: idem() });
+    const r = await payer.client.ok('userTransferCoin', {
+      body: { userAccount: payee.userAccount.toUpperCase(), coin: 5 },
+      headers: idem(),
+    });
     expect(r.payee.userAccount).toBe(payee.userAccount);
     expect(await balanceOf(app(), payee.id)).toBe(5);
   });
@@ -329,7 +457,14 @@ describe('userTransferCoin', () => {
     expect(await entriesOf(app(), banned.id)).toEqual([]);
     // Unbanned, the account receives again.
     await admin.ok('userUnBan', { query: { id: banned.id } });
-    expect((await payer.client.call('userTransferCoin', { body: { userAccount: banned.userAccount, coin: 1 }, headers: idem() })).code).toBe(0);
+    expect(
+      (
+        await payer.client.call('userTransferCoin', {
+          body: { userAccount: banned.userAccount, coin: 1 },
+          headers: idem(),
+        })
+      ).code,
+    ).toBe(0);
   });
 
   it('refuses a coin amount that is 0, negative, fractional, a string, missing or above 100000000 (400 / 40000)', async () => {
@@ -341,7 +476,10 @@ describe('userTransferCoin', () => {
       const r = await payer.client.call('userTransferCoin', { body, headers: idem() });
       expect([String(coin), r.status, r.code]).toEqual([String(coin), 400, 40000]);
     }
-    const extra = await payer.client.call('userTransferCoin', { body: { userAccount: payee.userAccount, coin: 1, note: 'x' }, headers: idem() });
+    const extra = await payer.client.call('userTransferCoin', {
+      body: { userAccount: payee.userAccount, coin: 1, note: 'x' },
+      headers: idem(),
+    });
     expect([extra.status, extra.code]).toEqual([400, 40000]);
     expect(await balanceOf(app(), payer.id)).toBe(10);
     expect(await balanceOf(app(), payee.id)).toBe(0);
@@ -351,17 +489,30 @@ describe('userTransferCoin', () => {
     const payer = await app().newUser();
     const payee = await app().newUser();
     await grant(app(), payer.userAccount, 10);
-    const r = await payer.client.call('userTransferCoin', { body: { userAccount: payee.userAccount, coin: 11 }, headers: idem() });
+    const r = await payer.client.call('userTransferCoin', {
+      body: { userAccount: payee.userAccount, coin: 11 },
+      headers: idem(),
+    });
     expect([r.status, r.code, r.message]).toEqual([400, 40000, '积分不足']);
     expect(await balanceOf(app(), payer.id)).toBe(10);
     expect(await balanceOf(app(), payee.id)).toBe(0);
     expect(await entriesOf(app(), payee.id)).toEqual([]);
 
     const poor = await app().newUser();
-    const none = await poor.client.call('userTransferCoin', { body: { userAccount: payee.userAccount, coin: 1 }, headers: idem() });
+    const none = await poor.client.call('userTransferCoin', {
+      body: { userAccount: payee.userAccount, coin: 1 },
+      headers: idem(),
+    });
     expect([none.status, none.code, none.message]).toEqual([400, 40000, '积分不足']);
 
-    expect((await payer.client.ok('userTransferCoin', { body: { userAccount: payee.userAccount, coin: 10 }, headers: idem() })).balance).toBe(0);
+    expect(
+      (
+        await payer.client.ok('userTransferCoin', {
+          body: { userAccount: payee.userAccount, coin: 10 },
+          headers: idem(),
+        })
+      ).balance,
+    ).toBe(0);
     expect(await balanceOf(app(), payee.id)).toBe(10);
   });
 
@@ -372,21 +523,40 @@ describe('userTransferCoin', () => {
     await grant(app(), payer.userAccount, 100);
     await admin.ok('basicInformationUpdate', { body: { id: 1, amount: 10 } });
     try {
-      const over = await payer.client.call('userTransferCoin', { body: { userAccount: payee.userAccount, coin: 11 }, headers: idem() });
+      const over = await payer.client.call('userTransferCoin', {
+        body: { userAccount: payee.userAccount, coin: 11 },
+        headers: idem(),
+      });
       expect([over.status, over.code]).toEqual([400, 40000]);
       expect(over.message).toContain('10');
       expect(await balanceOf(app(), payer.id)).toBe(100);
-      expect((await payer.client.ok('userTransferCoin', { body: { userAccount: payee.userAccount, coin: 10 }, headers: idem() })).balance).toBe(90);
+      expect(
+        (
+          await payer.client.ok('userTransferCoin', {
+            body: { userAccount: payee.userAccount, coin: 10 },
+            headers: idem(),
+          })
+        ).balance,
+      ).toBe(90);
     } finally {
       await admin.ok('basicInformationUpdate', { body: { id: 1, amount: 0 } });
     }
     // Without a cap the same transfer goes through.
-    expect((await payer.client.ok('userTransferCoin', { body: { userAccount: payee.userAccount, coin: 11 }, headers: idem() })).balance).toBe(79);
+    expect(
+      (
+        await payer.client.ok('userTransferCoin', {
+          body: { userAccount: payee.userAccount, coin: 11 },
+          headers: idem(),
+        })
+      ).balance,
+    ).toBe(79);
   });
 
   it('answers 401 / 40100 to a visitor', async () => {
     const payee = await app().newUser();
-    const r = await app().client().call('userTransferCoin', { body: { userAccount: payee.userAccount, coin: 1 }, headers: idem() });
+    const r = await app()
+      .client()
+      .call('userTransferCoin', { body: { userAccount: payee.userAccount, coin: 1 }, headers: idem() });
     expect([r.status, r.code]).toEqual([401, 40100]);
   });
 });
@@ -459,7 +629,9 @@ describe('coinLedgerCheck', () => {
     await sql`update users set coin = coin + 1 where id = ${user.id}`.execute(db());
     try {
       const check = await admin.ok('coinLedgerCheck');
-      expect(check.mismatches).toEqual([{ userId: user.id, userAccount: user.userAccount, balance: 26, sumOfEntries: 25 }]);
+      expect(check.mismatches).toEqual([
+        { userId: user.id, userAccount: user.userAccount, balance: 26, sumOfEntries: 25 },
+      ]);
     } finally {
       await sql`update users set coin = coin - 1 where id = ${user.id}`.execute(db());
     }
@@ -482,8 +654,12 @@ describe('append-only ledger', () => {
     const [mine] = await entriesOf(app(), user.id);
 
     await expect(sql`update coin_entries set amount = 1`.execute(db())).rejects.toThrow(/append-only/);
-    await expect(sql`update coin_entries set description = 'x' where id = ${mine!.id}`.execute(db())).rejects.toThrow(/append-only/);
-    await expect(db().updateTable('coinEntries').set({ balanceAfter: 0 }).where('id', '=', mine!.id).execute()).rejects.toThrow(/append-only/);
+    await expect(sql`update coin_entries set description = 'x' where id = ${mine!.id}`.execute(db())).rejects.toThrow(
+      /append-only/,
+    );
+    await expect(
+      db().updateTable('coinEntries').set({ balanceAfter: 0 }).where('id', '=', mine!.id).execute(),
+    ).rejects.toThrow(/append-only/);
     await expect(sql`delete from coin_entries`.execute(db())).rejects.toThrow(/append-only/);
     await expect(sql`delete from coin_entries where id = ${mine!.id}`.execute(db())).rejects.toThrow(/append-only/);
     await expect(db().deleteFrom('coinEntries').where('userId', '=', user.id).execute()).rejects.toThrow(/append-only/);
@@ -505,8 +681,14 @@ describe('coinEntriesExport', () => {
   it('exports one’s own statement as CSV (BOM, header, newest first), and formulas stay inert text', async () => {
     const user = await app().newUser();
     const admin = await app().admin();
-    await admin.ok('userAddCoin', { body: { userAccount: user.userAccount, coin: 7, description: '=HYPERLINK("http://x")' }, headers: idem() });
-    await admin.ok('userReduceCoin', { body: { userAccount: user.userAccount, coin: 2, description: '更正, "引号"' }, headers: idem() });
+    await admin.ok('userAddCoin', {
+      body: { userAccount: user.userAccount, coin: 7, description: '=HYPERLINK("http://x")' },
+      headers: idem(),
+    });
+    await admin.ok('userReduceCoin', {
+      body: { userAccount: user.userAccount, coin: 2, description: '更正, "引号"' },
+      headers: idem(),
+    });
     const r = await user.client.call<string>('coinEntriesExport');
     expect(r.status).toBe(200);
     expect(String(r.headers['content-type'])).toContain('text/csv');
@@ -523,7 +705,9 @@ describe('coinEntriesExport', () => {
     const other = await app().newUser();
     await grant(app(), user.userAccount, 3);
     const admin = await app().admin();
-    expect((await admin.call<string>('coinEntriesExport', { query: { userId: user.id } })).data.trim().split('\r\n')).toHaveLength(2);
+    expect(
+      (await admin.call<string>('coinEntriesExport', { query: { userId: user.id } })).data.trim().split('\r\n'),
+    ).toHaveLength(2);
     const refused = await other.client.call('coinEntriesExport', { query: { userId: user.id } });
     expect([refused.status, refused.code]).toEqual([403, 40101]);
   });

@@ -6,7 +6,12 @@ import { PASSWORD, uniqueAccount, useTestApp } from '../helpers/test-app.js';
 const app = useTestApp();
 
 const register = (ip: string) =>
-  app().client().call('userRegister', { body: { userAccount: uniqueAccount('r'), userPassword: PASSWORD, checkPassword: PASSWORD }, ip });
+  app()
+    .client()
+    .call('userRegister', {
+      body: { userAccount: uniqueAccount('r'), userPassword: PASSWORD, checkPassword: PASSWORD },
+      ip,
+    });
 
 describe('registrations per address (10 an hour)', () => {
   it('admits exactly 10 of 15 simultaneous registrations, and the others may retry when Retry-After says', async () => {
@@ -32,10 +37,16 @@ describe('captchas (one per 60 seconds)', () => {
     const { client } = await app().newUser();
     const email = `${uniqueAccount('m')}@example.com`;
     const before = app().mailer.sent.length;
-    const results = await Promise.all(Array.from({ length: 10 }, () => client.call('userGetCaptcha', { query: { emailAccount: email } })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => client.call('userGetCaptcha', { query: { emailAccount: email } })),
+    );
     expect(results.filter((r) => r.code === 0)).toHaveLength(1);
     expect(results.filter((r) => r.code === 42900)).toHaveLength(9);
-    expect(app().mailer.sent.slice(before).filter((m) => m.to === email)).toHaveLength(1);
+    expect(
+      app()
+        .mailer.sent.slice(before)
+        .filter((m) => m.to === email),
+    ).toHaveLength(1);
     // The mailbox's hourly quota (5) lost one send, not ten: four more, a minute apart, still go out.
     for (let i = 0; i < 4; i++) {
       app().clock.advance(61_000);

@@ -49,7 +49,10 @@ async function blockedOnLock(app: TestApp): Promise<void> {
   await other.connect();
   try {
     for (;;) {
-      const { rows } = await other.query("select count(*)::int as n from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock'", [appName(app)]);
+      const { rows } = await other.query(
+        "select count(*)::int as n from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock'",
+        [appName(app)],
+      );
       if (rows[0].n > 0) return;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -68,7 +71,10 @@ describe('health', () => {
   it('answers liveness without the database, and readiness with a round trip and the latest migration', async () => {
     expect(await app.client().ok('healthGet')).toEqual({ status: 'ok' });
     const ready = await app.client().ok('healthGet', { query: { ready: true } });
-    expect(ready).toEqual({ status: 'ok', database: { kind: dbKind(), migration: expect.stringMatching(/^2026_11_2\d_\d{4}_/) } });
+    expect(ready).toEqual({
+      status: 'ok',
+      database: { kind: dbKind(), migration: expect.stringMatching(/^2026_11_2\d_\d{4}_/) },
+    });
     expect(ready.database.migration).toBe(Object.keys(migrations).sort().at(-1));
   });
 });
@@ -80,7 +86,8 @@ describe('a write lock held by another connection', () => {
   });
   afterAll(() => app?.close());
 
-  const update = async (noticeBar: string) => (await app.admin()).call('basicInformationUpdate', { body: { id: 1, noticeBar } });
+  const update = async (noticeBar: string) =>
+    (await app.admin()).call('basicInformationUpdate', { body: { id: 1, noticeBar } });
   const publicRead = () => app.client().call('basicInformationGet', { query: { id: 1 } });
 
   it('lets public reads answer while a write waits for it, and the write goes through once it is released', async () => {
@@ -117,7 +124,10 @@ describe.runIf(dbKind() === 'postgres')('PostgreSQL time limits', () => {
   let onePool: TestApp;
   beforeAll(async () => {
     tight = await startTestApp({}, { database: (c) => ({ ...c, statementTimeoutMs: 300, lockTimeoutMs: 60_000 }) });
-    onePool = await startTestApp({}, { database: (c) => ({ ...c, poolSize: 1, acquireTimeoutMs: 300, lockTimeoutMs: 60_000 }) });
+    onePool = await startTestApp(
+      {},
+      { database: (c) => ({ ...c, poolSize: 1, acquireTimeoutMs: 300, lockTimeoutMs: 60_000 }) },
+    );
   });
   afterAll(async () => {
     await tight?.close();
@@ -147,7 +157,9 @@ describe.runIf(dbKind() === 'postgres')('PostgreSQL time limits', () => {
       await release();
     }
     expect((await write).code).toBe(0);
-    expect((await onePool.client().call('basicInformationGet', { query: { id: 1 } })).data.noticeBar).toBe('等到了连接');
+    expect((await onePool.client().call('basicInformationGet', { query: { id: 1 } })).data.noticeBar).toBe(
+      '等到了连接',
+    );
   });
 });
 
@@ -156,13 +168,16 @@ describe.runIf(dbKind() === 'postgres')('PostgreSQL connections lost', () => {
   let proxy: TcpProxy;
   beforeAll(async () => {
     proxy = await TcpProxy.start({ host: postgresUrl.hostname, port: Number(postgresUrl.port || 5432) });
-    app = await startTestApp({}, {
-      database: (c) => {
-        const url = new URL(POSTGRES_URL);
-        url.host = `127.0.0.1:${proxy.port}`;
-        return { ...c, url: url.toString(), acquireTimeoutMs: 2000 };
+    app = await startTestApp(
+      {},
+      {
+        database: (c) => {
+          const url = new URL(POSTGRES_URL);
+          url.host = `127.0.0.1:${proxy.port}`;
+          return { ...c, url: url.toString(), acquireTimeoutMs: 2000 };
+        },
       },
-    });
+    );
   });
   afterAll(async () => {
     await proxy?.restore();
@@ -170,14 +185,17 @@ describe.runIf(dbKind() === 'postgres')('PostgreSQL connections lost', () => {
     await proxy?.cut();
   });
 
-  it("survives the server ending its backends (pg_terminate_backend), then serves on new connections", async () => {
+  it('survives the server ending its backends (pg_terminate_backend), then serves on new connections', async () => {
     const admin = await app.admin();
     expect((await admin.call('userGetLogin')).code).toBe(0);
     const other = new pg.Client({ connectionString: POSTGRES_URL });
     await other.connect();
     try {
       // Only this app's own backends: other test runs share the database.
-      const ended = await other.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [appName(app)]);
+      const ended = await other.query(
+        'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1',
+        [appName(app)],
+      );
       expect(ended.rowCount).toBeGreaterThan(0);
     } finally {
       await other.end();

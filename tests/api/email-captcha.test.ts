@@ -27,7 +27,8 @@ function createSmtp(): SMTPServer {
       stream.on('end', () => {
         if (refuseNext > 0) {
           refuseNext--;
-          callback(Object.assign(new Error('mailbox unavailable'), { responseCode: 550 })); return;
+          callback(Object.assign(new Error('mailbox unavailable'), { responseCode: 550 }));
+          return;
         }
         inbox.push({
           mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
@@ -112,9 +113,12 @@ function codeFor(address: string): string {
 const otherCode = (code: string, step = 1) => String((Number(code) + step) % 1_000_000).padStart(6, '0');
 const newAddress = (prefix = 'm') => `${uniqueAccount(prefix).toLowerCase()}@example.com`;
 
-const getCaptcha = (client: ApiClient, emailAccount: string) => client.call('userGetCaptcha', { query: { emailAccount } });
-const bind = (client: ApiClient, emailAccount: string, captcha: string) => client.call('userBindEmail', { body: { emailAccount, captcha } });
-const unbind = (client: ApiClient, emailAccount: string, captcha: string) => client.call('userUnbindEmail', { body: { emailAccount, captcha } });
+const getCaptcha = (client: ApiClient, emailAccount: string) =>
+  client.call('userGetCaptcha', { query: { emailAccount } });
+const bind = (client: ApiClient, emailAccount: string, captcha: string) =>
+  client.call('userBindEmail', { body: { emailAccount, captcha } });
+const unbind = (client: ApiClient, emailAccount: string, captcha: string) =>
+  client.call('userUnbindEmail', { body: { emailAccount, captcha } });
 
 function expectFailure(r: CallResult, status: number, code: number, message?: string) {
   expect([r.status, r.code], r.message).toEqual([status, code]);
@@ -151,7 +155,11 @@ describe('binding an e-mail address', () => {
     // A code works once.
     expectFailure(await bind(client, address, code), 400, 40000, '该邮箱已经绑定');
     // The code is never stored as it is.
-    const rows = await app().built.context.db.selectFrom('emailCaptchas').selectAll().where('email', '=', address).execute();
+    const rows = await app()
+      .built.context.db.selectFrom('emailCaptchas')
+      .selectAll()
+      .where('email', '=', address)
+      .execute();
     expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows)).not.toContain(code);
   });
@@ -182,7 +190,12 @@ describe('binding an e-mail address', () => {
     await getCaptcha(client, address);
     const code = codeFor(address);
     for (let left = 4; left >= 1; left--) {
-      expectFailure(await bind(client, address, otherCode(code, left)), 400, 40000, `验证码错误，还可以再试 ${left} 次`);
+      expectFailure(
+        await bind(client, address, otherCode(code, left)),
+        400,
+        40000,
+        `验证码错误，还可以再试 ${left} 次`,
+      );
     }
     expectFailure(await bind(client, address, otherCode(code, 9)), 400, 40000, '验证码错误次数过多，请重新获取');
     expectFailure(await bind(client, address, code), 400, 40000, '验证码错误次数过多，请重新获取');
@@ -199,8 +212,12 @@ describe('binding an e-mail address', () => {
     const address = newAddress();
     await getCaptcha(client, address);
     const code = codeFor(address);
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => bind(client, address, otherCode(code, i + 1))));
-    const left = results.map((r) => /还可以再试 (\d) 次/.exec(r.message)?.[1]).filter((n): n is string => n !== undefined);
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => bind(client, address, otherCode(code, i + 1))),
+    );
+    const left = results
+      .map((r) => /还可以再试 (\d) 次/.exec(r.message)?.[1])
+      .filter((n): n is string => n !== undefined);
     expect(new Set(left).size, `answers: ${results.map((r) => r.message).join(' | ')}`).toBe(left.length);
     expect(left.length).toBeLessThanOrEqual(4);
     for (const r of results) expectFailure(r, 400, 40000);
@@ -254,7 +271,11 @@ describe('binding an e-mail address', () => {
     expectFailure(await bind(client, 'not-an-address', '123456'), 400, 40000);
     expectFailure(await getCaptcha(client, 'not-an-address'), 400, 40000);
     expectFailure(await getCaptcha(client, `${'a'.repeat(60)}@example.com`), 400, 40000);
-    expectFailure(await client.call('userGetCaptcha', { query: { emailAccount: newAddress() }, withoutCsrf: true }), 403, 40300);
+    expectFailure(
+      await client.call('userGetCaptcha', { query: { emailAccount: newAddress() }, withoutCsrf: true }),
+      403,
+      40300,
+    );
     const visitor = app().client();
     expectFailure(await getCaptcha(visitor, newAddress()), 401, 40100);
     expectFailure(await bind(visitor, address, '123456'), 401, 40100);

@@ -4,7 +4,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { BuiltApp } from '../../src/server/app.js';
 import { createTestDatabase, dbKind, type TestDatabase } from '../helpers/database.js';
 import { entriesOf, expectLedgerConsistent } from '../helpers/ledger.js';
-import { children, ensureServerBuilt, HttpClient, inspect, kill, startServer, type Answer } from '../helpers/server-process.js';
+import {
+  children,
+  ensureServerBuilt,
+  HttpClient,
+  inspect,
+  kill,
+  startServer,
+  type Answer,
+} from '../helpers/server-process.js';
 import { ADMIN, PASSWORD, uniqueAccount, type TestApp } from '../helpers/test-app.js';
 
 // The production server (dist/server/main.js) in a child process on this test's database, killed with SIGKILL in the
@@ -46,13 +54,19 @@ async function snapshot(app: TestApp) {
 /** Transfer entries by reference; every reference must hold one transfer_out and one transfer_in of the opposite amount. */
 function halfApplied(entries: Awaited<ReturnType<typeof entriesOf>>): string[] {
   const byReference = new Map<string, typeof entries>();
-  for (const e of entries) if (e.kind === 'transfer_out' || e.kind === 'transfer_in') (byReference.get(e.reference) ?? byReference.set(e.reference, []).get(e.reference)!).push(e);
+  for (const e of entries)
+    if (e.kind === 'transfer_out' || e.kind === 'transfer_in')
+      (byReference.get(e.reference) ?? byReference.set(e.reference, []).get(e.reference)!).push(e);
   const problems: string[] = [];
   for (const [reference, pair] of byReference) {
     const out = pair.filter((e) => e.kind === 'transfer_out');
     const into = pair.filter((e) => e.kind === 'transfer_in');
     if (out.length !== 1 || into.length !== 1) problems.push(`${reference}: ${out.length} out, ${into.length} in`);
-    else if (out[0]!.amount !== -into[0]!.amount || out[0]!.userId !== into[0]!.counterpartyId || into[0]!.userId !== out[0]!.counterpartyId) {
+    else if (
+      out[0]!.amount !== -into[0]!.amount ||
+      out[0]!.userId !== into[0]!.counterpartyId ||
+      into[0]!.userId !== out[0]!.counterpartyId
+    ) {
       problems.push(`${reference}: ${JSON.stringify(out[0])} / ${JSON.stringify(into[0])}`);
     }
   }
@@ -84,7 +98,11 @@ describe(`the production server killed mid-transfer (${dbKind()})`, () => {
       const id: number = await admin.ok('userAdd', { userAccount, userPassword: PASSWORD });
       const client = new HttpClient(current);
       await client.ok('userLogin', { userAccount, userPassword: PASSWORD });
-      await admin.ok('userAddCoin', { userAccount, coin: OPENING_BALANCE, description: '期初余额' }, `open-${id}-${randomBytes(6).toString('hex')}`);
+      await admin.ok(
+        'userAddCoin',
+        { userAccount, coin: OPENING_BALANCE, description: '期初余额' },
+        `open-${id}-${randomBytes(6).toString('hex')}`,
+      );
       members.push({ id, userAccount, client });
     }
 
@@ -99,7 +117,13 @@ describe(`the production server killed mid-transfer (${dbKind()})`, () => {
           const payee = others[Math.floor(Math.random() * others.length)]!;
           const coin = 1 + Math.floor(Math.random() * 120);
           const key = `crash-${w}-${n}-${randomBytes(4).toString('hex')}`;
-          const t: Transfer = { key, payer, payee, coin, first: { status: -1, code: -1, message: 'in flight', data: null } };
+          const t: Transfer = {
+            key,
+            payer,
+            payee,
+            coin,
+            first: { status: -1, code: -1, message: 'in flight', data: null },
+          };
           transfers.push(t);
           t.first = await payer.client.call('userTransferCoin', { userAccount: payee.userAccount, coin }, key);
           if (t.first.status === 0) return; // the server is gone
@@ -108,10 +132,13 @@ describe(`the production server killed mid-transfer (${dbKind()})`, () => {
       }),
     );
     const started = Date.now();
-    while (answered < KILL_AFTER_TRANSFERS && Date.now() - started < KILL_AFTER_MS) await new Promise((r) => setTimeout(r, 5));
+    while (answered < KILL_AFTER_TRANSFERS && Date.now() - started < KILL_AFTER_MS)
+      await new Promise((r) => setTimeout(r, 5));
     server.child.kill('SIGKILL');
     await load;
-    await new Promise<void>((r) => (server.child.exitCode !== null || server.child.signalCode !== null ? r() : server.child.once('exit', () => r())));
+    await new Promise<void>((r) =>
+      server.child.exitCode !== null || server.child.signalCode !== null ? r() : server.child.once('exit', () => r()),
+    );
     children.delete(server.child);
     expect(server.child.signalCode).toBe('SIGKILL');
 
@@ -135,7 +162,10 @@ describe(`the production server killed mid-transfer (${dbKind()})`, () => {
     expect(halfApplied(before.entries), 'transfers half applied after the crash').toEqual([]);
     const transferKeys = before.keys.filter((k) => k.operation === 'transfer');
     // A recorded key always carries its answer (recorded in the same transaction as the movement) …
-    expect(transferKeys.filter((k) => k.response === '').map((k) => k.key), 'keys recorded without an answer').toEqual([]);
+    expect(
+      transferKeys.filter((k) => k.response === '').map((k) => k.key),
+      'keys recorded without an answer',
+    ).toEqual([]);
     // … and the keys and the transfers match one to one.
     const recordedReferences = transferKeys.map((k) => JSON.parse(k.response).reference as string);
     const outReferences = before.entries.filter((e) => e.kind === 'transfer_out').map((e) => e.reference);
@@ -150,7 +180,11 @@ describe(`the production server killed mid-transfer (${dbKind()})`, () => {
     const sample = answeredOk.filter((_, i) => i % Math.max(1, Math.floor(answeredOk.length / 25)) === 0);
     await Promise.all(
       [...lost, ...sample].map(async (t) => {
-        t.retry = await t.payer.client.call('userTransferCoin', { userAccount: t.payee.userAccount, coin: t.coin }, t.key);
+        t.retry = await t.payer.client.call(
+          'userTransferCoin',
+          { userAccount: t.payee.userAccount, coin: t.coin },
+          t.key,
+        );
       }),
     );
     const outcome = { replayed: 0, ranOnce: 0, refused: 0 };
@@ -159,15 +193,20 @@ describe(`the production server killed mid-transfer (${dbKind()})`, () => {
       const r = t.retry!;
       const wasRecorded = recordedKeys.has(`${t.payer.id}:${t.key}`);
       if (t.first.code === 0) {
-        if (!isDeepStrictEqual([r.status, r.code, r.data], [200, 0, t.first.data])) problems.push(`retry of answered ${t.key}: ${JSON.stringify(r)} vs ${JSON.stringify(t.first.data)}`);
+        if (!isDeepStrictEqual([r.status, r.code, r.data], [200, 0, t.first.data]))
+          problems.push(`retry of answered ${t.key}: ${JSON.stringify(r)} vs ${JSON.stringify(t.first.data)}`);
         continue;
       }
       if (r.code === 0) {
         // Committed before the kill: the stored answer comes back. Never committed: it runs now, once.
         if (wasRecorded) outcome.replayed++;
         else outcome.ranOnce++;
-        if (r.data.coin !== t.coin || r.data.payee.userAccount !== t.payee.userAccount) problems.push(`retry of ${t.key} answered ${JSON.stringify(r.data)}`);
-        if (wasRecorded !== committed.has(r.data.reference)) problems.push(`retry of ${t.key}: recorded ${wasRecorded}, reference known ${committed.has(r.data.reference)}`);
+        if (r.data.coin !== t.coin || r.data.payee.userAccount !== t.payee.userAccount)
+          problems.push(`retry of ${t.key} answered ${JSON.stringify(r.data)}`);
+        if (wasRecorded !== committed.has(r.data.reference))
+          problems.push(
+            `retry of ${t.key}: recorded ${wasRecorded}, reference known ${committed.has(r.data.reference)}`,
+          );
       } else if (r.status === 400 && r.code === 40000 && !wasRecorded) {
         outcome.refused++; // never committed, and now the payer lacks the coins: nothing moved, as before
       } else {
@@ -186,7 +225,9 @@ describe(`the production server killed mid-transfer (${dbKind()})`, () => {
     const after = await snapshot(app);
     expect(halfApplied(after.entries)).toEqual([]);
     const succeeded = transfers.filter((t) => t.first.code === 0 || t.retry?.code === 0);
-    const references = new Set(succeeded.map((t) => (t.first.code === 0 ? t.first.data : t.retry!.data).reference as string));
+    const references = new Set(
+      succeeded.map((t) => (t.first.code === 0 ? t.first.data : t.retry!.data).reference as string),
+    );
     expect(references.size).toBe(succeeded.length);
     expect(after.entries.filter((e) => e.kind === 'transfer_out').length).toBe(succeeded.length);
     const expected = new Map(members.map((m) => [m.id, OPENING_BALANCE]));
@@ -194,7 +235,9 @@ describe(`the production server killed mid-transfer (${dbKind()})`, () => {
       expected.set(t.payer.id, expected.get(t.payer.id)! - t.coin);
       expected.set(t.payee.id, expected.get(t.payee.id)! + t.coin);
     }
-    expect(Object.fromEntries(members.map((m) => [m.userAccount, after.balances.get(m.id)]))).toEqual(Object.fromEntries(members.map((m) => [m.userAccount, expected.get(m.id)])));
+    expect(Object.fromEntries(members.map((m) => [m.userAccount, after.balances.get(m.id)]))).toEqual(
+      Object.fromEntries(members.map((m) => [m.userAccount, expected.get(m.id)])),
+    );
     await expectLedgerConsistent(app);
     // And the restarted production server's own ledger check agrees.
     const check = await admin.ok('coinLedgerCheck');

@@ -29,7 +29,8 @@ const REBATE_PERCENT = 10;
 const SEED = ((): number => {
   const raw = process.env.LEDGER_SEED;
   if (raw === undefined || raw === '') return Math.floor(Math.random() * 2 ** 32);
-  if (!/^\d+$/.test(raw) || Number(raw) >= 2 ** 32) throw new Error(`LEDGER_SEED must be an integer from 0 to ${2 ** 32 - 1}, got "${raw}"`);
+  if (!/^\d+$/.test(raw) || Number(raw) >= 2 ** 32)
+    throw new Error(`LEDGER_SEED must be an integer from 0 to ${2 ** 32 - 1}, got "${raw}"`);
   return Number(raw);
 })();
 
@@ -106,7 +107,10 @@ let baseUrl = '';
 class HttpClient {
   cookie: string | undefined;
 
-  async call(operationId: OperationId, options: { query?: Record<string, string | number>; body?: unknown; key?: string } = {}): Promise<Answer> {
+  async call(
+    operationId: OperationId,
+    options: { query?: Record<string, string | number>; body?: unknown; key?: string } = {},
+  ): Promise<Answer> {
     const op = operationById.get(operationId);
     if (!op) throw new Error(`unknown operation ${operationId}`);
     const qs = new URLSearchParams(Object.entries(options.query ?? {}).map(([k, v]) => [k, String(v)])).toString();
@@ -119,12 +123,17 @@ class HttpClient {
       headers['content-type'] = 'application/json';
     }
     stats.requests++;
-    const counter = stats.byOperation.get(operationId) ?? stats.byOperation.set(operationId, { sent: 0, ok: 0 }).get(operationId)!;
+    const counter =
+      stats.byOperation.get(operationId) ?? stats.byOperation.set(operationId, { sent: 0, ok: 0 }).get(operationId)!;
     counter.sent++;
     let status: number;
     let text: string;
     try {
-      const response = await fetch(`${baseUrl}${op.path}${qs ? `?${qs}` : ''}`, { method: op.method, headers, body: payload });
+      const response = await fetch(`${baseUrl}${op.path}${qs ? `?${qs}` : ''}`, {
+        method: op.method,
+        headers,
+        body: payload,
+      });
       status = response.status;
       for (const c of response.headers.getSetCookie()) {
         const [pair] = c.split(';');
@@ -132,10 +141,14 @@ class HttpClient {
       }
       text = await response.text();
     } catch (error) {
-      note('transport', `${operationId}: ${(error as Error).message} ${String((error as { cause?: unknown }).cause ?? '')}`);
+      note(
+        'transport',
+        `${operationId}: ${(error as Error).message} ${String((error as { cause?: unknown }).cause ?? '')}`,
+      );
       return { status: 0, code: -1, message: 'transport', data: null };
     }
-    if (status >= 500) note('serverErrors', `${operationId} ${JSON.stringify(options.body)} → ${status} ${text.slice(0, 300)}`);
+    if (status >= 500)
+      note('serverErrors', `${operationId} ${JSON.stringify(options.body)} → ${status} ${text.slice(0, 300)}`);
     let json: any;
     try {
       json = JSON.parse(text);
@@ -144,14 +157,22 @@ class HttpClient {
       return { status, code: -1, message: text, data: null };
     }
     const validate = responseValidator(operationId, status);
-    if (!validate) note('contract', `${operationId} answered ${status}, which openapi.yaml does not declare: ${text.slice(0, 200)}`);
-    else if (!validate(json)) note('contract', `${operationId} ${status} does not match openapi.yaml: ${JSON.stringify(validate.errors)} ${text.slice(0, 200)}`);
+    if (!validate)
+      note('contract', `${operationId} answered ${status}, which openapi.yaml does not declare: ${text.slice(0, 200)}`);
+    else if (!validate(json))
+      note(
+        'contract',
+        `${operationId} ${status} does not match openapi.yaml: ${JSON.stringify(validate.errors)} ${text.slice(0, 200)}`,
+      );
     if (json.code === 0) counter.ok++;
     return { status, code: json.code, message: json.message, data: json.data };
   }
 
   /** Setup calls: anything but success stops the test. */
-  async ok(operationId: OperationId, options: { query?: Record<string, string | number>; body?: unknown; key?: string } = {}): Promise<any> {
+  async ok(
+    operationId: OperationId,
+    options: { query?: Record<string, string | number>; body?: unknown; key?: string } = {},
+  ): Promise<any> {
     const answer = await this.call(operationId, options);
     if (answer.code !== 0) throw new Error(`${operationId} failed: ${answer.status} ${answer.code} ${answer.message}`);
     return answer.data;
@@ -250,14 +271,18 @@ describe(`ledger simulation over HTTP (${dbKind()})`, () => {
   const keySequence: number[] = [];
   let operationsStarted = 0;
 
-  const newKey = (worker: number) => `L${SEED.toString(36).padStart(7, '0')}w${worker}n${(keySequence[worker] = (keySequence[worker] ?? 0) + 1).toString(36)}`;
+  const newKey = (worker: number) =>
+    `L${SEED.toString(36).padStart(7, '0')}w${worker}n${(keySequence[worker] = (keySequence[worker] ?? 0) + 1).toString(36)}`;
 
   async function attempt(k: Keyed): Promise<Answer> {
     const retryOfSuccess = k.success !== undefined;
     const answer = await k.client.call(k.operationId, { body: k.body, key: k.key });
     if (answer.status === 0) return answer;
     if (!k.expected.some(([s, c]) => s === answer.status && c === answer.code)) {
-      note('unexpected', `${k.operationId} ${JSON.stringify(k.body)} key ${k.key} → ${answer.status} ${answer.code} ${answer.message}`);
+      note(
+        'unexpected',
+        `${k.operationId} ${JSON.stringify(k.body)} key ${k.key} → ${answer.status} ${answer.code} ${answer.message}`,
+      );
     }
     if (answer.code === 0) {
       if (k.success === undefined) {
@@ -266,11 +291,17 @@ describe(`ledger simulation over HTTP (${dbKind()})`, () => {
       } else {
         stats.replays++;
         if (!isDeepStrictEqual(answer.data, k.success.data)) {
-          note('divergentRetries', `${k.operationId} key ${k.key}: ${JSON.stringify(answer.data)} after ${JSON.stringify(k.success.data)}`);
+          note(
+            'divergentRetries',
+            `${k.operationId} key ${k.key}: ${JSON.stringify(answer.data)} after ${JSON.stringify(k.success.data)}`,
+          );
         }
       }
     } else if (retryOfSuccess) {
-      note('divergentRetries', `${k.operationId} key ${k.key}: retry of a success answered ${answer.status} ${answer.code} ${answer.message}`);
+      note(
+        'divergentRetries',
+        `${k.operationId} key ${k.key}: retry of a success answered ${answer.status} ${answer.code} ${answer.message}`,
+      );
     }
     if (!k.settled) {
       k.settled = true;
@@ -320,8 +351,10 @@ describe(`ledger simulation over HTTP (${dbKind()})`, () => {
       settled: false,
       apply(data) {
         if (kind !== 'normal') return; // already flagged as unexpected
-        if (data.coin !== coin || data.payee?.userAccount !== payee.userAccount) note('model', `transfer answered ${JSON.stringify(data)} for ${coin} to ${payee.userAccount}`);
-        if (transferReferences.has(data.reference)) note('model', `transfer reference ${data.reference} answered for two keys`);
+        if (data.coin !== coin || data.payee?.userAccount !== payee.userAccount)
+          note('model', `transfer answered ${JSON.stringify(data)} for ${coin} to ${payee.userAccount}`);
+        if (transferReferences.has(data.reference))
+          note('model', `transfer reference ${data.reference} answered for two keys`);
         transferReferences.add(data.reference);
         model.transfer(payer.id, payee.id, coin);
       },
@@ -339,7 +372,8 @@ describe(`ledger simulation over HTTP (${dbKind()})`, () => {
       expected: direction === 'add' ? [OK] : [OK, REFUSED],
       settled: false,
       apply(data) {
-        if (data.userAccount !== target.userAccount) note('model', `admin ${direction} answered ${JSON.stringify(data)} for ${target.userAccount}`);
+        if (data.userAccount !== target.userAccount)
+          note('model', `admin ${direction} answered ${JSON.stringify(data)} for ${target.userAccount}`);
         if (direction === 'add') model.issue(target.id, coin, 'admin_add');
         else model.remove(target.id, coin, 'admin_reduce');
       },
@@ -348,7 +382,9 @@ describe(`ledger simulation over HTTP (${dbKind()})`, () => {
 
   function movingRequest(rnd: Random, worker: number): Keyed {
     const r = rnd.next();
-    return r < 0.6 ? transferRequest(rnd, worker, 'normal') : adminChangeRequest(rnd, worker, r < 0.8 ? 'add' : 'reduce');
+    return r < 0.6
+      ? transferRequest(rnd, worker, 'normal')
+      : adminChangeRequest(rnd, worker, r < 0.8 ? 'add' : 'reduce');
   }
 
   function orderSubmitRequest(rnd: Random, worker: number): Keyed {
@@ -365,8 +401,17 @@ describe(`ledger simulation over HTTP (${dbKind()})`, () => {
       settled: false,
       apply(data) {
         if (offShelf) return;
-        if (data.status !== 'pending' || data.addCoin !== pkg.addCoin || data.userAccount !== buyer.userAccount) note('model', `order submitted as ${JSON.stringify(data)}`);
-        const order: SimOrder = { id: data.id, orderNo: data.orderNo, buyer, addCoin: data.addCoin, confirmations: 0, cancelled: false, settled: false };
+        if (data.status !== 'pending' || data.addCoin !== pkg.addCoin || data.userAccount !== buyer.userAccount)
+          note('model', `order submitted as ${JSON.stringify(data)}`);
+        const order: SimOrder = {
+          id: data.id,
+          orderNo: data.orderNo,
+          buyer,
+          addCoin: data.addCoin,
+          confirmations: 0,
+          cancelled: false,
+          settled: false,
+        };
         orders.push(order);
         pendingOrders.push(order);
       },
@@ -389,7 +434,8 @@ describe(`ledger simulation over HTTP (${dbKind()})`, () => {
       expected: [OK, CONFLICT],
       settled: false,
       apply(data) {
-        if (data.status !== 'paid' || data.orderNo !== order.orderNo) note('model', `confirmation answered ${JSON.stringify(data)}`);
+        if (data.status !== 'paid' || data.orderNo !== order.orderNo)
+          note('model', `confirmation answered ${JSON.stringify(data)}`);
         order.confirmations++;
         settle(order);
         model.issue(order.buyer.id, order.addCoin, 'order_credit');
@@ -420,7 +466,8 @@ describe(`ledger simulation over HTTP (${dbKind()})`, () => {
       settled: false,
       apply(data) {
         const coin = pkg ? pkg.addCoin : (body.coin as number);
-        if (data.codes.length !== count || data.coin !== coin) note('model', `redeem batch answered ${JSON.stringify(data)} for ${JSON.stringify(body)}`);
+        if (data.codes.length !== count || data.coin !== coin)
+          note('model', `redeem batch answered ${JSON.stringify(data)} for ${JSON.stringify(body)}`);
         for (const code of data.codes as string[]) {
           const c: SimCode = { code, coin: data.coin, redemptions: 0, attempts: 0 };
           unusedCodes.push(c);
@@ -441,7 +488,8 @@ describe(`ledger simulation over HTTP (${dbKind()})`, () => {
       expected: fresh ? [OK, REFUSED, TOO_MANY] : [REFUSED, TOO_MANY],
       settled: false,
       apply(data) {
-        if (data.userAccount !== member.userAccount) note('model', `redemption answered ${JSON.stringify(data)} for ${member.userAccount}`);
+        if (data.userAccount !== member.userAccount)
+          note('model', `redemption answered ${JSON.stringify(data)} for ${member.userAccount}`);
         code.redemptions++;
         model.issue(member.id, code.coin, 'redeem');
       },
@@ -457,7 +505,8 @@ describe(`ledger simulation over HTTP (${dbKind()})`, () => {
   async function redeem(k: Keyed, member: Member) {
     const answer = await attempt(k);
     if (answer.code === 40000) member.redeemFailures++;
-    if (answer.code === 42900) note('model', `member ${member.userAccount} was locked out of redemptions (failures ${member.redeemFailures})`);
+    if (answer.code === 42900)
+      note('model', `member ${member.userAccount} was locked out of redemptions (failures ${member.redeemFailures})`);
     return answer;
   }
 
@@ -474,8 +523,19 @@ describe(`ledger simulation over HTTP (${dbKind()})`, () => {
     ['concurrentRetry', 5],
     ['wrongBody', 2],
     ['statement', 2],
-    ...(WITH_ORDERS ? ([['orderSubmit', 6], ['orderConfirm', 6], ['orderCancel', 1]] as [string, number][]) : []),
-    ...(WITH_REDEEM ? ([['redeemGenerate', 2], ['redeemUse', 5]] as [string, number][]) : []),
+    ...(WITH_ORDERS
+      ? ([
+          ['orderSubmit', 6],
+          ['orderConfirm', 6],
+          ['orderCancel', 1],
+        ] as [string, number][])
+      : []),
+    ...(WITH_REDEEM
+      ? ([
+          ['redeemGenerate', 2],
+          ['redeemUse', 5],
+        ] as [string, number][])
+      : []),
   ];
   const TOTAL_WEIGHT = WEIGHTS.reduce((n, [, w]) => n + w, 0);
   function choose(rnd: Random): string {
@@ -527,8 +587,15 @@ describe(`ledger simulation over HTTP (${dbKind()})`, () => {
         const candidates = retryPool.filter((k) => k.success !== undefined && typeof k.body.coin === 'number');
         if (candidates.length === 0) return step(rnd, worker);
         const k = rnd.pick(candidates);
-        const answer = await k.client.call(k.operationId, { body: { ...k.body, coin: (k.body.coin as number) + 1 }, key: k.key });
-        if (answer.status !== 409 || answer.code !== 40900) note('unexpected', `${k.operationId} key ${k.key} reused with another amount → ${answer.status} ${answer.code} ${answer.message}`);
+        const answer = await k.client.call(k.operationId, {
+          body: { ...k.body, coin: (k.body.coin as number) + 1 },
+          key: k.key,
+        });
+        if (answer.status !== 409 || answer.code !== 40900)
+          note(
+            'unexpected',
+            `${k.operationId} key ${k.key} reused with another amount → ${answer.status} ${answer.code} ${answer.message}`,
+          );
         else stats.wrongBody409++;
         return;
       }
@@ -542,13 +609,22 @@ describe(`ledger simulation over HTTP (${dbKind()})`, () => {
         await attempt(orderSubmitRequest(rnd, worker));
         return;
       case 'orderConfirm': {
-        const order = pendingOrders.length > 0 && rnd.chance(0.85) ? rnd.pick(pendingOrders) : orders.length > 0 ? rnd.pick(orders) : undefined;
+        const order =
+          pendingOrders.length > 0 && rnd.chance(0.85)
+            ? rnd.pick(pendingOrders)
+            : orders.length > 0
+              ? rnd.pick(orders)
+              : undefined;
         if (!order) return step(rnd, worker);
         if (rnd.chance(0.25)) {
           // Two admins (or two tabs) confirming the same order with their own keys: one credit.
           stats.doubleConfirms++;
-          const answers = await Promise.all([attempt(orderConfirmRequest(worker, order)), attempt(orderConfirmRequest(worker, order))]);
-          if (answers.every((a) => a.code === 40900) && !order.settled) note('model', `order ${order.orderNo}: both concurrent confirmations refused`);
+          const answers = await Promise.all([
+            attempt(orderConfirmRequest(worker, order)),
+            attempt(orderConfirmRequest(worker, order)),
+          ]);
+          if (answers.every((a) => a.code === 40900) && !order.settled)
+            note('model', `order ${order.orderNo}: both concurrent confirmations refused`);
         } else {
           const answer = await attempt(orderConfirmRequest(worker, order));
           if (answer.code === 40900) settle(order);
@@ -593,12 +669,17 @@ describe(`ledger simulation over HTTP (${dbKind()})`, () => {
             return step(rnd, worker);
           }
           stats.doubleRedeems++;
-          const answers = await Promise.all([redeem(redeemUseRequest(worker, a, code, true), a), redeem(redeemUseRequest(worker, b, code, true), b)]);
-          if (answers.every((x) => x.code === 40000)) note('model', `code ${code.code}: both concurrent redemptions refused`);
+          const answers = await Promise.all([
+            redeem(redeemUseRequest(worker, a, code, true), a),
+            redeem(redeemUseRequest(worker, b, code, true), b),
+          ]);
+          if (answers.every((x) => x.code === 40000))
+            note('model', `code ${code.code}: both concurrent redemptions refused`);
         } else {
           const member = carefulMember(rnd) ?? rnd.pick(members);
           const answer = await redeem(redeemUseRequest(worker, member, code, true), member);
-          if (answer.code === 40000) note('unexpected', `fresh code ${code.code} refused for ${member.userAccount}: ${answer.message}`);
+          if (answer.code === 40000)
+            note('unexpected', `fresh code ${code.code} refused for ${member.userAccount}: ${answer.message}`);
         }
         // A code nobody got (every try locked out, already noted) goes back to the pool; a used one is kept for reuse tries.
         (code.redemptions > 0 ? spentCodes : unusedCodes).push(code);
@@ -627,22 +708,32 @@ describe(`ledger simulation over HTTP (${dbKind()})`, () => {
   }
 
   beforeAll(async () => {
-    console.log(`ledger simulation (${dbKind()}): seed ${SEED} — replay with LEDGER_SEED=${SEED}; orders ${WITH_ORDERS ? 'on' : 'off'}, redeem codes ${WITH_REDEEM ? 'on' : 'off'}`);
+    console.log(
+      `ledger simulation (${dbKind()}): seed ${SEED} — replay with LEDGER_SEED=${SEED}; orders ${WITH_ORDERS ? 'on' : 'off'}, redeem codes ${WITH_REDEEM ? 'on' : 'off'}`,
+    );
     app = await startTestApp();
     await app.built.fastify.listen({ port: 0, host: '127.0.0.1' });
     baseUrl = `http://127.0.0.1:${(app.built.fastify.server.address() as AddressInfo).port}`;
     await admin.ok('userLogin', { body: ADMIN });
-    await admin.ok('basicInformationUpdate', { body: { id: 1, addCoin: SIGNUP_BONUS, rebatePercent: REBATE_PERCENT, amount: 0 } });
+    await admin.ok('basicInformationUpdate', {
+      body: { id: 1, addCoin: SIGNUP_BONUS, rebatePercent: REBATE_PERCENT, amount: 0 },
+    });
 
     // Plain users and agents, created by the admin (no sign-up bonus) and logged in once each.
-    const accounts = Array.from({ length: PLAIN_USERS + AGENTS }, (_, i) => ({ userAccount: uniqueAccount('s'), agent: i < AGENTS }));
+    const accounts = Array.from({ length: PLAIN_USERS + AGENTS }, (_, i) => ({
+      userAccount: uniqueAccount('s'),
+      agent: i < AGENTS,
+    }));
     const created = await limited(accounts, 4, async ({ userAccount, agent }) => {
-      const id: number = await admin.ok('userAdd', { body: { userAccount, userPassword: PASSWORD, userRole: agent ? 'agent' : 'user' } });
+      const id: number = await admin.ok('userAdd', {
+        body: { userAccount, userPassword: PASSWORD, userRole: agent ? 'agent' : 'user' },
+      });
       const client = new HttpClient();
       await client.ok('userLogin', { body: { userAccount, userPassword: PASSWORD } });
       return { id, userAccount, client, agentId: null, redeemFailures: 0, agent };
     });
-    for (const m of created) members.push({ id: m.id, userAccount: m.userAccount, client: m.client, agentId: null, redeemFailures: 0 });
+    for (const m of created)
+      members.push({ id: m.id, userAccount: m.userAccount, client: m.client, agentId: null, redeemFailures: 0 });
 
     // Subordinates register with an agent's invitation code (the sign-up bonus is issued coins; their orders earn rebates).
     for (const agent of created.filter((m) => m.agent)) {
@@ -650,7 +741,9 @@ describe(`ledger simulation over HTTP (${dbKind()})`, () => {
       for (let i = 0; i < SUBORDINATES_PER_AGENT; i++) {
         const userAccount = uniqueAccount('d');
         const client = new HttpClient();
-        const id: number = await client.ok('userRegister', { body: { userAccount, userPassword: PASSWORD, checkPassword: PASSWORD, invitationCode } });
+        const id: number = await client.ok('userRegister', {
+          body: { userAccount, userPassword: PASSWORD, checkPassword: PASSWORD, invitationCode },
+        });
         await client.ok('userLogin', { body: { userAccount, userPassword: PASSWORD } });
         model.issue(id, SIGNUP_BONUS, 'signup_bonus');
         members.push({ id, userAccount, client, agentId: agent.id, redeemFailures: 0 });
@@ -659,8 +752,15 @@ describe(`ledger simulation over HTTP (${dbKind()})`, () => {
 
     if (WITH_ORDERS) {
       // Coins divisible by 100/REBATE_PERCENT: the rebate is exact whichever way it is rounded.
-      for (const [addCoin, onShelf] of [[100, true], [500, true], [1200, true], [300, false]] as const) {
-        const id: number = await admin.ok('mallAdd', { body: { coinName: `套餐${addCoin}`, amount: addCoin * 10, addCoin, status: onShelf ? 1 : 0, sort: 0 } });
+      for (const [addCoin, onShelf] of [
+        [100, true],
+        [500, true],
+        [1200, true],
+        [300, false],
+      ] as const) {
+        const id: number = await admin.ok('mallAdd', {
+          body: { coinName: `套餐${addCoin}`, amount: addCoin * 10, addCoin, status: onShelf ? 1 : 0, sort: 0 },
+        });
         packages.push({ id, addCoin, onShelf });
       }
     }
@@ -717,7 +817,13 @@ describe(`ledger simulation over HTTP (${dbKind()})`, () => {
     const sums = new Map<number, number>();
     for (const e of entries) sums.set(e.userId, (sums.get(e.userId) ?? 0) + e.amount);
     const wrong = users
-      .map((u) => ({ id: Number(u.id), userAccount: u.userAccount, coin: Number(u.coin), sum: sums.get(Number(u.id)) ?? 0, model: model.balanceOf(Number(u.id)) }))
+      .map((u) => ({
+        id: Number(u.id),
+        userAccount: u.userAccount,
+        coin: Number(u.coin),
+        sum: sums.get(Number(u.id)) ?? 0,
+        model: model.balanceOf(Number(u.id)),
+      }))
       .filter((u) => u.coin !== u.sum || u.coin !== u.model || u.coin < 0);
     expect(wrong, `balances vs entries vs model (seed ${SEED})`).toEqual([]);
     const total = users.reduce((n, u) => n + Number(u.coin), 0);
@@ -728,23 +834,42 @@ describe(`ledger simulation over HTTP (${dbKind()})`, () => {
     for (const e of entries) byKind.set(e.kind, (byKind.get(e.kind) ?? 0) + 1);
     expect(Object.fromEntries([...byKind].sort())).toEqual(Object.fromEntries([...model.entries].sort()));
     const byReference = new Map<string, number>();
-    for (const e of entries) if (e.kind === 'transfer_out' || e.kind === 'transfer_in') byReference.set(e.reference, (byReference.get(e.reference) ?? 0) + 1);
-    expect([...transferReferences].filter((r) => byReference.get(r) !== 2), 'answered transfers without exactly one pair of entries').toEqual([]);
+    for (const e of entries)
+      if (e.kind === 'transfer_out' || e.kind === 'transfer_in')
+        byReference.set(e.reference, (byReference.get(e.reference) ?? 0) + 1);
+    expect(
+      [...transferReferences].filter((r) => byReference.get(r) !== 2),
+      'answered transfers without exactly one pair of entries',
+    ).toEqual([]);
     expect(byReference.size).toBe(transferReferences.size);
 
     if (WITH_ORDERS) {
-      expect(orders.filter((o) => o.confirmations > 1 || (o.confirmations > 0 && o.cancelled)).map((o) => o.orderNo), 'orders confirmed twice, or confirmed and cancelled').toEqual([]);
+      expect(
+        orders.filter((o) => o.confirmations > 1 || (o.confirmations > 0 && o.cancelled)).map((o) => o.orderNo),
+        'orders confirmed twice, or confirmed and cancelled',
+      ).toEqual([]);
       const credits = new Map<string, number>();
-      for (const e of entries) if (e.kind === 'order_credit') credits.set(e.reference, (credits.get(e.reference) ?? 0) + 1);
+      for (const e of entries)
+        if (e.kind === 'order_credit') credits.set(e.reference, (credits.get(e.reference) ?? 0) + 1);
       expect([...credits.values()].filter((n) => n !== 1)).toEqual([]);
       expect(credits.size).toBe(orders.filter((o) => o.confirmations === 1).length);
       const paid = await db.selectFrom('orders').select(['orderNo', 'status']).execute();
       const confirmed = new Set(orders.filter((o) => o.confirmations === 1).map((o) => o.orderNo));
-      expect(paid.filter((o) => (o.status === 'paid') !== confirmed.has(o.orderNo)).map((o) => o.orderNo), 'paid orders vs confirmations').toEqual([]);
+      expect(
+        paid.filter((o) => (o.status === 'paid') !== confirmed.has(o.orderNo)).map((o) => o.orderNo),
+        'paid orders vs confirmations',
+      ).toEqual([]);
     }
     if (WITH_REDEEM) {
-      expect(allCodes.filter((c) => c.redemptions > 1).map((c) => c.code), 'codes redeemed twice').toEqual([]);
-      const used = await db.selectFrom('redeemCodes').select(['code', 'usedBy']).where('usedBy', 'is not', null).execute();
+      expect(
+        allCodes.filter((c) => c.redemptions > 1).map((c) => c.code),
+        'codes redeemed twice',
+      ).toEqual([]);
+      const used = await db
+        .selectFrom('redeemCodes')
+        .select(['code', 'usedBy'])
+        .where('usedBy', 'is not', null)
+        .execute();
       expect(used.length).toBe(allCodes.filter((c) => c.redemptions === 1).length);
     }
 

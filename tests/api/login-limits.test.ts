@@ -63,7 +63,9 @@ describe('login lock per account', () => {
     // Three seconds before a quarter hour of the epoch: a fixed-window counter would forget everything at :00.
     const quarter = 15 * MINUTE;
     const clock = app().clock;
-    clock.advance(quarter - (clock.current % quarter) - 3000 + (clock.current % quarter > quarter - 3000 ? quarter : 0));
+    clock.advance(
+      quarter - (clock.current % quarter) - 3000 + (clock.current % quarter > quarter - 3000 ? quarter : 0),
+    );
     for (let i = 0; i < 5; i++) {
       expect((await login(userAccount, WRONG, freshIp())).code).toBe(40000);
       clock.advance(1000);
@@ -134,7 +136,9 @@ describe('login lock per address', () => {
 
 describe('registration limit per address', () => {
   const register = (ip: string, userAccount = uniqueAccount('reg')) =>
-    app().client().call('userRegister', { body: { userAccount, userPassword: PASSWORD, checkPassword: PASSWORD }, ip });
+    app()
+      .client()
+      .call('userRegister', { body: { userAccount, userPassword: PASSWORD, checkPassword: PASSWORD }, ip });
 
   it('allows 10 registrations per address per hour, then answers 429 / 42900 with Retry-After', async () => {
     const ip = freshIp();
@@ -182,8 +186,14 @@ describe('no secret ever leaves the server', () => {
     const sub = await app().newUser({ invitationCode: code });
     const c = app().client();
     const results: [string, CallResult][] = [
-      ['userLogin', await c.call('userLogin', { body: { userAccount: sub.userAccount, userPassword: PASSWORD }, ip: freshIp() })],
-      ['userLogin wrong', await c.call('userLogin', { body: { userAccount: sub.userAccount, userPassword: WRONG }, ip: freshIp() })],
+      [
+        'userLogin',
+        await c.call('userLogin', { body: { userAccount: sub.userAccount, userPassword: PASSWORD }, ip: freshIp() }),
+      ],
+      [
+        'userLogin wrong',
+        await c.call('userLogin', { body: { userAccount: sub.userAccount, userPassword: WRONG }, ip: freshIp() }),
+      ],
       ['userGetLogin', await c.call('userGetLogin')],
       ['userGet', await admin.call('userGet', { query: { id: sub.id } })],
       ['userList', await admin.call('userList', { query: { pageSize: 100 } })],
@@ -191,7 +201,15 @@ describe('no secret ever leaves the server', () => {
       ['userSubordinate', await agent.client.call('userSubordinate', { body: {} })],
       ['userGetUserInfo', await c.call('userGetUserInfo', { query: { userAccount: agent.userAccount } })],
       ['userGetInvitationCode', await c.call('userGetInvitationCode')],
-      ['userRegister', await app().client().call('userRegister', { body: { userAccount: uniqueAccount('sec'), userPassword: PASSWORD, checkPassword: PASSWORD }, ip: freshIp() })],
+      [
+        'userRegister',
+        await app()
+          .client()
+          .call('userRegister', {
+            body: { userAccount: uniqueAccount('sec'), userPassword: PASSWORD, checkPassword: PASSWORD },
+            ip: freshIp(),
+          }),
+      ],
       ['userLogout', await c.call('userLogout')],
       ['userGetLogin stale', await c.call('userGetLogin')],
     ];

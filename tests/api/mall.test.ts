@@ -17,9 +17,13 @@ let nameCounter = 0;
 const uniqueName = (prefix = '套餐') => `${prefix}${Date.now() % 100000}-${nameCounter++}`;
 
 /** Adds a package as the seed admin and answers its id. */
-async function addPackage(fields: { coinName?: string; amount?: number; addCoin?: number; status?: 0 | 1; sort?: number } = {}): Promise<number> {
+async function addPackage(
+  fields: { coinName?: string; amount?: number; addCoin?: number; status?: 0 | 1; sort?: number } = {},
+): Promise<number> {
   const admin = await app().admin();
-  return admin.ok('mallAdd', { body: { coinName: uniqueName(), amount: 1000, addCoin: 100, status: 1, sort: 0, ...fields } });
+  return admin.ok('mallAdd', {
+    body: { coinName: uniqueName(), amount: 1000, addCoin: 100, status: 1, sort: 0, ...fields },
+  });
 }
 
 describe('mallAdd / mallGet', () => {
@@ -34,11 +38,25 @@ describe('mallAdd / mallGet', () => {
 
     const got = await admin.ok('mallGet', { query: { id } });
     const now = app().clock.now();
-    expect(got).toEqual({ id, coinName, amount: 1990, addCoin: 200, status: 1, sort: 5, orders: 0, createdAt: now, updatedAt: now });
+    expect(got).toEqual({
+      id,
+      coinName,
+      amount: 1990,
+      addCoin: 200,
+      status: 1,
+      sort: 5,
+      orders: 0,
+      createdAt: now,
+      updatedAt: now,
+    });
 
     const audit = await packageAudit(id);
     expect(audit.map((a) => a.action)).toEqual(['package.add']);
-    expect(audit[0]).toMatchObject({ actorId: await adminId(), targetType: 'package', after: { coinName, amount: 1990, addCoin: 200, status: 1, sort: 5 } });
+    expect(audit[0]).toMatchObject({
+      actorId: await adminId(),
+      targetType: 'package',
+      after: { coinName, amount: 1990, addCoin: 200, status: 1, sort: 5 },
+    });
   });
 
   it('puts a package on shelf with sort 0 when status and sort are not given', async () => {
@@ -86,12 +104,21 @@ describe('mallUpdate', () => {
     expect(after).toEqual({ ...before, amount: 900, updatedAt: app().clock.now() });
 
     await admin.ok('mallUpdate', { body: { id, coinName: '改名套餐', addCoin: 120, sort: 1, status: 0 } });
-    expect(await admin.ok('mallGet', { query: { id } })).toMatchObject({ coinName: '改名套餐', amount: 900, addCoin: 120, sort: 1, status: 0 });
+    expect(await admin.ok('mallGet', { query: { id } })).toMatchObject({
+      coinName: '改名套餐',
+      amount: 900,
+      addCoin: 120,
+      sort: 1,
+      status: 0,
+    });
 
     const audit = await packageAudit(id);
     expect(audit.map((a) => a.action)).toEqual(['package.add', 'package.update', 'package.update']);
     expect(audit[1]).toMatchObject({ before: { amount: 1000 }, after: { amount: 900 } });
-    expect(audit[2]).toMatchObject({ before: { coinName: before.coinName, addCoin: 100, sort: 3, status: 1 }, after: { coinName: '改名套餐', addCoin: 120, sort: 1, status: 0 } });
+    expect(audit[2]).toMatchObject({
+      before: { coinName: before.coinName, addCoin: 100, sort: 3, status: 1 },
+      after: { coinName: '改名套餐', addCoin: 120, sort: 1, status: 0 },
+    });
   });
 
   it('answers 404 for an unknown package and 400 for invalid fields', async () => {
@@ -99,7 +126,13 @@ describe('mallUpdate', () => {
     const unknown = await admin.call('mallUpdate', { body: { id: 987_654, amount: 5 } });
     expect([unknown.status, unknown.code]).toEqual([404, 40400]);
     const id = await addPackage();
-    for (const body of [{ id, amount: 0 }, { id, coinName: '' }, { id, addCoin: -3 }, { id, orders: 1 }, { amount: 5 }]) {
+    for (const body of [
+      { id, amount: 0 },
+      { id, coinName: '' },
+      { id, addCoin: -3 },
+      { id, orders: 1 },
+      { amount: 5 },
+    ]) {
       const r = await admin.call('mallUpdate', { body });
       expect([r.status, r.code], JSON.stringify(body)).toEqual([400, 40000]);
     }
@@ -132,7 +165,11 @@ describe('mallShelf / mallList', () => {
     const page = await admin.ok('mallListPage', { body: { pageSize: 100, status: 0 } });
     expect(page.records.map((p: { id: number }) => p.id)).toEqual(expect.arrayContaining([b, off]));
     await admin.ok('mallShelf', { body: { id: off, status: 1 } });
-    expect((await client.ok('mallList')).map((p: { id: number }) => p.id).filter((id: number) => [a, b, c, off].includes(id))).toEqual([a, off, c]);
+    expect(
+      (await client.ok('mallList'))
+        .map((p: { id: number }) => p.id)
+        .filter((id: number) => [a, b, c, off].includes(id)),
+    ).toEqual([a, off, c]);
 
     const audit = await packageAudit(b);
     expect(audit.at(-1)).toMatchObject({ action: 'package.shelf', before: { status: 1 }, after: { status: 0 } });
@@ -159,7 +196,11 @@ describe('mallListPage', () => {
   it('pages all packages with total, filters by status and searches names', async () => {
     const admin = await app().admin();
     const tag = uniqueName('搜');
-    const ids = [await addPackage({ coinName: `${tag}甲` }), await addPackage({ coinName: `${tag}乙`, status: 0 }), await addPackage({ coinName: `${tag}丙` })];
+    const ids = [
+      await addPackage({ coinName: `${tag}甲` }),
+      await addPackage({ coinName: `${tag}乙`, status: 0 }),
+      await addPackage({ coinName: `${tag}丙` }),
+    ];
 
     const all = await admin.ok('mallListPage', { body: { searchText: tag } });
     expect(all).toMatchObject({ total: 3, current: 1, pageSize: 10 });

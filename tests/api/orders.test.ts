@@ -18,17 +18,29 @@ let nameCounter = 0;
 const uniqueName = () => `套餐${Date.now() % 100000}-${nameCounter++}`;
 
 async function addPackage(fields: { amount?: number; addCoin?: number; status?: 0 | 1 } = {}): Promise<number> {
-  return (await app().admin()).ok('mallAdd', { body: { coinName: uniqueName(), amount: 1000, addCoin: 100, status: 1, sort: 0, ...fields } });
+  return (await app().admin()).ok('mallAdd', {
+    body: { coinName: uniqueName(), amount: 1000, addCoin: 100, status: 1, sort: 0, ...fields },
+  });
 }
 
-const submit = (client: ApiClient, packageId: number, key = newKey()) => client.call('orderSubmit', { body: { packageId }, headers: idem(key) });
-const confirm = async (id: number, key = newKey()) => (await app().admin()).call('orderConfirm', { body: { id }, headers: idem(key) });
+const submit = (client: ApiClient, packageId: number, key = newKey()) =>
+  client.call('orderSubmit', { body: { packageId }, headers: idem(key) });
+const confirm = async (id: number, key = newKey()) =>
+  (await app().admin()).call('orderConfirm', { body: { id }, headers: idem(key) });
 
 async function setRebatePercent(rebatePercent: number) {
   await (await app().admin()).ok('basicInformationUpdate', { body: { id: 1, rebatePercent } });
 }
 
-const orderCount = async () => Number((await db().selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+const orderCount = async () =>
+  Number(
+    (
+      await db()
+        .selectFrom('orders')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('orderSubmit', () => {
   it('takes concurrent orders from one buyer without a deadlock (each its own key)', async () => {
@@ -129,7 +141,7 @@ describe('orderSubmit', () => {
 });
 
 describe('orderMy / orderListPage', () => {
-  it('orderMy answers only the caller\'s orders, newest first, filtered by status', async () => {
+  it("orderMy answers only the caller's orders, newest first, filtered by status", async () => {
     const pkg = await addPackage();
     const me = await app().newUser({ role: 'agent' });
     const other = await app().newUser();
@@ -157,7 +169,9 @@ describe('orderMy / orderListPage', () => {
     }
     const paged = await me.client.ok('orderMy', { body: { current: 2, pageSize: 2 } });
     expect(paged.records.map((o: { id: number }) => o.id)).toEqual([a.id]);
-    expect((await me.client.ok('orderMy', { body: { searchText: a.orderNo } })).records.map((o: { id: number }) => o.id)).toEqual([a.id]);
+    expect(
+      (await me.client.ok('orderMy', { body: { searchText: a.orderNo } })).records.map((o: { id: number }) => o.id),
+    ).toEqual([a.id]);
     expect((await app().client().call('orderMy', { body: {} })).code).toBe(40100);
   });
 
@@ -210,7 +224,14 @@ describe('orderConfirm', () => {
     expect(await balanceOf(app(), buyer.id)).toBe(150);
     const entries = await entriesOf(app(), buyer.id);
     expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({ amount: 150, balanceAfter: 150, kind: 'order_credit', reference: order.orderNo, actorId: await adminId(), counterpartyId: null });
+    expect(entries[0]).toMatchObject({
+      amount: 150,
+      balanceAfter: 150,
+      kind: 'order_credit',
+      reference: order.orderNo,
+      actorId: await adminId(),
+      counterpartyId: null,
+    });
 
     const again = await confirm(order.id);
     expect([again.status, again.code, again.message]).toEqual([409, 40900, '订单已处理']);
@@ -228,7 +249,7 @@ describe('orderConfirm', () => {
     expect(JSON.parse(audit[0]!.after!)).toMatchObject({ status: 'paid', addCoin: 150, rebate: null });
   });
 
-  it('gives the agent who invited the buyer the site\'s rebate percentage, once, under the same reference', async () => {
+  it("gives the agent who invited the buyer the site's rebate percentage, once, under the same reference", async () => {
     await setRebatePercent(10);
     try {
       const agent = await app().newUser({ role: 'agent' });
@@ -242,7 +263,14 @@ describe('orderConfirm', () => {
       expect(await balanceOf(app(), agent.id)).toBe(15);
       const rebate = await entriesOf(app(), agent.id);
       expect(rebate).toHaveLength(1);
-      expect(rebate[0]).toMatchObject({ amount: 15, balanceAfter: 15, kind: 'agent_rebate', counterpartyId: buyer.id, reference: order.orderNo, actorId: await adminId() });
+      expect(rebate[0]).toMatchObject({
+        amount: 15,
+        balanceAfter: 15,
+        kind: 'agent_rebate',
+        counterpartyId: buyer.id,
+        reference: order.orderNo,
+        actorId: await adminId(),
+      });
       expect((await entriesOf(app(), buyer.id))[0]).toMatchObject({ kind: 'order_credit', reference: order.orderNo });
 
       // No second rebate for the same order.
@@ -330,7 +358,9 @@ describe('orderConfirm', () => {
       const r = await client.call('orderConfirm', { body: { id: order.id }, headers: idem() });
       expect([r.status, r.code]).toEqual([403, 40101]);
     }
-    const visitor = await app().client().call('orderConfirm', { body: { id: order.id }, headers: idem() });
+    const visitor = await app()
+      .client()
+      .call('orderConfirm', { body: { id: order.id }, headers: idem() });
     expect([visitor.status, visitor.code]).toEqual([401, 40100]);
     const noKey = await (await app().admin()).call('orderConfirm', { body: { id: order.id } });
     expect([noKey.status, noKey.code]).toEqual([400, 40000]);
@@ -356,14 +386,16 @@ describe('orderCancel', () => {
     expect(await entriesOf(app(), buyer.id)).toEqual([]);
   });
 
-  it('refuses another user\'s order with 403 / 40101; an admin cancels any pending order', async () => {
+  it("refuses another user's order with 403 / 40101; an admin cancels any pending order", async () => {
     const buyer = await app().newUser();
     const order = (await submit(buyer.client, await addPackage())).data;
     for (const client of [(await app().newUser()).client, (await app().newUser({ role: 'agent' })).client]) {
       const r = await client.call('orderCancel', { body: { id: order.id } });
       expect([r.status, r.code]).toEqual([403, 40101]);
     }
-    const visitor = await app().client().call('orderCancel', { body: { id: order.id } });
+    const visitor = await app()
+      .client()
+      .call('orderCancel', { body: { id: order.id } });
     expect([visitor.status, visitor.code]).toEqual([401, 40100]);
     expect((await buyer.client.ok('orderMy', { body: {} })).records[0].status).toBe('pending');
 

@@ -30,14 +30,24 @@ describe('platforms', () => {
   it('lets an admin price, describe and shelve a platform, and refuses an undeclared kind', async () => {
     const admin = await app().admin();
     const [gxy] = (await admin.ok('platformListPage', { body: { kind: 'gxy', pageSize: 1 } })).records;
-    await admin.ok('platformUpdate', { body: { id: gxy.id, price: 2, billingUnit: 'per_day', description: '工作日打卡', sort: 1 } });
+    await admin.ok('platformUpdate', {
+      body: { id: gxy.id, price: 2, billingUnit: 'per_day', description: '工作日打卡', sort: 1 },
+    });
     await admin.ok('platformShelf', { body: { id: gxy.id, status: 1 } });
-    expect(await admin.ok('platformGet', { query: { id: gxy.id } })).toMatchObject({ price: 2, billingUnit: 'per_day', status: 1, kindTitle: '工学云', settingsSchema: 'ClockInSettings' });
+    expect(await admin.ok('platformGet', { query: { id: gxy.id } })).toMatchObject({
+      price: 2,
+      billingUnit: 'per_day',
+      status: 1,
+      kindTitle: '工学云',
+      settingsSchema: 'ClockInSettings',
+    });
     const user = await app().newUser();
     expect((await user.client.ok('platformList')).map((p: { id: number }) => p.id)).toContain(gxy.id);
     expect((await user.client.ok('platformOverview', { query: { kind: 'gxy' } })).platform.id).toBe(gxy.id);
 
-    const bad = await admin.call('platformAdd', { body: { kind: 'abc', name: '未知', price: 1, billingUnit: 'per_run' } });
+    const bad = await admin.call('platformAdd', {
+      body: { kind: 'abc', name: '未知', price: 1, billingUnit: 'per_run' },
+    });
     expect([bad.status, bad.code, bad.message]).toEqual([400, 40000, '平台类型不存在']);
     await admin.ok('platformShelf', { body: { id: gxy.id, status: 0 } });
     expect((await user.client.ok('platformOverview', { query: { kind: 'gxy' } })).platform).toBeNull();
@@ -46,12 +56,20 @@ describe('platforms', () => {
 
 describe('service settings', () => {
   it.each([
-    ['a check-in time that is not HH:mm', { ...WEEKDAYS_0830, checkInTime: '25:00' }, '签到时间应为 24 小时制的 HH:mm，如 08:30'],
+    [
+      'a check-in time that is not HH:mm',
+      { ...WEEKDAYS_0830, checkInTime: '25:00' },
+      '签到时间应为 24 小时制的 HH:mm，如 08:30',
+    ],
     ['no day of the week', { ...WEEKDAYS_0830, days: [] }, '打卡日不正确'],
     ['a day of the week out of range', { ...WEEKDAYS_0830, days: [1, 8] }, '星期不能大于 7'],
     ['a missing check-in time', { days: [1], notify: 'inbox' }, '请填写签到时间'],
     ['a setting the schema does not have (a location)', { ...WEEKDAYS_0830, latitude: 31.2 }, '不支持的参数：latitude'],
-    ['course settings', { courses: [{ name: '英语', windowStart: '08:00', windowEnd: '09:00' }], notify: 'inbox' }, '请填写打卡日'],
+    [
+      'course settings',
+      { courses: [{ name: '英语', windowStart: '08:00', windowEnd: '09:00' }], notify: 'inbox' },
+      '请填写打卡日',
+    ],
   ])('refuses %s on a clock-in platform with a field message', async (_, settings, message) => {
     const platformId = await addPlatform(app(), { kind: 'gxy', price: 0, billingUnit: 'per_run' });
     const user = await app().newUser();
@@ -60,8 +78,16 @@ describe('service settings', () => {
   });
 
   it.each([
-    ['an empty course name', { courses: [{ name: '', windowStart: '08:00', windowEnd: '09:00' }], notify: 'inbox' }, '课程名称不能为空'],
-    ['a window that ends before it starts', { courses: [{ name: '英语', windowStart: '10:00', windowEnd: '09:00' }], notify: 'email' }, '课程“英语”的结束时间应晚于开始时间'],
+    [
+      'an empty course name',
+      { courses: [{ name: '', windowStart: '08:00', windowEnd: '09:00' }], notify: 'inbox' },
+      '课程名称不能为空',
+    ],
+    [
+      'a window that ends before it starts',
+      { courses: [{ name: '英语', windowStart: '10:00', windowEnd: '09:00' }], notify: 'email' },
+      '课程“英语”的结束时间应晚于开始时间',
+    ],
     ['no course', { courses: [], notify: 'inbox' }, '课程不正确'],
   ])('refuses %s on a course platform with a field message', async (_, settings, message) => {
     const platformId = await addPlatform(app(), { kind: 'wk', price: 0, billingUnit: 'per_run' });
@@ -109,7 +135,9 @@ describe("one user's services and runs are not another's", () => {
     expect((await stranger.client.ok('runMy', { body: { platformId } })).total).toBe(0);
     expect(await stranger.client.ok('serviceMy')).toEqual([]);
     // Saving on the same platform makes the stranger's own service; the owner's settings stay.
-    const own = await stranger.client.ok('serviceSave', { body: { platformId, settings: { ...WEEKDAYS_0830, checkInTime: '10:00' } } });
+    const own = await stranger.client.ok('serviceSave', {
+      body: { platformId, settings: { ...WEEKDAYS_0830, checkInTime: '10:00' } },
+    });
     expect(own.id).not.toBe(service.id);
     expect((await owner.client.ok('serviceGet', { query: { id: service.id } })).settings).toEqual(WEEKDAYS_0830);
     expect((await owner.client.ok('runMy', { body: {} })).total).toBe(1);

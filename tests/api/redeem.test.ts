@@ -32,26 +32,38 @@ async function newPackage(addCoin: number): Promise<number> {
 }
 
 /** Generates a batch through the API and answers it. */
-async function batch(options: { count?: number; coin?: number; packageId?: number; expiresIn?: number; note?: string } = {}) {
+async function batch(
+  options: { count?: number; coin?: number; packageId?: number; expiresIn?: number; note?: string } = {},
+) {
   const admin = await app().admin();
-  const body: Record<string, unknown> = { count: options.count ?? 1, expiresAt: app().clock.now() + (options.expiresIn ?? DAY) };
+  const body: Record<string, unknown> = {
+    count: options.count ?? 1,
+    expiresAt: app().clock.now() + (options.expiresIn ?? DAY),
+  };
   if (options.packageId !== undefined) body.packageId = options.packageId;
   else body.coin = options.coin ?? 50;
   if (options.note !== undefined) body.note = options.note;
-  return admin.ok<{ batchId: string; coin: number; expiresAt: number; codes: string[] }>('redeemGenerate', { body, headers: idem() });
+  return admin.ok<{ batchId: string; coin: number; expiresAt: number; codes: string[] }>('redeemGenerate', {
+    body,
+    headers: idem(),
+  });
 }
 
 async function codeRow(code: string) {
   return db().selectFrom('redeemCodes').selectAll().where('code', '=', code).executeTakeFirstOrThrow();
 }
 
-const use = (client: ApiClient, code: string, key = newKey()) => client.call('redeemUse', { body: { code }, headers: idem(key) });
+const use = (client: ApiClient, code: string, key = newKey()) =>
+  client.call('redeemUse', { body: { code }, headers: idem(key) });
 
 describe('redeemGenerate', () => {
   it('generates a batch for a coin amount: unique 12-character codes, one batch id, an audit row', async () => {
     const admin = await app().admin();
     const expiresAt = app().clock.now() + DAY;
-    const r = await admin.call('redeemGenerate', { body: { count: 20, coin: 50, expiresAt, note: '活动' }, headers: idem() });
+    const r = await admin.call('redeemGenerate', {
+      body: { count: 20, coin: 50, expiresAt, note: '活动' },
+      headers: idem(),
+    });
     expect([r.status, r.code]).toEqual([200, 0]);
     expect(r.data).toMatchObject({ coin: 50, expiresAt });
     expect(r.data.batchId).toMatch(/^B[0-9a-z]{1,30}$/);
@@ -59,16 +71,34 @@ describe('redeemGenerate', () => {
     expect(new Set(r.data.codes).size).toBe(20);
     for (const code of r.data.codes) expect(code).toMatch(CODE);
 
-    const rows = await db().selectFrom('redeemCodes').selectAll().where('batchId', '=', r.data.batchId).orderBy('id').execute();
+    const rows = await db()
+      .selectFrom('redeemCodes')
+      .selectAll()
+      .where('batchId', '=', r.data.batchId)
+      .orderBy('id')
+      .execute();
     expect(rows.map((row) => row.code)).toEqual(r.data.codes);
     for (const row of rows) {
-      expect(row).toMatchObject({ note: '活动', packageId: null, usedBy: null, usedAt: null, disabledAt: null, createdBy: await adminId() });
+      expect(row).toMatchObject({
+        note: '活动',
+        packageId: null,
+        usedBy: null,
+        usedAt: null,
+        disabledAt: null,
+        createdBy: await adminId(),
+      });
       expect(Number(row.coin)).toBe(50);
       expect(Number(row.expiresAt)).toBe(expiresAt);
     }
     const audit = await listAudit(db(), 'redeem', r.data.batchId);
     expect(audit.map((a) => [a.action, a.actorId])).toEqual([['redeem.generate', await adminId()]]);
-    expect(JSON.parse(audit[0]!.after!)).toMatchObject({ count: 20, coin: 50, packageId: null, expiresAt, note: '活动' });
+    expect(JSON.parse(audit[0]!.after!)).toMatchObject({
+      count: 20,
+      coin: 50,
+      packageId: null,
+      expiresAt,
+      note: '活动',
+    });
   });
 
   it("generates a batch for a package: each code is worth the package's coins", async () => {
@@ -86,7 +116,10 @@ describe('redeemGenerate', () => {
     const admin = await app().admin();
     const packageId = await newPackage(10);
     const expiresAt = app().clock.now() + DAY;
-    for (const body of [{ count: 1, expiresAt }, { count: 1, expiresAt, coin: 5, packageId }]) {
+    for (const body of [
+      { count: 1, expiresAt },
+      { count: 1, expiresAt, coin: 5, packageId },
+    ]) {
       const r = await admin.call('redeemGenerate', { body, headers: idem() });
       expect([r.status, r.code, r.message]).toEqual([400, 40000, '请选择兑换套餐或填写积分，二选一']);
     }
@@ -95,7 +128,10 @@ describe('redeemGenerate', () => {
   it('answers 404 for an unknown package and 40000 for an expiry not in the future; nothing is written', async () => {
     const admin = await app().admin();
     const before = await db().selectFrom('redeemCodes').select('id').execute();
-    const unknown = await admin.call('redeemGenerate', { body: { count: 1, packageId: 999999, expiresAt: app().clock.now() + DAY }, headers: idem() });
+    const unknown = await admin.call('redeemGenerate', {
+      body: { count: 1, packageId: 999999, expiresAt: app().clock.now() + DAY },
+      headers: idem(),
+    });
     expect([unknown.status, unknown.code]).toEqual([404, 40400]);
     for (const expiresAt of [app().clock.now(), app().clock.now() - 1, 0]) {
       const r = await admin.call('redeemGenerate', { body: { count: 1, coin: 5, expiresAt }, headers: idem() });
@@ -119,7 +155,9 @@ describe('redeemGenerate', () => {
   });
 
   it('requires the Idempotency-Key header', async () => {
-    const r = await (await app().admin()).call('redeemGenerate', { body: { count: 1, coin: 5, expiresAt: app().clock.now() + DAY } });
+    const r = await (
+      await app().admin()
+    ).call('redeemGenerate', { body: { count: 1, coin: 5, expiresAt: app().clock.now() + DAY } });
     expect([r.status, r.code]).toEqual([400, 40000]);
   });
 
@@ -145,7 +183,14 @@ describe('redeemUse', () => {
     const row = await codeRow(code);
     const entries = await entriesOf(app(), id);
     expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({ amount: 30, balanceAfter: 30, kind: 'redeem', actorId: id, counterpartyId: null, reference: `${b.batchId}-${row.id}` });
+    expect(entries[0]).toMatchObject({
+      amount: 30,
+      balanceAfter: 30,
+      kind: 'redeem',
+      actorId: id,
+      counterpartyId: null,
+      reference: `${b.batchId}-${row.id}`,
+    });
     expect(entries[0]!.description).toBe(`兑换码 ${code.slice(0, 4)}…`);
     expect(row.usedBy).toBe(id);
     expect(Number(row.usedAt)).toBe(app().clock.now());
@@ -233,11 +278,15 @@ describe('redeemUse', () => {
     const results = await times(50, (i) => use(users[i]!.client, b.codes[0]!));
     const ok = results.filter((r) => r.code === 0);
     expect(ok).toHaveLength(1);
-    expect(results.filter((r) => r.code !== 0).map((r) => [r.status, r.code, r.message])).toEqual(Array.from({ length: 49 }, () => [400, 40000, REFUSED]));
+    expect(results.filter((r) => r.code !== 0).map((r) => [r.status, r.code, r.message])).toEqual(
+      Array.from({ length: 49 }, () => [400, 40000, REFUSED]),
+    );
     const winner = users.find((u) => u.userAccount === ok[0]!.data.userAccount)!;
     expect(ok[0]!.data.coin).toBe(25);
     expect((await codeRow(b.codes[0]!)).usedBy).toBe(winner.id);
-    const entries = (await entriesOf(app())).filter((e) => e.kind === 'redeem' && e.reference.startsWith(`${b.batchId}-`));
+    const entries = (await entriesOf(app())).filter(
+      (e) => e.kind === 'redeem' && e.reference.startsWith(`${b.batchId}-`),
+    );
     expect(entries.map((e) => [e.userId, e.amount])).toEqual([[winner.id, 25]]);
   });
 
@@ -274,7 +323,9 @@ describe('redeemUse', () => {
   });
 
   it('is for logged-in users; requires the key; refuses malformed codes', async () => {
-    const visitor = await app().client().call('redeemUse', { body: { code: 'ABCD2345EFGH' }, headers: idem() });
+    const visitor = await app()
+      .client()
+      .call('redeemUse', { body: { code: 'ABCD2345EFGH' }, headers: idem() });
     expect([visitor.status, visitor.code]).toEqual([401, 40100]);
     const { client } = await app().newUser();
     const noKey = await client.call('redeemUse', { body: { code: 'ABCD2345EFGH' } });
@@ -301,13 +352,21 @@ describe('redeemListPage', () => {
       [ids[1], b.codes[1], 'disabled', null],
       [ids[0], b.codes[0], 'used', userAccount],
     ]);
-    expect(page.records[3]).toMatchObject({ batchId: b.batchId, coin: 3, packageId: null, note: '筛选', expiresAt: b.expiresAt, usedAt: app().clock.now() });
+    expect(page.records[3]).toMatchObject({
+      batchId: b.batchId,
+      coin: 3,
+      packageId: null,
+      note: '筛选',
+      expiresAt: b.expiresAt,
+      usedAt: app().clock.now(),
+    });
 
     const second = await admin.ok('redeemListPage', { body: { batchId: b.batchId, current: 2, pageSize: 3 } });
     expect(second).toMatchObject({ total: 4, current: 2, pageSize: 3 });
     expect(second.records.map((r: any) => r.id)).toEqual([ids[0]]);
 
-    const only = async (status: string) => (await admin.ok('redeemListPage', { body: { batchId: b.batchId, status } })).records.map((r: any) => r.id);
+    const only = async (status: string) =>
+      (await admin.ok('redeemListPage', { body: { batchId: b.batchId, status } })).records.map((r: any) => r.id);
     expect(await only('used')).toEqual([ids[0]]);
     expect(await only('disabled')).toEqual([ids[1]]);
     expect(await only('unused')).toEqual([ids[3], ids[2]]);

@@ -6,11 +6,16 @@ import { useTestApp } from '../helpers/test-app.js';
 
 const app = useTestApp();
 
-const scriptSources = (csp: unknown) => String(csp).split('; ').find((d) => d.startsWith('script-src'));
+const scriptSources = (csp: unknown) =>
+  String(csp)
+    .split('; ')
+    .find((d) => d.startsWith('script-src'));
 
 describe('security headers', () => {
   it('sends a CSP without inline scripts and the usual hardening headers on every API answer', async () => {
-    const r = await app().client().call('basicInformationGet', { query: { id: 1 } });
+    const r = await app()
+      .client()
+      .call('basicInformationGet', { query: { id: 1 } });
     expect(scriptSources(r.headers['content-security-policy'])).toBe("script-src 'self'");
     expect(String(r.headers['content-security-policy'])).toContain("frame-ancestors 'none'");
     expect(r.headers['x-content-type-options']).toBe('nosniff');
@@ -21,11 +26,17 @@ describe('security headers', () => {
   it('allows only the analytics origin an admin sets, and drops it again when cleared', async () => {
     const admin = await app().admin();
     await admin.ok('basicInformationUpdate', { body: { id: 1, analyticsUrl: 'https://stats.example.com/s.js?id=42' } });
-    const withAnalytics = await app().client().call('basicInformationGet', { query: { id: 1 } });
-    expect(scriptSources(withAnalytics.headers['content-security-policy'])).toBe("script-src 'self' https://stats.example.com");
+    const withAnalytics = await app()
+      .client()
+      .call('basicInformationGet', { query: { id: 1 } });
+    expect(scriptSources(withAnalytics.headers['content-security-policy'])).toBe(
+      "script-src 'self' https://stats.example.com",
+    );
 
     await admin.ok('basicInformationUpdate', { body: { id: 1, analyticsUrl: '' } });
-    const cleared = await app().client().call('basicInformationGet', { query: { id: 1 } });
+    const cleared = await app()
+      .client()
+      .call('basicInformationGet', { query: { id: 1 } });
     expect(scriptSources(cleared.headers['content-security-policy'])).toBe("script-src 'self'");
   });
 
@@ -61,7 +72,9 @@ describe('the analytics origin in the Content-Security-Policy', () => {
       const r = await admin.call('basicInformationUpdate', { body: { id: 1, analyticsUrl: bad } });
       expect([r.status, r.code], bad).toEqual([400, 40000]);
     }
-    const r = await app().client().call('basicInformationGet', { query: { id: 1 } });
+    const r = await app()
+      .client()
+      .call('basicInformationGet', { query: { id: 1 } });
     expect(scriptSources(r.headers['content-security-policy'])).toBe("script-src 'self'");
   });
 
@@ -74,7 +87,9 @@ describe('the analytics origin in the Content-Security-Policy', () => {
     ] as const) {
       await context.db.updateTable('siteInformation').set({ analyticsUrl: stored }).where('id', '=', 1).execute();
       await refreshAnalyticsOrigin(context);
-      const r = await app().client().call('basicInformationGet', { query: { id: 1 } });
+      const r = await app()
+        .client()
+        .call('basicInformationGet', { query: { id: 1 } });
       expect(scriptSources(r.headers['content-security-policy']), stored).toBe(sources);
       expect(String(r.headers['content-security-policy']).split('; ')).toHaveLength(10);
     }
@@ -106,14 +121,22 @@ describe('answers Fastify and Node would otherwise give in their own shape', () 
     const { fastify } = app().built;
     await fastify.listen({ host: '127.0.0.1', port: 0 });
     const { port } = fastify.server.address() as AddressInfo;
-    const answer = await new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path: '/api/user/get/login', headers: { 'x-padding': 'a'.repeat(17 * 1024) } }, (res) => {
-        let body = '';
-        res.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-      });
-      req.on('error', reject);
-      req.end();
-    });
+    const answer = await new Promise<{ status: number; headers: Record<string, unknown>; body: string }>(
+      (resolve, reject) => {
+        const req = request(
+          { host: '127.0.0.1', port, path: '/api/user/get/login', headers: { 'x-padding': 'a'.repeat(17 * 1024) } },
+          (res) => {
+            let body = '';
+            res
+              .setEncoding('utf8')
+              .on('data', (c: string) => (body += c))
+              .on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      },
+    );
     expect(answer.status).toBe(431);
     expectEnvelope(answer.status, answer.headers, answer.body);
   });

@@ -54,16 +54,27 @@ describe('cross-site request forgery (Fetch Metadata, Origin, then X-Requested-W
 
   it('requires X-Requested-With from a client that sends neither header', async () => {
     const without = await registerWith({});
-    expect([without.status, without.code, without.message]).toEqual([403, 40300, '请求缺少安全校验头，请刷新页面后重试']);
+    expect([without.status, without.code, without.message]).toEqual([
+      403,
+      40300,
+      '请求缺少安全校验头，请刷新页面后重试',
+    ]);
     expect((await registerWith({ 'x-requested-with': 'XMLHttpRequest' })).code).toBe(0);
   });
 
   it("refuses the seed's state-changing GETs (ban) when another site links to them", async () => {
     const admin = await app().admin();
     const { id } = await app().newUser();
-    const linked = await admin.call('userBan', { query: { id }, withoutCsrf: true, headers: { 'sec-fetch-site': 'cross-site' } });
+    const linked = await admin.call('userBan', {
+      query: { id },
+      withoutCsrf: true,
+      headers: { 'sec-fetch-site': 'cross-site' },
+    });
     expect([linked.status, linked.code]).toEqual([403, 40300]);
-    expect((await admin.call('userBan', { query: { id }, withoutCsrf: true, headers: { 'sec-fetch-site': 'same-origin' } })).code).toBe(0);
+    expect(
+      (await admin.call('userBan', { query: { id }, withoutCsrf: true, headers: { 'sec-fetch-site': 'same-origin' } }))
+        .code,
+    ).toBe(0);
   });
 });
 
@@ -71,16 +82,31 @@ describe('seed-shaped bodies', () => {
   it('registers with an optional userName as the nickname (the account otherwise)', async () => {
     const client = app().client();
     const userAccount = uniqueAccount('n');
-    await client.ok('userRegister', { body: { userAccount, userName: '小明', userPassword: PASSWORD, checkPassword: PASSWORD }, ip: '10.78.0.1' });
-    expect(await client.ok('userLogin', { body: { userAccount, userPassword: PASSWORD } })).toMatchObject({ userAccount, userName: '小明' });
-    const bad = await app().client().call('userRegister', { body: { userAccount: uniqueAccount('n'), userName: ' ', userPassword: PASSWORD, checkPassword: PASSWORD }, ip: '10.78.0.2' });
+    await client.ok('userRegister', {
+      body: { userAccount, userName: '小明', userPassword: PASSWORD, checkPassword: PASSWORD },
+      ip: '10.78.0.1',
+    });
+    expect(await client.ok('userLogin', { body: { userAccount, userPassword: PASSWORD } })).toMatchObject({
+      userAccount,
+      userName: '小明',
+    });
+    const bad = await app()
+      .client()
+      .call('userRegister', {
+        body: { userAccount: uniqueAccount('n'), userName: ' ', userPassword: PASSWORD, checkPassword: PASSWORD },
+        ip: '10.78.0.2',
+      });
     expect([bad.status, bad.code]).toEqual([400, 40000]);
   });
 
   it('saves site information sent back whole as read, ignoring its read-only fields, and still refuses unknown ones', async () => {
     const admin = await app().admin();
     const record = await admin.ok('basicInformationGet', { query: { id: 1 } });
-    expect(await admin.ok('basicInformationUpdate', { body: { ...record, noticeBar: '整条发回', userId: 999_999, updatedAt: 1 } })).toBe(true);
+    expect(
+      await admin.ok('basicInformationUpdate', {
+        body: { ...record, noticeBar: '整条发回', userId: 999_999, updatedAt: 1 },
+      }),
+    ).toBe(true);
     const after = await admin.ok('basicInformationGet', { query: { id: 1 } });
     expect(after.noticeBar).toBe('整条发回');
     expect(after.userId).toBe(await app().adminId());

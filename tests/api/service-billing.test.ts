@@ -24,7 +24,8 @@ async function payingUser(coins: number) {
   return user;
 }
 
-const serviceEntries = async (userId: number) => (await entriesOf(app(), userId)).filter((e) => e.kind === 'service_charge' || e.kind === 'service_refund');
+const serviceEntries = async (userId: number) =>
+  (await entriesOf(app(), userId)).filter((e) => e.kind === 'service_charge' || e.kind === 'service_refund');
 
 describe('billing units', () => {
   it('per_run charges every run when it is claimed', async () => {
@@ -36,7 +37,11 @@ describe('billing units', () => {
     expect(runs.length).toBe(3);
     expect(runs.every((r) => r.state === 'succeeded' && r.charged === 3 && r.chargeReference !== null)).toBe(true);
     const entries = await serviceEntries(user.id);
-    expect(entries.map((e) => [e.kind, e.amount])).toEqual([['service_charge', -3], ['service_charge', -3], ['service_charge', -3]]);
+    expect(entries.map((e) => [e.kind, e.amount])).toEqual([
+      ['service_charge', -3],
+      ['service_charge', -3],
+      ['service_charge', -3],
+    ]);
     expect(new Set(entries.map((e) => e.reference)).size).toBe(3);
     expect(await balanceOf(app(), user.id)).toBe(91);
   });
@@ -102,7 +107,10 @@ describe('failures, retries and refunds', () => {
     expect(run).toMatchObject({ state: 'refunded', attempts: 3, charged: 4 });
     expect(run.refundReference).toBe(`refund-${run.chargeReference}`);
     const entries = await serviceEntries(user.id);
-    expect(entries.map((e) => [e.kind, e.amount])).toEqual([['service_charge', -4], ['service_refund', 4]]);
+    expect(entries.map((e) => [e.kind, e.amount])).toEqual([
+      ['service_charge', -4],
+      ['service_refund', 4],
+    ]);
     expect(await balanceOf(app(), user.id)).toBe(40);
     const notices = await noticesOf(app(), user.id);
     expect(notices.map((n) => [n.kind, n.readAt])).toEqual([['run_failed', null]]);
@@ -141,9 +149,16 @@ describe('failures, retries and refunds', () => {
     const service = await startService(user.client, platformId, EVERY_DAY);
     await runUntil(app(), app().clock.current + 4 * DAY, { keepAlive: [user.client] });
     const runs = await runsOf(app(), service.id);
-    expect(runs.map((r) => [r.state, r.charged])).toEqual([['succeeded', 10], ['skipped', 0]]);
+    expect(runs.map((r) => [r.state, r.charged])).toEqual([
+      ['succeeded', 10],
+      ['skipped', 0],
+    ]);
     expect(runs[1]!.result).toContain('积分不足');
-    expect(await user.client.ok('serviceGet', { query: { id: service.id } })).toMatchObject({ state: 'paused', nextRunAt: null, lastRunState: 'skipped' });
+    expect(await user.client.ok('serviceGet', { query: { id: service.id } })).toMatchObject({
+      state: 'paused',
+      nextRunAt: null,
+      lastRunState: 'skipped',
+    });
     expect((await noticesOf(app(), user.id)).map((n) => n.kind)).toEqual(['run_skipped']);
     expect(await balanceOf(app(), user.id)).toBe(5);
   });

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { idem } from '../helpers/ledger.js';
-import { addPlatform, checkinsOf, runsOf, runUntil, siteTime, siteWallClock, startService, WEEKDAYS_0830 } from '../helpers/services.js';
+import {
+  addPlatform,
+  checkinsOf,
+  runsOf,
+  runUntil,
+  siteTime,
+  siteWallClock,
+  startService,
+  WEEKDAYS_0830,
+} from '../helpers/services.js';
 import { useTestApp } from '../helpers/test-app.js';
 
 // The planner on a fake clock: weeks of schedule in milliseconds, in the site's time zone (Asia/Shanghai).
@@ -22,12 +31,23 @@ describe('the schedule of a service', () => {
     // Ticking again at the same moment (another process planning the same minute) adds nothing.
     await app().built.scheduler.tick();
 
-    for (const [id, time] of [[service.id, '08:30'], [before.id, '07:30']] as const) {
+    for (const [id, time] of [
+      [service.id, '08:30'],
+      [before.id, '07:30'],
+    ] as const) {
       const runs = await runsOf(app(), id);
       const days = runs.map((r) => siteWallClock(r.scheduledAt));
       expect(days.map((d) => d.day)).toEqual([
-        '2026-11-30', '2026-12-01', '2026-12-02', '2026-12-03', '2026-12-04',
-        '2026-12-07', '2026-12-08', '2026-12-09', '2026-12-10', '2026-12-11',
+        '2026-11-30',
+        '2026-12-01',
+        '2026-12-02',
+        '2026-12-03',
+        '2026-12-04',
+        '2026-12-07',
+        '2026-12-08',
+        '2026-12-09',
+        '2026-12-10',
+        '2026-12-11',
       ]);
       expect(days.every((d) => d.weekday <= 5 && d.time === time)).toBe(true);
       expect(runs.every((r) => r.state === 'succeeded' && r.attempts === 1)).toBe(true);
@@ -67,7 +87,11 @@ describe('the schedule of a service', () => {
     await runUntil(app(), app().clock.current + 2 * 24 * 3600_000, { keepAlive: [user.client] });
     expect((await runsOf(app(), paused.id)).length).toBe(2);
     const afterShelving = await runsOf(app(), shelved.id);
-    expect(afterShelving.map((r) => [r.trigger, r.state])).toEqual([['schedule', 'succeeded'], ['schedule', 'succeeded'], ['manual', 'succeeded']]);
+    expect(afterShelving.map((r) => [r.trigger, r.state])).toEqual([
+      ['schedule', 'succeeded'],
+      ['schedule', 'succeeded'],
+      ['manual', 'succeeded'],
+    ]);
     expect(afterShelving[2]!.id).toBe(queued.id);
     // The shelved platform's page says it is not open; the run list is kept.
     const page = await user.client.ok('platformOverview', { query: { kind: 'sxzs' } });
@@ -79,7 +103,11 @@ describe('the schedule of a service', () => {
   it('plans nothing more for a deleted account', async () => {
     const platformId = await addPlatform(app(), { kind: 'zxjy', price: 0, billingUnit: 'per_run' });
     const user = await app().newUser();
-    const service = await startService(user.client, platformId, { days: [1, 2, 3, 4, 5, 6, 7], checkInTime: '12:00', notify: 'inbox' });
+    const service = await startService(user.client, platformId, {
+      days: [1, 2, 3, 4, 5, 6, 7],
+      checkInTime: '12:00',
+      notify: 'inbox',
+    });
     await runUntil(app(), app().clock.current + 24 * 3600_000);
     expect((await runsOf(app(), service.id)).length).toBe(1);
     await (await app().admin()).ok('userDelete', { body: { id: user.id } });

@@ -29,8 +29,12 @@ describe('register, login, current user, logout', () => {
 
   it('refuses a wrong password and an unknown account with the same message', async () => {
     const { userAccount } = await app().newUser();
-    const wrong = await app().client().call('userLogin', { body: { userAccount, userPassword: 'Wrong-pass1' } });
-    const unknown = await app().client().call('userLogin', { body: { userAccount: uniqueAccount(), userPassword: 'Wrong-pass1' } });
+    const wrong = await app()
+      .client()
+      .call('userLogin', { body: { userAccount, userPassword: 'Wrong-pass1' } });
+    const unknown = await app()
+      .client()
+      .call('userLogin', { body: { userAccount: uniqueAccount(), userPassword: 'Wrong-pass1' } });
     expect([wrong.status, wrong.code, wrong.message]).toEqual([400, 40000, '账号或密码错误']);
     expect(unknown.message).toBe(wrong.message);
   });
@@ -97,10 +101,18 @@ describe('ban ends live sessions', () => {
     await admin.ok('userBan', { query: { id } });
     const r = await client.call('userGetLogin');
     expect([r.status, r.code, r.message]).toEqual([401, 40001, '账号已被封禁，请联系管理员']);
-    const again = await app().client().call('userLogin', { body: { userAccount, userPassword: PASSWORD } });
+    const again = await app()
+      .client()
+      .call('userLogin', { body: { userAccount, userPassword: PASSWORD } });
     expect([again.status, again.code]).toEqual([403, 40300]);
     await admin.ok('userUnBan', { query: { id } });
-    expect((await app().client().call('userLogin', { body: { userAccount, userPassword: PASSWORD } })).code).toBe(0);
+    expect(
+      (
+        await app()
+          .client()
+          .call('userLogin', { body: { userAccount, userPassword: PASSWORD } })
+      ).code,
+    ).toBe(0);
   });
 });
 
@@ -108,9 +120,16 @@ describe('account names ignore letter case', () => {
   it('refuses an account that differs from an existing one only by case, and logs in either way', async () => {
     const { userAccount } = await app().newUser();
     const upper = userAccount.toUpperCase();
-    const taken = await app().client().call('userRegister', { body: { userAccount: upper, userPassword: PASSWORD, checkPassword: PASSWORD }, ip: '10.9.9.9' });
+    const taken = await app()
+      .client()
+      .call('userRegister', {
+        body: { userAccount: upper, userPassword: PASSWORD, checkPassword: PASSWORD },
+        ip: '10.9.9.9',
+      });
     expect([taken.status, taken.code]).toEqual([409, 40900]);
-    const login = await app().client().call('userLogin', { body: { userAccount: upper, userPassword: PASSWORD } });
+    const login = await app()
+      .client()
+      .call('userLogin', { body: { userAccount: upper, userPassword: PASSWORD } });
     expect(login.code).toBe(0);
     expect(login.data.userAccount).toBe(userAccount);
   });
@@ -123,8 +142,14 @@ describe('sign-up bonus', () => {
     try {
       const { client, id } = await app().newUser();
       expect((await client.ok('userGetLogin')).coin).toBe(30);
-      const entries = await app().built.context.db.selectFrom('coinEntries').selectAll().where('userId', '=', id).execute();
-      expect(entries.map((e) => [e.kind, Number(e.amount), Number(e.balanceAfter)])).toEqual([['signup_bonus', 30, 30]]);
+      const entries = await app()
+        .built.context.db.selectFrom('coinEntries')
+        .selectAll()
+        .where('userId', '=', id)
+        .execute();
+      expect(entries.map((e) => [e.kind, Number(e.amount), Number(e.balanceAfter)])).toEqual([
+        ['signup_bonus', 30, 30],
+      ]);
     } finally {
       await admin.ok('basicInformationUpdate', { body: { id: 1, addCoin: 0 } });
     }

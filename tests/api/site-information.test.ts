@@ -11,7 +11,9 @@ const siteAudit = (id: number) => auditTrail(app(), 'site', id);
 
 describe('basicInformationGet', () => {
   it('answers the seeded record 1 to a visitor', async () => {
-    const r = await app().client().call('basicInformationGet', { query: { id: 1 } });
+    const r = await app()
+      .client()
+      .call('basicInformationGet', { query: { id: 1 } });
     expect(r.code).toBe(0);
     expect(r.data).toMatchObject({
       id: 1,
@@ -48,14 +50,29 @@ describe('basicInformationUpdate', () => {
     app().clock.advance(5000);
     expect(await admin.ok('basicInformationUpdate', { body: { id: 1, noticeBar: '新的公告栏文字' } })).toBe(true);
     const after = await admin.ok('basicInformationGet', { query: { id: 1 } });
-    expect(after).toEqual({ ...before, noticeBar: '新的公告栏文字', userId: await adminId(), updatedAt: app().clock.now() });
+    expect(after).toEqual({
+      ...before,
+      noticeBar: '新的公告栏文字',
+      userId: await adminId(),
+      updatedAt: app().clock.now(),
+    });
 
     const { client } = await app().newUser();
     expect((await client.ok('basicInformationGet', { query: { id: 1 } })).noticeBar).toBe('新的公告栏文字');
-    expect((await app().client().ok('basicInformationGet', { query: { id: 1 } })).noticeBar).toBe('新的公告栏文字');
+    expect(
+      (
+        await app()
+          .client()
+          .ok('basicInformationGet', { query: { id: 1 } })
+      ).noticeBar,
+    ).toBe('新的公告栏文字');
 
     const audit = (await siteAudit(1)).filter((a) => a.action === 'site.update').at(-1);
-    expect(audit).toMatchObject({ actorId: await adminId(), before: { noticeBar: before.noticeBar }, after: { noticeBar: '新的公告栏文字' } });
+    expect(audit).toMatchObject({
+      actorId: await adminId(),
+      before: { noticeBar: before.noticeBar },
+      after: { noticeBar: '新的公告栏文字' },
+    });
   });
 
   it('changes several fields at once and keeps multi-line text in the announcement', async () => {
@@ -79,7 +96,13 @@ describe('basicInformationUpdate', () => {
     const admin = await app().admin();
     const url = 'https://stats.example.com/script.js?site=1';
     expect((await admin.call('basicInformationUpdate', { body: { id: 1, analyticsUrl: url } })).code).toBe(0);
-    expect((await app().client().ok('basicInformationGet', { query: { id: 1 } })).analyticsUrl).toBe(url);
+    expect(
+      (
+        await app()
+          .client()
+          .ok('basicInformationGet', { query: { id: 1 } })
+      ).analyticsUrl,
+    ).toBe(url);
 
     for (const bad of [
       'http://stats.example.com/script.js',
@@ -131,9 +154,14 @@ describe('basicInformationUpdate', () => {
     const { client } = await app().newUser({ role: 'agent' });
     const agent = await client.call('basicInformationUpdate', { body: { id: 1, noticeBar: 'hacked' } });
     expect([agent.status, agent.code]).toEqual([403, 40101]);
-    const visitor = await app().client().call('basicInformationUpdate', { body: { id: 1, noticeBar: 'hacked' } });
+    const visitor = await app()
+      .client()
+      .call('basicInformationUpdate', { body: { id: 1, noticeBar: 'hacked' } });
     expect([visitor.status, visitor.code]).toEqual([401, 40100]);
-    const csrf = await admin.call('basicInformationUpdate', { body: { id: 1, noticeBar: 'hacked' }, withoutCsrf: true });
+    const csrf = await admin.call('basicInformationUpdate', {
+      body: { id: 1, noticeBar: 'hacked' },
+      withoutCsrf: true,
+    });
     expect([csrf.status, csrf.code]).toEqual([403, 40300]);
     expect((await admin.ok('basicInformationGet', { query: { id: 1 } })).noticeBar).not.toBe('hacked');
   });
@@ -206,7 +234,13 @@ describe('basicInformationAdd / basicInformationDelete', () => {
     const admin = await app().admin();
     const live = await admin.call('basicInformationDelete', { body: { id: 1 } });
     expect([live.status, live.code, live.message]).toEqual([400, 40000, '正在使用的站点信息（编号 1）不能删除']);
-    expect((await app().client().call('basicInformationGet', { query: { id: 1 } })).code).toBe(0);
+    expect(
+      (
+        await app()
+          .client()
+          .call('basicInformationGet', { query: { id: 1 } })
+      ).code,
+    ).toBe(0);
 
     const id = await admin.ok<number>('basicInformationAdd', { body: { websiteName: '临时' } });
     expect(await admin.ok('basicInformationDelete', { body: { id } })).toBe(true);
@@ -243,11 +277,37 @@ describe('basicInformationList / basicInformationListPage', () => {
     for (const r of await admin.ok<{ id: number }[]>('basicInformationList', { query: { pageSize: 100 } })) {
       if (r.id !== 1) await admin.ok('basicInformationDelete', { body: { id: r.id } });
     }
-    await admin.ok('basicInformationUpdate', { body: { id: 1, websiteName: '积分商城', coinName: '积分', noticeBar: '欢迎', addCoin: 0, amount: 0, status: 1 } });
+    await admin.ok('basicInformationUpdate', {
+      body: { id: 1, websiteName: '积分商城', coinName: '积分', noticeBar: '欢迎', addCoin: 0, amount: 0, status: 1 },
+    });
     const records = {
-      alpha: { websiteName: 'Alpha站', coinName: '金币', noticeBar: 'Hello WORLD 100%', pointsNotification: '请联系 admin_x', status: 0, addCoin: 5, amount: 100 },
-      beta: { websiteName: 'beta站', coinName: '钻石', noticeBar: 'hello there', pointsNotification: '请联系 adminX', status: 1, addCoin: 0, amount: 0 },
-      gamma: { websiteName: 'Gamma', coinName: '金豆', noticeBar: 'plain', pointsNotification: '', status: 0, addCoin: 5, amount: 0 },
+      alpha: {
+        websiteName: 'Alpha站',
+        coinName: '金币',
+        noticeBar: 'Hello WORLD 100%',
+        pointsNotification: '请联系 admin_x',
+        status: 0,
+        addCoin: 5,
+        amount: 100,
+      },
+      beta: {
+        websiteName: 'beta站',
+        coinName: '钻石',
+        noticeBar: 'hello there',
+        pointsNotification: '请联系 adminX',
+        status: 1,
+        addCoin: 0,
+        amount: 0,
+      },
+      gamma: {
+        websiteName: 'Gamma',
+        coinName: '金豆',
+        noticeBar: 'plain',
+        pointsNotification: '',
+        status: 0,
+        addCoin: 5,
+        amount: 0,
+      },
     };
     for (const [key, body] of Object.entries(records)) {
       app().clock.advance(1000);
@@ -302,7 +362,9 @@ describe('basicInformationList / basicInformationListPage', () => {
 
   it('sorts by a whitelisted field in the asked order', async () => {
     const sorted = async (sortField: string, sortOrder: string) =>
-      (await admin.ok('basicInformationListPage', { body: { sortField, sortOrder } })).records.map((r: { id: number }) => r.id);
+      (await admin.ok('basicInformationListPage', { body: { sortField, sortOrder } })).records.map(
+        (r: { id: number }) => r.id,
+      );
     expect(await sorted('id', 'descend')).toEqual(expectIds('gamma', 'beta', 'alpha', 'one'));
     expect(await sorted('websiteName', 'ascend')).toEqual(expectIds('alpha', 'gamma', 'beta', 'one'));
     expect(await sorted('websiteName', 'descend')).toEqual(expectIds('one', 'beta', 'gamma', 'alpha'));
@@ -312,11 +374,24 @@ describe('basicInformationList / basicInformationListPage', () => {
   });
 
   it('refuses fields outside the whitelist and malformed paging with 400 / 40000', async () => {
-    for (const body of [{ sortField: 'coinName' }, { sortOrder: 'up' }, { pageSize: 0 }, { pageSize: 101 }, { current: 0 }, { websiteName: 'x' }, { status: 3 }]) {
+    for (const body of [
+      { sortField: 'coinName' },
+      { sortOrder: 'up' },
+      { pageSize: 0 },
+      { pageSize: 101 },
+      { current: 0 },
+      { websiteName: 'x' },
+      { status: 3 },
+    ]) {
       const r = await admin.call('basicInformationListPage', { body });
       expect([r.status, r.code], JSON.stringify(body)).toEqual([400, 40000]);
     }
-    for (const query of [{ sortField: 'analyticsUrl' }, { status: 2 }, { noticeBar: 'x'.repeat(33) }, { websiteName: 'x' }]) {
+    for (const query of [
+      { sortField: 'analyticsUrl' },
+      { status: 2 },
+      { noticeBar: 'x'.repeat(33) },
+      { websiteName: 'x' },
+    ]) {
       const r = await admin.call('basicInformationList', { query });
       expect([r.status, r.code], JSON.stringify(query)).toEqual([400, 40000]);
     }
@@ -336,7 +411,9 @@ describe('basicInformationList / basicInformationListPage', () => {
 describe('draft records are not public', () => {
   it('lets only an admin read a record other than 1', async () => {
     const admin = await app().admin();
-    const id = await admin.ok('basicInformationAdd', { body: { websiteName: '草稿站点', noticeBar: '尚未公开的通知' } });
+    const id = await admin.ok('basicInformationAdd', {
+      body: { websiteName: '草稿站点', noticeBar: '尚未公开的通知' },
+    });
     expect((await admin.ok('basicInformationGet', { query: { id } })).noticeBar).toBe('尚未公开的通知');
     const visitor = await app().client().call('basicInformationGet', { query: { id } });
     expect([visitor.status, visitor.code]).toEqual([404, 40400]);

@@ -25,7 +25,14 @@ describe('static files and deep links', () => {
 
   it('serves an existing asset, and answers 404 (not the app) for a missing one', async () => {
     expect((await get('/assets/index-abc123.js')).statusCode).toBe(200);
-    for (const url of ['/assets/index-old999.js', '/assets/index-old999.css', '/assets/missing', '/favicon.ico', '/robots.txt', '/mall/logo.png']) {
+    for (const url of [
+      '/assets/index-old999.js',
+      '/assets/index-old999.css',
+      '/assets/missing',
+      '/favicon.ico',
+      '/robots.txt',
+      '/mall/logo.png',
+    ]) {
       const r = await get(url);
       expect(r.statusCode, url).toBe(404);
       expect(String(r.headers['content-type']), url).not.toContain('text/html');

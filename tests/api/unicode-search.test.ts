@@ -11,7 +11,10 @@ const ids = (page: { records: { id: number }[] }) => page.records.map((r) => r.i
 async function registerNamed(userName: string) {
   const userAccount = uniqueAccount('x');
   const client = app().client();
-  const id = await client.ok('userRegister', { body: { userAccount, userName, userPassword: PASSWORD, checkPassword: PASSWORD }, ip: '10.55.0.1' });
+  const id = await client.ok('userRegister', {
+    body: { userAccount, userName, userPassword: PASSWORD, checkPassword: PASSWORD },
+    ip: '10.55.0.1',
+  });
   return { id, userAccount };
 }
 
@@ -30,7 +33,9 @@ describe('users', () => {
     for (const [userName, searches] of cases) {
       const { id } = await registerNamed(userName);
       for (const searchText of searches) {
-        expect(ids(await admin.ok('userListPage', { query: { searchText } })), `${userName} by ${searchText}`).toEqual([id]);
+        expect(ids(await admin.ok('userListPage', { query: { searchText } })), `${userName} by ${searchText}`).toEqual([
+          id,
+        ]);
       }
     }
     expect((await admin.ok('userListPage', { query: { searchText: 'emile' } })).total).toBe(0);
@@ -48,7 +53,9 @@ describe('users', () => {
 describe('mall packages and orders', () => {
   it('finds a package and the orders for it by its name in any letter case', async () => {
     const admin = await app().admin();
-    const packageId = await admin.ok('mallAdd', { body: { coinName: 'Ärger套餐', amount: 1000, addCoin: 100, status: 1, sort: 0 } });
+    const packageId = await admin.ok('mallAdd', {
+      body: { coinName: 'Ärger套餐', amount: 1000, addCoin: 100, status: 1, sort: 0 },
+    });
     for (const searchText of ['ärger', 'ÄRGER套餐', 'A\u0308rger']) {
       expect(ids(await admin.ok('mallListPage', { body: { searchText } })), searchText).toEqual([packageId]);
     }
@@ -61,7 +68,9 @@ describe('mall packages and orders', () => {
 describe('site information', () => {
   it('filters records by notice text in any letter case', async () => {
     const admin = await app().admin();
-    const id = await admin.ok('basicInformationAdd', { body: { websiteName: '草稿', noticeBar: 'Привет, Юлия', coinName: 'Ωmega' } });
+    const id = await admin.ok('basicInformationAdd', {
+      body: { websiteName: '草稿', noticeBar: 'Привет, Юлия', coinName: 'Ωmega' },
+    });
     expect(ids(await admin.ok('basicInformationListPage', { body: { noticeBar: 'ЮЛИЯ' } }))).toEqual([id]);
     expect(ids(await admin.ok('basicInformationListPage', { body: { coinName: 'ωMEGA' } }))).toEqual([id]);
   });

@@ -53,7 +53,9 @@ export function setting(name, fallback, min, max, { integer = false } = {}) {
 
 /** BENCH_CPU_PROF=1: where the app's --cpu-prof profiles go; null when not asked for. */
 export function cpuProfDirSetting() {
-  return ['1', 'true', 'yes'].includes((process.env.BENCH_CPU_PROF ?? '').toLowerCase()) ? join(ROOT, 'dist/bench/profiles') : null;
+  return ['1', 'true', 'yes'].includes((process.env.BENCH_CPU_PROF ?? '').toLowerCase())
+    ? join(ROOT, 'dist/bench/profiles')
+    : null;
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -222,12 +224,26 @@ export async function startBareServer() {
  * The production bundle as a child; resolves once it answers. `profilePrefix` names its --cpu-prof file;
  * `forwardStdout: false` keeps its stdout (the start banner) off this process's output; `env` adds settings.
  */
-export async function startAppServer({ label, databaseUrl, schema, adminPassword, cpuProfDir, profilePrefix = 'app', forwardStdout = true, env: extraEnv = {} }) {
+export async function startAppServer({
+  label,
+  databaseUrl,
+  schema,
+  adminPassword,
+  cpuProfDir,
+  profilePrefix = 'app',
+  forwardStdout = true,
+  env: extraEnv = {},
+}) {
   const port = await freePort();
   const env = { ...process.env };
   // The app's own settings come from this bench only, never from the caller's shell.
   for (const name of Object.keys(env)) {
-    if (/^(DATABASE_|SESSION_SECRET|ADMIN_|LOG_|SMTP_|MAIL_|COOKIE_|TRUST_PROXY$|WEB_ROOT$|PORT$|HOST$|SCHEDULER|SANDBOX_|TZ_SITE$)/.test(name)) delete env[name];
+    if (
+      /^(DATABASE_|SESSION_SECRET|ADMIN_|LOG_|SMTP_|MAIL_|COOKIE_|TRUST_PROXY$|WEB_ROOT$|PORT$|HOST$|SCHEDULER|SANDBOX_|TZ_SITE$)/.test(
+        name,
+      )
+    )
+      delete env[name];
   }
   Object.assign(env, {
     NODE_ENV: 'production',
@@ -243,7 +259,12 @@ export async function startAppServer({ label, databaseUrl, schema, adminPassword
     ...extraEnv,
   });
   const args = [];
-  if (cpuProfDir) args.push('--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`, `--cpu-prof-name=${profilePrefix}-${label}-${process.pid}.cpuprofile`);
+  if (cpuProfDir)
+    args.push(
+      '--cpu-prof',
+      `--cpu-prof-dir=${cpuProfDir}`,
+      `--cpu-prof-name=${profilePrefix}-${label}-${process.pid}.cpuprofile`,
+    );
   args.push(join(ROOT, 'dist/server/main.js'));
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
@@ -254,8 +275,10 @@ export async function startAppServer({ label, databaseUrl, schema, adminPassword
   child.once('exit', (code, signal) => (exited = signal ?? code));
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (exited !== null) throw new BenchError(`app (${label}) exited (${exited}) before answering:\n${output.tail.join('\n')}`);
-    if (Date.now() > deadline) throw new BenchError(`app (${label}) did not answer within 60 s:\n${output.tail.join('\n')}`);
+    if (exited !== null)
+      throw new BenchError(`app (${label}) exited (${exited}) before answering:\n${output.tail.join('\n')}`);
+    if (Date.now() > deadline)
+      throw new BenchError(`app (${label}) did not answer within 60 s:\n${output.tail.join('\n')}`);
     try {
       const response = await fetch(`${base}/api/basicInformation/get?id=1`, { signal: AbortSignal.timeout(2000) });
       await response.arrayBuffer();
@@ -303,7 +326,9 @@ export const median = (values) => {
 export function table(headers, rows, rightAligned) {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
   const line = (cells) =>
-    cells.map((c, i) => (rightAligned.includes(i) ? String(c).padStart(widths[i]) : String(c).padEnd(widths[i]))).join('  ');
+    cells
+      .map((c, i) => (rightAligned.includes(i) ? String(c).padStart(widths[i]) : String(c).padEnd(widths[i])))
+      .join('  ');
   return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
@@ -347,9 +372,12 @@ export function checkLoopbackPostgres(raw) {
   } catch {
     throw new BenchError('BENCH_DATABASE_URL is not a URL');
   }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new BenchError('BENCH_DATABASE_URL must be postgres://…');
-  if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) throw new BenchError('BENCH_DATABASE_URL must point at a loopback address');
-  if (url.searchParams.size > 0) throw new BenchError('BENCH_DATABASE_URL must not carry query options; the bench picks the schema');
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+    throw new BenchError('BENCH_DATABASE_URL must be postgres://…');
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname))
+    throw new BenchError('BENCH_DATABASE_URL must point at a loopback address');
+  if (url.searchParams.size > 0)
+    throw new BenchError('BENCH_DATABASE_URL must not carry query options; the bench picks the schema');
   return raw;
 }
 

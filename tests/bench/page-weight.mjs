@@ -14,7 +14,15 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ADMIN = { userAccount: 'admin', userPassword: 'BenchAdmin-Passw0rd' };
 const LOGIN_BUDGET = 120 * 1024;
 const LIGHTHOUSE_GOAL = 95;
-const CHROME_FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const CHROME_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 async function startServer() {
   if (!existsSync(join(ROOT, 'dist/server/main.js')) || !existsSync(join(ROOT, 'dist/web/index.html'))) {
@@ -24,7 +32,12 @@ async function startServer() {
   const removeDir = () => rmSync(dir, { recursive: true, force: true });
   addCleanup(removeDir); // on a signal
   try {
-    const app = await startAppServer({ label: 'web', databaseUrl: `sqlite:${join(dir, 'app.db')}`, adminPassword: ADMIN.userPassword, forwardStdout: false });
+    const app = await startAppServer({
+      label: 'web',
+      databaseUrl: `sqlite:${join(dir, 'app.db')}`,
+      adminPassword: ADMIN.userPassword,
+      forwardStdout: false,
+    });
     const stop = async () => {
       await stopChild(app.child);
       removeDir();
@@ -37,7 +50,11 @@ async function startServer() {
 }
 
 async function adminCookie(url) {
-  const r = await fetch(`${url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-requested-with': 'bench' }, body: JSON.stringify(ADMIN) });
+  const r = await fetch(`${url}/api/user/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-requested-with': 'bench' },
+    body: JSON.stringify(ADMIN),
+  });
   const cookie = r.headers.get('set-cookie')?.split(';')[0];
   if (!cookie) throw new Error('admin login failed');
   return cookie;
@@ -45,7 +62,12 @@ async function adminCookie(url) {
 
 /** Gzip bytes of every script and stylesheet fetched until `ready` resolves (what "usable" means for that page). */
 async function pageWeight(browser, url, cookie, ready) {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: 'zh-CN' });
+  const context = await browser.newContext({
+    viewport: { width: 390, height: 844 },
+    isMobile: true,
+    hasTouch: true,
+    locale: 'zh-CN',
+  });
   if (cookie) {
     const [name, value] = cookie.split('=');
     await context.addCookies([{ name, value, url }]);
@@ -111,7 +133,9 @@ async function main() {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROME_FLAGS });
   try {
     const cookie = await adminCookie(server.url);
-    const login = await pageWeight(browser, `${server.url}/login`, null, (p) => p.locator('button[type=submit]').waitFor());
+    const login = await pageWeight(browser, `${server.url}/login`, null, (p) =>
+      p.locator('button[type=submit]').waitFor(),
+    );
     const home = await pageWeight(browser, `${server.url}/`, cookie, (p) => p.getByText('平台服务').waitFor());
     await browser.close();
     const lighthouse = {
@@ -120,11 +144,17 @@ async function main() {
     };
 
     console.log('\nPage weight (gzip, JS + CSS fetched before the page is usable, 390×844)');
-    console.log(`  /login  JS ${kb(login.js)}  CSS ${kb(login.css)}  total ${kb(login.total)}  (${login.files} files)  goal ≤ ${kb(LOGIN_BUDGET)}: ${login.total <= LOGIN_BUDGET ? 'met' : 'MISSED'}`);
+    console.log(
+      `  /login  JS ${kb(login.js)}  CSS ${kb(login.css)}  total ${kb(login.total)}  (${login.files} files)  goal ≤ ${kb(LOGIN_BUDGET)}: ${login.total <= LOGIN_BUDGET ? 'met' : 'MISSED'}`,
+    );
     console.log(`  /       JS ${kb(home.js)}  CSS ${kb(home.css)}  total ${kb(home.total)}  (${home.files} files)`);
     console.log('Lighthouse mobile performance');
     for (const [name, r] of Object.entries(lighthouse)) {
-      console.log(r.skipped ? `  ${name}: skipped (${r.skipped})` : `  ${name}: ${r.score}  (FCP ${r.fcpMs} ms, LCP ${r.lcpMs} ms, TBT ${r.tbtMs} ms, CLS ${r.cls?.toFixed(3)})  goal ≥ ${LIGHTHOUSE_GOAL}: ${r.score >= LIGHTHOUSE_GOAL ? 'met' : 'MISSED'}`);
+      console.log(
+        r.skipped
+          ? `  ${name}: skipped (${r.skipped})`
+          : `  ${name}: ${r.score}  (FCP ${r.fcpMs} ms, LCP ${r.lcpMs} ms, TBT ${r.tbtMs} ms, CLS ${r.cls?.toFixed(3)})  goal ≥ ${LIGHTHOUSE_GOAL}: ${r.score >= LIGHTHOUSE_GOAL ? 'met' : 'MISSED'}`,
+      );
     }
 
     writeResults({ pageWeight: { login, home, loginBudget: LOGIN_BUDGET }, lighthouse });

@@ -44,7 +44,12 @@ const GOALS = { getLogin: 0.5, basicInformation: 0.6 };
 
 const ENDPOINTS = [
   { key: 'getLogin', label: 'GET /api/user/get/login (cookie)', path: '/api/user/get/login', withCookie: true },
-  { key: 'basicInformation', label: 'GET /api/basicInformation/get?id=1', path: '/api/basicInformation/get?id=1', withCookie: false },
+  {
+    key: 'basicInformation',
+    label: 'GET /api/basicInformation/get?id=1',
+    path: '/api/basicInformation/get?id=1',
+    withCookie: false,
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -104,7 +109,9 @@ async function measure(autocannon, settings, { target, server, path, headers }) 
   if (server.child.exitCode !== null || server.child.signalCode !== null) {
     throw new BenchError(
       `${server.name} server exited (${server.child.signalCode ?? `code ${server.child.exitCode}`}) while ${path} was measured` +
-        (server.output.tail.length ? `; its last lines:\n${server.output.tail.slice(-10).join('\n')}` : '; it printed nothing'),
+        (server.output.tail.length
+          ? `; its last lines:\n${server.output.tail.slice(-10).join('\n')}`
+          : '; it printed nothing'),
     );
   }
   const total = result.requests.total;
@@ -178,7 +185,14 @@ async function benchDatabase(autocannon, settings, db, bare, app, cookie) {
       bareResult.pairedWith = `${db}:${endpoint.key}`;
       appResult.database = db;
       measurements.push(bareFirst ? bareResult : appResult, bareFirst ? appResult : bareResult);
-      pairs.push({ endpoint, db, round, app: appResult, bare: bareResult, ratio: appResult.requestsPerSecond / bareResult.requestsPerSecond });
+      pairs.push({
+        endpoint,
+        db,
+        round,
+        app: appResult,
+        bare: bareResult,
+        ratio: appResult.requestsPerSecond / bareResult.requestsPerSecond,
+      });
     }
   }
   const ratios = ENDPOINTS.map((endpoint) => {
@@ -210,7 +224,9 @@ function printReport(settings, measurements, ratios) {
   );
   console.log('');
   const rows = measurements.map((m) => [
-    m.target === 'bare' ? `bare node:http hello (next to ${m.pairedWith})` : ENDPOINTS.find((e) => e.key === m.target).label,
+    m.target === 'bare'
+      ? `bare node:http hello (next to ${m.pairedWith})`
+      : ENDPOINTS.find((e) => e.key === m.target).label,
     m.target === 'bare' ? '-' : m.database,
     fmt(m.requestsPerSecond),
     fmt(m.latencyMs.p50),
@@ -224,7 +240,19 @@ function printReport(settings, measurements, ratios) {
   ]);
   console.log(
     table(
-      ['target', 'db', 'req/s', 'p50 ms', 'p99 ms', 'avg ms', 'non-2xx', 'errors', 'srv CPU µs/req', 'srv CPU', 'loadgen CPU'],
+      [
+        'target',
+        'db',
+        'req/s',
+        'p50 ms',
+        'p99 ms',
+        'avg ms',
+        'non-2xx',
+        'errors',
+        'srv CPU µs/req',
+        'srv CPU',
+        'loadgen CPU',
+      ],
       rows,
       [2, 3, 4, 5, 6, 7, 8, 9, 10],
     ),
@@ -262,7 +290,8 @@ async function main() {
   const databases = ['sqlite', ...(postgresUrl ? ['postgres'] : [])];
 
   // Bounded: measurement time plus a generous allowance for starts and stops; then everything is stopped.
-  const plannedSeconds = databases.length * ENDPOINTS.length * settings.rounds * 2 * (settings.warmup + settings.duration);
+  const plannedSeconds =
+    databases.length * ENDPOINTS.length * settings.rounds * 2 * (settings.warmup + settings.duration);
   const watchdog = startWatchdog(plannedSeconds + 180);
 
   const mainJs = join(ROOT, 'dist/server/main.js');
@@ -298,7 +327,9 @@ async function main() {
 
   printReport(settings, measurements, ratios);
 
-  const problems = measurements.flatMap((m) => failuresOf(m).map((p) => `${m.target}${m.database ? ` (${m.database})` : ''}: ${p}`));
+  const problems = measurements.flatMap((m) =>
+    failuresOf(m).map((p) => `${m.target}${m.database ? ` (${m.database})` : ''}: ${p}`),
+  );
   writeResults({ api: { ...machine(), settings, goals: GOALS, ratios, measurements, problems } });
   console.log(`results written to ${RESULTS_FILE}`);
   if (cpuProfDir) console.log(`CPU profiles in ${cpuProfDir}`);

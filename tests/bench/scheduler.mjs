@@ -41,10 +41,18 @@ async function api(base, path, { body, cookie, key, method = 'POST' } = {}) {
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (cookie) headers.cookie = cookie;
   if (key) headers['idempotency-key'] = key;
-  const response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
   const json = JSON.parse(await response.text());
   if (json.code !== 0) throw new BenchError(`${path} answered HTTP ${response.status} ${json.code} ${json.message}`);
-  const sid = response.headers.getSetCookie().map((c) => c.split(';')[0].trim()).find((c) => c.startsWith('sid='));
+  const sid = response.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0].trim())
+    .find((c) => c.startsWith('sid='));
   return { data: json.data, sid };
 }
 
@@ -90,7 +98,13 @@ async function openQueue(target) {
 const INSERT_ONE = `insert into runs (service_id, user_id, platform_id, scheduled_at, day, next_attempt_at, "trigger", state, attempts, result, charged, created_at)
   values (?, ?, ?, ?, ?, ?, 'manual', 'due', 0, '', 0, ?)`;
 
-const siteDay = (ms) => new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Shanghai', year: 'numeric', month: '2-digit', day: '2-digit' }).format(ms);
+const siteDay = (ms) =>
+  new Intl.DateTimeFormat('en-CA', {
+    timeZone: 'Asia/Shanghai',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(ms);
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 async function measure(target, settings) {
@@ -101,19 +115,37 @@ async function measure(target, settings) {
     schema: target.schema,
     adminPassword,
     forwardStdout: false,
-    env: { SCHEDULER: 'on', SCHEDULER_POLL_MS: String(settings.pollMs), SCHEDULER_CONCURRENCY: String(settings.concurrency), SANDBOX_LATENCY_MS: '0', SANDBOX_FAILURE_PERCENT: '0' },
+    env: {
+      SCHEDULER: 'on',
+      SCHEDULER_POLL_MS: String(settings.pollMs),
+      SCHEDULER_CONCURRENCY: String(settings.concurrency),
+      SANDBOX_LATENCY_MS: '0',
+      SANDBOX_FAILURE_PERCENT: '0',
+    },
   });
-  const { sid: admin } = await api(app.base, '/api/user/login', { body: { userAccount: 'admin', userPassword: adminPassword } });
-  const { data: platformId } = await api(app.base, '/api/platform/add', { cookie: admin, body: { kind: 'gxy', name: '基准测试', price: 1, billingUnit: 'per_run', retryLimit: 0, status: 1 } });
+  const { sid: admin } = await api(app.base, '/api/user/login', {
+    body: { userAccount: 'admin', userPassword: adminPassword },
+  });
+  const { data: platformId } = await api(app.base, '/api/platform/add', {
+    cookie: admin,
+    body: { kind: 'gxy', name: '基准测试', price: 1, billingUnit: 'per_run', retryLimit: 0, status: 1 },
+  });
   const perService = Math.ceil(settings.runs / settings.services);
   const services = [];
   const password = `Bench-${randomBytes(6).toString('base64url')}`;
   for (let i = 0; i < settings.services; i++) {
     const userAccount = `sch_${i}_${randomBytes(3).toString('hex')}`.slice(0, 16);
     await api(app.base, '/api/user/add', { cookie: admin, body: { userAccount, userPassword: password } });
-    await api(app.base, '/api/user/addCoin', { cookie: admin, key: `fund-${randomBytes(8).toString('hex')}`, body: { userAccount, coin: perService, description: 'bench' } });
+    await api(app.base, '/api/user/addCoin', {
+      cookie: admin,
+      key: `fund-${randomBytes(8).toString('hex')}`,
+      body: { userAccount, coin: perService, description: 'bench' },
+    });
     const { sid } = await api(app.base, '/api/user/login', { body: { userAccount, userPassword: password } });
-    const { data: service } = await api(app.base, '/api/service/save', { cookie: sid, body: { platformId, settings: { days: [1], checkInTime: '03:00', notify: 'inbox' } } });
+    const { data: service } = await api(app.base, '/api/service/save', {
+      cookie: sid,
+      body: { platformId, settings: { days: [1], checkInTime: '03:00', notify: 'inbox' } },
+    });
     services.push(service);
   }
 
@@ -130,17 +162,25 @@ async function measure(target, settings) {
     }
     const inserted = Date.now();
     await queue.insert(rows);
-    if (Date.now() > dueAt) throw new BenchError(`writing ${settings.runs} runs took ${Date.now() - inserted} ms, past their time; lower BENCH_RUNS`);
+    if (Date.now() > dueAt)
+      throw new BenchError(
+        `writing ${settings.runs} runs took ${Date.now() - inserted} ms, past their time; lower BENCH_RUNS`,
+      );
     const deadline = Date.now() + 600_000;
     for (;;) {
-      const [{ n }] = await queue.all(`select count(*) as n from runs where "trigger" = 'manual' and state in ${FINAL}`);
+      const [{ n }] = await queue.all(
+        `select count(*) as n from runs where "trigger" = 'manual' and state in ${FINAL}`,
+      );
       if (Number(n) >= settings.runs) break;
       if (Date.now() > deadline) throw new BenchError(`only ${n} of ${settings.runs} runs finished in 10 minutes`);
       await new Promise((r) => setTimeout(r, 200));
     }
-    const done = await queue.all(`select state, scheduled_at, started_at, finished_at, charged from runs where "trigger" = 'manual'`);
+    const done = await queue.all(
+      `select state, scheduled_at, started_at, finished_at, charged from runs where "trigger" = 'manual'`,
+    );
     const failed = done.filter((r) => r.state !== 'succeeded' || Number(r.charged) !== 1);
-    if (failed.length > 0) throw new BenchError(`${failed.length} runs did not succeed with one charge (e.g. ${JSON.stringify(failed[0])})`);
+    if (failed.length > 0)
+      throw new BenchError(`${failed.length} runs did not succeed with one charge (e.g. ${JSON.stringify(failed[0])})`);
     const [{ n: charges }] = await queue.all(`select count(*) as n from coin_entries where kind = 'service_charge'`);
     if (Number(charges) !== settings.runs) throw new BenchError(`${charges} charges for ${settings.runs} runs`);
     const { data: check } = await api(app.base, '/api/coin/check', { cookie: admin, method: 'GET' });
@@ -182,7 +222,9 @@ runMain(async () => {
   }
   const results = [];
   for (const target of targets) results.push(await measure(target, settings));
-  console.log(`\nScheduler: ${settings.runs} runs due at once, zero-latency sandbox, concurrency ${settings.concurrency}, poll ${settings.pollMs} ms`);
+  console.log(
+    `\nScheduler: ${settings.runs} runs due at once, zero-latency sandbox, concurrency ${settings.concurrency}, poll ${settings.pollMs} ms`,
+  );
   console.log(
     table(
       ['database', 'runs/s', 'lag p50 ms', 'lag p99 ms', 'lag max ms'],

@@ -55,7 +55,12 @@ async function api(base, path, { body, cookie, key, method = 'POST' } = {}) {
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (cookie) headers.cookie = cookie;
   if (key) headers['idempotency-key'] = key;
-  const response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
   const text = await response.text();
   let json;
   try {
@@ -72,17 +77,25 @@ async function api(base, path, { body, cookie, key, method = 'POST' } = {}) {
 }
 
 async function prepareUsers(base, adminPassword, count) {
-  const { sid: admin } = await api(base, '/api/user/login', { body: { userAccount: 'admin', userPassword: adminPassword } });
+  const { sid: admin } = await api(base, '/api/user/login', {
+    body: { userAccount: 'admin', userPassword: adminPassword },
+  });
   const password = `Bench-${randomBytes(6).toString('base64url')}`;
   const users = [];
   // A few at a time: every creation and login is a scrypt hash.
   for (let i = 0; i < count; i += 4) {
-    const batch = Array.from({ length: Math.min(4, count - i) }, (_, j) => `bench_${i + j}_${randomBytes(3).toString('hex')}`.slice(0, 16));
+    const batch = Array.from({ length: Math.min(4, count - i) }, (_, j) =>
+      `bench_${i + j}_${randomBytes(3).toString('hex')}`.slice(0, 16),
+    );
     users.push(
       ...(await Promise.all(
         batch.map(async (userAccount) => {
           await api(base, '/api/user/add', { body: { userAccount, userPassword: password }, cookie: admin });
-          await api(base, '/api/user/addCoin', { body: { userAccount, coin: 10_000_000, description: 'bench' }, cookie: admin, key: `fund-${randomBytes(8).toString('hex')}` });
+          await api(base, '/api/user/addCoin', {
+            body: { userAccount, coin: 10_000_000, description: 'bench' },
+            cookie: admin,
+            key: `fund-${randomBytes(8).toString('hex')}`,
+          });
           const { sid } = await api(base, '/api/user/login', { body: { userAccount, userPassword: password } });
           return { userAccount, cookie: sid };
         }),
@@ -130,7 +143,13 @@ function summarise(result, cpu, target, database) {
     requestsPerSecond: result.requests.average,
     requestsTotal: result.requests.total,
     durationSeconds: result.duration,
-    latencyMs: { average: result.latency.average, p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
+    latencyMs: {
+      average: result.latency.average,
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      max: result.latency.max,
+    },
     status2xx: result['2xx'],
     non2xx: result.non2xx,
     errors: result.errors,
@@ -167,7 +186,13 @@ async function measure(autocannon, settings, server, options, label, database) {
 
 async function benchDatabase(autocannon, settings, db, target, bare, adminPassword) {
   console.log(`starting app on ${db} …`);
-  const app = await startAppServer({ label: db, ...target, adminPassword, cpuProfDir: settings.cpuProfDir, profilePrefix: 'transfers' });
+  const app = await startAppServer({
+    label: db,
+    ...target,
+    adminPassword,
+    cpuProfDir: settings.cpuProfDir,
+    profilePrefix: 'transfers',
+  });
   try {
     console.log(`  creating and funding ${settings.users} users …`);
     const { admin, users } = await prepareUsers(app.base, adminPassword, settings.users);
@@ -187,7 +212,11 @@ async function benchDatabase(autocannon, settings, db, target, bare, adminPasswo
       const second = await (bareFirst ? runApp() : runBare());
       const [appResult, bareResult] = bareFirst ? [second, first] : [first, second];
       bareResult.pairedWith = `${db}:transfer`;
-      rounds.push({ app: appResult, bare: bareResult, ratio: appResult.requestsPerSecond / bareResult.requestsPerSecond });
+      rounds.push({
+        app: appResult,
+        bare: bareResult,
+        ratio: appResult.requestsPerSecond / bareResult.requestsPerSecond,
+      });
     }
     // Every 2xx moved exactly one coin, once: two entries per success, and the ledger still adds up. Autocannon stops
     // with up to one request per connection in flight, which the server still completes but autocannon never counts:
@@ -204,7 +233,12 @@ async function benchDatabase(autocannon, settings, db, target, bare, adminPasswo
       maxUncounted: settings.connections * runs,
       totalBalanceUnchanged: closing.totalBalance === opening.totalBalance,
     };
-    ledger.ok = ledger.mismatches === 0 && ledger.totalBalanceUnchanged && Number.isInteger(ledger.uncountedTransfers) && ledger.uncountedTransfers >= 0 && ledger.uncountedTransfers <= ledger.maxUncounted;
+    ledger.ok =
+      ledger.mismatches === 0 &&
+      ledger.totalBalanceUnchanged &&
+      Number.isInteger(ledger.uncountedTransfers) &&
+      ledger.uncountedTransfers >= 0 &&
+      ledger.uncountedTransfers <= ledger.maxUncounted;
     const ratio = median(rounds.map((r) => r.ratio));
     return {
       database: db,
@@ -245,7 +279,13 @@ function printReport(settings, results) {
       m.serverCpuUtilisation === null ? '-' : `${fmt(m.serverCpuUtilisation * 100)}%`,
     ]),
   );
-  console.log(table(['target', 'db', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'srv CPU µs/req', 'srv CPU'], rows, [2, 3, 4, 5, 6, 7, 8]));
+  console.log(
+    table(
+      ['target', 'db', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'srv CPU µs/req', 'srv CPU'],
+      rows,
+      [2, 3, 4, 5, 6, 7, 8],
+    ),
+  );
   console.log('');
   console.log(
     table(
@@ -257,7 +297,9 @@ function printReport(settings, results) {
         r.ratio.toFixed(3) + (r.roundRatios.length > 1 ? ` (${r.roundRatios.map((x) => x.toFixed(3)).join('/')})` : ''),
         r.goal === null ? '-' : `>= ${r.goal.toFixed(2)}`,
         r.met === null ? '-' : r.met ? 'yes' : 'NO',
-        r.ledger.ok ? `ok (${r.ledger.entriesAdded} entries, ${r.ledger.uncountedTransfers} transfers in flight at stops)` : `WRONG ${JSON.stringify(r.ledger)}`,
+        r.ledger.ok
+          ? `ok (${r.ledger.entriesAdded} entries, ${r.ledger.uncountedTransfers} transfers in flight at stops)`
+          : `WRONG ${JSON.stringify(r.ledger)}`,
       ]),
       [1, 2, 3],
     ),
@@ -287,7 +329,8 @@ async function main() {
   const allowance = 180 + databases.length * settings.users * 2;
   const watchdog = startWatchdog(plannedSeconds + allowance);
 
-  if (!existsSync(join(ROOT, 'dist/server/main.js'))) throw new BenchError('dist/server/main.js is missing; run `npm run build` first');
+  if (!existsSync(join(ROOT, 'dist/server/main.js')))
+    throw new BenchError('dist/server/main.js is missing; run `npm run build` first');
   const { default: autocannon } = await import('autocannon');
   const tmp = mkdtempSync(join(tmpdir(), 'points-mall-bench-transfers-'));
   addCleanup(() => rmSync(tmp, { recursive: true, force: true }));
@@ -296,10 +339,12 @@ async function main() {
   console.log(`bench transfers: ${databases.join(' + ')}; about ${plannedSeconds} s of load`);
   const bare = await startBareServer();
   const targets = { sqlite: { databaseUrl: `sqlite:${join(tmp, 'bench.db')}` } };
-  if (postgresUrl) targets.postgres = { databaseUrl: postgresUrl, schema: await createPostgresSchema(postgresUrl, 'bench_tr') };
+  if (postgresUrl)
+    targets.postgres = { databaseUrl: postgresUrl, schema: await createPostgresSchema(postgresUrl, 'bench_tr') };
 
   const results = [];
-  for (const db of databases) results.push(await benchDatabase(autocannon, settings, db, targets[db], bare, adminPassword));
+  for (const db of databases)
+    results.push(await benchDatabase(autocannon, settings, db, targets[db], bare, adminPassword));
   printReport(settings, results);
 
   const problems = [];
@@ -307,14 +352,17 @@ async function main() {
     for (const m of r.measurements) {
       const label = m.target === 'bare' ? `bare (next to ${m.pairedWith})` : `${m.target} (${m.database})`;
       if (m.non2xx) problems.push(`${label}: ${m.non2xx} non-2xx`);
-      if (m.errors + m.timeouts + m.mismatches) problems.push(`${label}: ${m.errors} errors, ${m.timeouts} timeouts, ${m.mismatches} bodies not {"code":0…}`);
+      if (m.errors + m.timeouts + m.mismatches)
+        problems.push(`${label}: ${m.errors} errors, ${m.timeouts} timeouts, ${m.mismatches} bodies not {"code":0…}`);
       if (m.warmupNon2xx) problems.push(`${label}: ${m.warmupNon2xx} failures in the warm-up`);
       if (m.requestsTotal === 0) problems.push(`${label}: no answers`);
     }
     const l = r.ledger;
     if (l.mismatches) problems.push(`${r.database}: the ledger check reports ${l.mismatches} mismatches`);
     if (!Number.isInteger(l.uncountedTransfers) || l.uncountedTransfers < 0 || l.uncountedTransfers > l.maxUncounted) {
-      problems.push(`${r.database}: ${l.entriesAdded} entries written for ${l.countedTransfers} counted transfers (+ at most ${l.maxUncounted} in flight)`);
+      problems.push(
+        `${r.database}: ${l.entriesAdded} entries written for ${l.countedTransfers} counted transfers (+ at most ${l.maxUncounted} in flight)`,
+      );
     }
     if (!l.totalBalanceUnchanged) problems.push(`${r.database}: transfers changed the total of balances`);
   }

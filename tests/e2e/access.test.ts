@@ -1,7 +1,16 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screens } from '../../screens.config';
-import { launchBrowser, type ApiSession, newPhone, newSignedInUser, pathOf, shot, uniqueAccount, PASSWORD } from './helpers';
+import {
+  launchBrowser,
+  type ApiSession,
+  newPhone,
+  newSignedInUser,
+  pathOf,
+  shot,
+  uniqueAccount,
+  PASSWORD,
+} from './helpers';
 
 // Who may open what: a visitor is sent to /login from every signed-in screen; a user registers, logs in, walks to
 // my page and logs out; deep links open the right screen inside the frame.
@@ -22,9 +31,11 @@ describe('a visitor', () => {
     try {
       for (const screen of signedIn) {
         await page.goto(screen.path);
-        await page.waitForURL((u) => u.pathname === '/login', { timeout: 10_000 }).catch(() => {
-          throw new Error(`${screen.path} stayed on ${page.url()} instead of going to /login`);
-        });
+        await page
+          .waitForURL((u) => u.pathname === '/login', { timeout: 10_000 })
+          .catch(() => {
+            throw new Error(`${screen.path} stayed on ${page.url()} instead of going to /login`);
+          });
         // The login screen itself, and the way back to where the visitor wanted to go.
         expect.soft(new URL(page.url()).searchParams.get('redirect'), screen.path).toBe(screen.path);
         await page.locator('#field-userAccount').waitFor();

@@ -1,6 +1,17 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, loginThroughUi, newPhone, overlaysSettled, newSignedInUser, shot, siteInformation, touchDrag, type ApiSession, type TestUser } from './helpers';
+import {
+  launchBrowser,
+  loginThroughUi,
+  newPhone,
+  overlaysSettled,
+  newSignedInUser,
+  shot,
+  siteInformation,
+  touchDrag,
+  type ApiSession,
+  type TestUser,
+} from './helpers';
 
 // The announcement: the draggable chat bubble that opens it, and the dialog the app opens by itself once per browser
 // session (sessionStorage `dialog`, flag isRead).
@@ -44,7 +55,8 @@ async function countDialogs(page: Page) {
     w.__dialogs = 0;
     new MutationObserver((records) => {
       for (const r of records)
-        for (const n of r.addedNodes) if (n instanceof HTMLElement && (n.matches('.adm-dialog') || n.querySelector('.adm-dialog'))) w.__dialogs++;
+        for (const n of r.addedNodes)
+          if (n instanceof HTMLElement && (n.matches('.adm-dialog') || n.querySelector('.adm-dialog'))) w.__dialogs++;
     }).observe(document, { childList: true, subtree: true });
   });
   return () => page.evaluate(() => (window as unknown as { __dialogs: number }).__dialogs);
@@ -93,7 +105,10 @@ describe('the floating bubble', () => {
       await shot(page, 'announcement-dialog');
 
       // A tap on the overlay, away from the dialog, closes it.
-      await page.locator('.adm-mask').first().click({ position: { x: 20, y: 20 } });
+      await page
+        .locator('.adm-mask')
+        .first()
+        .click({ position: { x: 20, y: 20 } });
       await dialog(page).waitFor({ state: 'detached' });
 
       // And 确定 closes it too.
@@ -118,7 +133,9 @@ describe('the announcement dialog', () => {
       await expectAnnouncement(page);
       await dialog(page).getByRole('button', { name: '确定' }).click();
       await dialog(page).waitFor({ state: 'detached' });
-      expect(await page.evaluate(() => JSON.parse(sessionStorage.getItem('dialog') ?? '{}'))).toMatchObject({ isRead: true });
+      expect(await page.evaluate(() => JSON.parse(sessionStorage.getItem('dialog') ?? '{}'))).toMatchObject({
+        isRead: true,
+      });
       expect(await dialogs()).toBe(1);
 
       // Moving around the app: not again.
@@ -149,7 +166,10 @@ describe('the announcement dialog', () => {
       await again.goto('/about');
       await expectAnnouncement(again);
       expect(await dialogs()).toBe(1);
-      await again.locator('.adm-mask').first().click({ position: { x: 20, y: 20 } });
+      await again
+        .locator('.adm-mask')
+        .first()
+        .click({ position: { x: 20, y: 20 } });
       await dialog(again).waitFor({ state: 'detached' });
     } finally {
       await second.close();

@@ -23,7 +23,9 @@ beforeAll(async () => {
   evil = createServer((req, res) => {
     const target = new URL(req.url ?? '/', 'http://x').searchParams.get('target') ?? '';
     const html = req.url?.startsWith('/form')
-      ? evilPage(`<form id="f" method="post" enctype="text/plain" action="${target}"><input name='{"userAccount":"forged_1","userPassword":"Passw0rd!","checkPassword":"Passw0rd!","x":"' value='"}'><button id="go">go</button></form>`)
+      ? evilPage(
+          `<form id="f" method="post" enctype="text/plain" action="${target}"><input name='{"userAccount":"forged_1","userPassword":"Passw0rd!","checkPassword":"Passw0rd!","x":"' value='"}'><button id="go">go</button></form>`,
+        )
       : evilPage(`<a id="go" href="${target}">领取奖励</a>`);
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
   });
@@ -72,7 +74,9 @@ describe('requests another site makes', () => {
       // cookie was there all along, and the site of the request is what stopped the link.
       await page.goto(banUrl);
       expect(await shownEnvelope(page)).toMatchObject({ code: 0 });
-      expect((await admin.ok('userListPage', { query: { id: victim.id } })).records[0]).toMatchObject({ status: 'banned' });
+      expect((await admin.ok('userListPage', { query: { id: victim.id } })).records[0]).toMatchObject({
+        status: 'banned',
+      });
     } finally {
       await context.close();
     }

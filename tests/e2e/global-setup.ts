@@ -19,8 +19,12 @@ declare module 'vitest' {
 const ROOT = resolve(import.meta.dirname, '../..');
 const ADMIN_PASSWORD = 'AdminPassw0rd!';
 
-
-async function waitUntilAnswering(url: string, child: ChildProcess, output: () => string, timeoutMs = 60_000): Promise<void> {
+async function waitUntilAnswering(
+  url: string,
+  child: ChildProcess,
+  output: () => string,
+  timeoutMs = 60_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
@@ -51,7 +55,12 @@ export default async function setup(project: TestProject) {
   // The server's settings are these alone: none inherited from the shell (a SESSION_SECRET or COOKIE_SECURE there
   // would change what the tests meet).
   const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !/^(SESSION_SECRET|ADMIN_ACCOUNT|DATABASE_|COOKIE_SECURE|TRUST_PROXY|SMTP_URL|MAIL_FROM|LOG_REQUESTS)/.test(key)),
+    Object.entries(process.env).filter(
+      ([key]) =>
+        !/^(SESSION_SECRET|ADMIN_ACCOUNT|DATABASE_|COOKIE_SECURE|TRUST_PROXY|SMTP_URL|MAIL_FROM|LOG_REQUESTS)/.test(
+          key,
+        ),
+    ),
   );
   const child = spawn(process.execPath, ['dist/server/main.js'], {
     cwd: ROOT,

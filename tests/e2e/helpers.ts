@@ -32,7 +32,7 @@ export class ApiSession {
   async call<K extends OperationId>(operationId: K, init: Init<K> = {}): Promise<Envelope<ResponseData<K>>> {
     const { method, path } = OPERATIONS[operationId];
     const target = new URL(path, baseUrl());
-    for (const [k, v] of Object.entries((init.query ?? {}))) {
+    for (const [k, v] of Object.entries(init.query ?? {})) {
       if (v !== undefined) target.searchParams.append(k, String(v));
     }
     const headers: Record<string, string> = { 'X-Requested-With': 'XMLHttpRequest' };
@@ -69,7 +69,10 @@ let counter = 0;
 /** A fresh account name: 4–16 letters, digits or underscores. */
 export function uniqueAccount(prefix = 'e2e'): string {
   counter++;
-  return `${prefix}_${Date.now().toString(36).slice(-5)}${counter.toString(36)}${Math.floor(Math.random() * 36 ** 2).toString(36)}`.slice(0, 16);
+  return `${prefix}_${Date.now().toString(36).slice(-5)}${counter.toString(36)}${Math.floor(Math.random() * 36 ** 2).toString(36)}`.slice(
+    0,
+    16,
+  );
 }
 
 export const PASSWORD = 'E2ePassw0rd!';
@@ -80,7 +83,9 @@ export const PASSWORD = 'E2ePassw0rd!';
  */
 export async function registerUser(prefix = 'e2e'): Promise<TestUser> {
   const userAccount = uniqueAccount(prefix);
-  const id = await new ApiSession().ok('userRegister', { body: { userAccount, userPassword: PASSWORD, checkPassword: PASSWORD } });
+  const id = await new ApiSession().ok('userRegister', {
+    body: { userAccount, userPassword: PASSWORD, checkPassword: PASSWORD },
+  });
   return { id, userAccount, userPassword: PASSWORD };
 }
 
@@ -131,7 +136,10 @@ export interface ContextOptions {
 }
 
 /** A phone: 390×844, touch, zh-CN; optionally signed in. */
-export async function newPhone(browser: Browser, options: ContextOptions = {}): Promise<{ context: BrowserContext; page: Page }> {
+export async function newPhone(
+  browser: Browser,
+  options: ContextOptions = {},
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({
     baseURL: baseUrl(),
     viewport: { width: 390, height: 844 },
@@ -141,7 +149,9 @@ export async function newPhone(browser: Browser, options: ContextOptions = {}): 
     locale: 'zh-CN',
   });
   if (options.session?.sid) {
-    await context.addCookies([{ name: 'sid', value: options.session.sid, url: baseUrl(), httpOnly: true, sameSite: 'Lax' }]);
+    await context.addCookies([
+      { name: 'sid', value: options.session.sid, url: baseUrl(), httpOnly: true, sameSite: 'Lax' },
+    ]);
   }
   if (options.announcementRead) {
     await context.addInitScript(() => {
@@ -167,10 +177,17 @@ export async function loginThroughUi(page: Page, userAccount: string, userPasswo
 export const pathOf = (page: Page): string => new URL(page.url()).pathname;
 
 /** A finger drag through the DevTools protocol (the floating bubble listens to touch events on a touch screen). */
-export async function touchDrag(page: Page, from: { x: number; y: number }, to: { x: number; y: number }, steps = 12): Promise<void> {
+export async function touchDrag(
+  page: Page,
+  from: { x: number; y: number },
+  to: { x: number; y: number },
+  steps = 12,
+): Promise<void> {
   const cdp = await page.context().newCDPSession(page);
   try {
-    const point = (x: number, y: number) => [{ x: Math.round(x), y: Math.round(y), id: 1, radiusX: 1, radiusY: 1, force: 1 }];
+    const point = (x: number, y: number) => [
+      { x: Math.round(x), y: Math.round(y), id: 1, radiusX: 1, radiusY: 1, force: 1 },
+    ];
     await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: point(from.x, from.y) });
     for (let i = 1; i <= steps; i++) {
       const x = from.x + ((to.x - from.x) * i) / steps;
@@ -193,7 +210,10 @@ export async function overlaysSettled(page: Page): Promise<void> {
     // Both refuse taps (pointer-events: none) until fully in; the dialog's and the masks' opacity rises to 1.
     const bodies = [...document.querySelectorAll<HTMLElement>('.adm-center-popup-wrap, .adm-popup-body')].filter(shown);
     const faders = [...document.querySelectorAll<HTMLElement>('.adm-center-popup-wrap, .adm-mask')].filter(shown);
-    return bodies.every((el) => el.style.pointerEvents !== 'none') && faders.every((el) => getComputedStyle(el).opacity === '1');
+    return (
+      bodies.every((el) => el.style.pointerEvents !== 'none') &&
+      faders.every((el) => getComputedStyle(el).opacity === '1')
+    );
   });
 }
 

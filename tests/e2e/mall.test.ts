@@ -28,7 +28,11 @@ let buyer: TestUser & { api: ApiSession };
 let payee: TestUser & { api: ApiSession };
 
 /** A coin-moving call as the app makes it: with an Idempotency-Key (the shared ApiSession sends none). */
-async function keyed<K extends OperationId>(session: ApiSession, operationId: K, body: RequestBody<K>): Promise<ResponseData<K>> {
+async function keyed<K extends OperationId>(
+  session: ApiSession,
+  operationId: K,
+  body: RequestBody<K>,
+): Promise<ResponseData<K>> {
   const { method, path } = OPERATIONS[operationId];
   const response = await fetch(url(path), {
     method: method.toUpperCase(),
@@ -89,7 +93,8 @@ async function rowAction(page: Page, row: string, action: string) {
 }
 
 /** The value shown beside 积分余额 on my page. */
-const shownBalance = (page: Page) => page.locator('.adm-list-item', { hasText: '积分余额' }).locator('.adm-list-item-content-extra');
+const shownBalance = (page: Page) =>
+  page.locator('.adm-list-item', { hasText: '积分余额' }).locator('.adm-list-item-content-extra');
 
 describe('buying a package', () => {
   const name = `套餐${Date.now().toString(36).slice(-4)}`;
@@ -111,7 +116,8 @@ describe('buying a package', () => {
       await admin.page.waitForURL((u) => u.pathname === '/mall_management');
       await admin.page.locator('.adm-list-item', { hasText: `${name} · ¥9.90` }).waitFor();
       await shot(admin.page, 'mall-management');
-      const added = (await adminApi.ok('mallListPage', { body: { current: 1, pageSize: 100, searchText: name } })).records[0]!;
+      const added = (await adminApi.ok('mallListPage', { body: { current: 1, pageSize: 100, searchText: name } }))
+        .records[0]!;
       expect(added).toMatchObject({ coinName: name, amount: 990, addCoin: 120, status: 1 });
 
       // The user's first visit to /mall shows how to pay, once.
@@ -151,12 +157,18 @@ describe('buying a package', () => {
 
       // The admin finds it by the buyer's account and confirms the payment.
       await open(admin.page, `/order_management?searchText=${buyer.userAccount}`, '订单管理');
-      await admin.page.locator('.adm-list-item', { hasText: buyer.userAccount }).filter({ hasText: '待付款' }).waitFor();
+      await admin.page
+        .locator('.adm-list-item', { hasText: buyer.userAccount })
+        .filter({ hasText: '待付款' })
+        .waitFor();
       await shot(admin.page, 'order-management');
       await rowAction(admin.page, buyer.userAccount, '确认收款');
       await answerDialog(admin.page, /确认已收到/);
       await toast(admin.page, '已确认收款').waitFor();
-      await admin.page.locator('.adm-list-item', { hasText: buyer.userAccount }).filter({ hasText: '已到账' }).waitFor();
+      await admin.page
+        .locator('.adm-list-item', { hasText: buyer.userAccount })
+        .filter({ hasText: '已到账' })
+        .waitFor();
 
       // The user's balance and statement show the coins, once.
       expect(await balanceOf(buyer.api)).toBe(before + 120);
@@ -236,7 +248,12 @@ describe('redeem codes', () => {
   });
 
   it('a code works once on my page and is refused the second time', async () => {
-    const batch = await keyed(adminApi, 'redeemGenerate', { count: 1, coin: 25, expiresAt: Date.now() + 7 * 86_400_000, note: 'e2e' });
+    const batch = await keyed(adminApi, 'redeemGenerate', {
+      count: 1,
+      coin: 25,
+      expiresAt: Date.now() + 7 * 86_400_000,
+      note: 'e2e',
+    });
     const code = batch.codes[0]!;
     const before = await balanceOf(payee.api);
     const { context, page } = await newPhone(browser, { session: payee.api, announcementRead: true });

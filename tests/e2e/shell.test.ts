@@ -2,7 +2,16 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screens } from '../../screens.config';
 import { messages as t } from '../../src/web/i18n/zh-CN';
-import { launchBrowser, loginAdmin, newPhone, newSignedInUser, pathOf, shot, siteInformation, type ApiSession } from './helpers';
+import {
+  launchBrowser,
+  loginAdmin,
+  newPhone,
+  newSignedInUser,
+  pathOf,
+  shot,
+  siteInformation,
+  type ApiSession,
+} from './helpers';
 
 // The frame around the screens: the account watermark, the document title and the scrolling notice bar.
 
@@ -32,7 +41,8 @@ async function open(page: Page, path: string) {
   await page.goto(path);
   const screen = screens.find((s) => s.path === path);
   if (screen?.chrome === 'bare') await page.locator('#field-userAccount').waitFor();
-  else await expect.poll(() => page.locator('.adm-nav-bar-title').textContent()).toBe(screen?.title ?? t.shell.notFound);
+  else
+    await expect.poll(() => page.locator('.adm-nav-bar-title').textContent()).toBe(screen?.title ?? t.shell.notFound);
   expect(pathOf(page)).toBe(path);
 }
 
@@ -85,7 +95,7 @@ describe('the document title', () => {
 describe('the notice bar', () => {
   const noticeText = (page: Page) => page.locator('.adm-notice-bar .adm-notice-bar-content-inner');
 
-  it("says the server failed on /500, whoever opens it", async () => {
+  it('says the server failed on /500, whoever opens it', async () => {
     for (const page of [user.page, admin.page]) {
       await open(page, '/500');
       await expect.poll(() => noticeText(page).textContent()).toBe(t.notice.serverError);
@@ -109,10 +119,15 @@ describe('the notice bar', () => {
     expect(t.notice.platformManagement).toContain('不能删除');
     await shot(admin.page, 'platform-management');
     // Longer than the phone is wide, so it must scroll (after the bar's 2 s pause) for its end to be read.
-    const [textWidth, barWidth] = await noticeText(admin.page).evaluate((el) => [el.scrollWidth, el.parentElement!.clientWidth]);
+    const [textWidth, barWidth] = await noticeText(admin.page).evaluate((el) => [
+      el.scrollWidth,
+      el.parentElement!.clientWidth,
+    ]);
     expect(textWidth).toBeGreaterThan(barWidth);
     await expect
-      .poll(() => noticeText(admin.page).evaluate((el) => new DOMMatrix(getComputedStyle(el).transform).m41), { timeout: 10_000 })
+      .poll(() => noticeText(admin.page).evaluate((el) => new DOMMatrix(getComputedStyle(el).transform).m41), {
+        timeout: 10_000,
+      })
       .toBeLessThan(-10);
   });
 

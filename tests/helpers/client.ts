@@ -63,11 +63,22 @@ export class ApiClient {
     }
     const json = response.json();
     const validate = responseValidator(operationId, response.statusCode);
-    expect(validate, `${operationId} answered ${response.statusCode}, which openapi.yaml does not declare`).toBeDefined();
+    expect(
+      validate,
+      `${operationId} answered ${response.statusCode}, which openapi.yaml does not declare`,
+    ).toBeDefined();
     if (!(validate as (data: unknown) => boolean)(json)) {
-      throw new Error(`${operationId} ${response.statusCode} does not match openapi.yaml: ${JSON.stringify(validate!.errors)}\n${response.body}`);
+      throw new Error(
+        `${operationId} ${response.statusCode} does not match openapi.yaml: ${JSON.stringify(validate!.errors)}\n${response.body}`,
+      );
     }
-    return { status: response.statusCode, code: json.code, message: json.message, data: json.data, headers: response.headers };
+    return {
+      status: response.statusCode,
+      code: json.code,
+      message: json.message,
+      data: json.data,
+      headers: response.headers,
+    };
   }
 
   /** Calls and insists on success, returning the envelope's data. */

@@ -1,7 +1,13 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { join } from 'node:path';
-import { listOperations, loadOpenApi, rebaseRefs, SCHEMAS_ID, type OperationSpec } from '../../src/server/http/openapi.js';
+import {
+  listOperations,
+  loadOpenApi,
+  rebaseRefs,
+  SCHEMAS_ID,
+  type OperationSpec,
+} from '../../src/server/http/openapi.js';
 
 export const openapi = loadOpenApi(join(process.cwd(), 'openapi.yaml'));
 export const operations: OperationSpec[] = listOperations(openapi);
@@ -25,7 +31,8 @@ export function responseValidator(operationId: string, status: number): Validate
   const op = operationById.get(operationId)!;
   const declared = (openapi.paths as any)[op.path][op.method.toLowerCase()].responses;
   // The contract's description: any operation may answer 503 while the database cannot answer.
-  const raw = declared[String(status)] ?? (status === 503 ? openapi.components.responses?.ServiceUnavailable : undefined);
+  const raw =
+    declared[String(status)] ?? (status === 503 ? openapi.components.responses?.ServiceUnavailable : undefined);
   const schema = resolveResponse(raw)?.content?.['application/json']?.schema;
   const validate = schema ? ajv.compile(rebaseRefs(schema)) : undefined;
   if (validate) responseValidators.set(key, validate);
@@ -33,7 +40,11 @@ export function responseValidator(operationId: string, status: number): Validate
 }
 
 /** Example request of an operation, as openapi.yaml gives it (used to drive every operation generically). */
-export function exampleRequest(operationId: string): { query?: Record<string, unknown>; body?: unknown; headers?: Record<string, string> } {
+export function exampleRequest(operationId: string): {
+  query?: Record<string, unknown>;
+  body?: unknown;
+  headers?: Record<string, string>;
+} {
   const op = operationById.get(operationId)!;
   const raw = (openapi.paths as any)[op.path][op.method.toLowerCase()];
   const query: Record<string, unknown> = {};

@@ -20,7 +20,10 @@ export interface TestDatabase {
 export async function createTestDatabase(kind: DbKind = dbKind()): Promise<TestDatabase> {
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'points-mall-'));
-    return { config: { kind: 'sqlite', path: join(dir, 'test.db') }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      config: { kind: 'sqlite', path: join(dir, 'test.db') },
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const schema = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   const client = new pg.Client({ connectionString: POSTGRES_URL });

@@ -19,7 +19,11 @@ export async function grant(app: TestApp, userAccount: string, coin: number): Pr
 
 /** The stored balance of a user, straight from the database. */
 export async function balanceOf(app: TestApp, userId: number): Promise<number> {
-  const row = await app.built.context.db.selectFrom('users').select('coin').where('id', '=', userId).executeTakeFirstOrThrow();
+  const row = await app.built.context.db
+    .selectFrom('users')
+    .select('coin')
+    .where('id', '=', userId)
+    .executeTakeFirstOrThrow();
   return Number(row.coin);
 }
 
@@ -65,7 +69,8 @@ export async function expectLedgerConsistent(app: TestApp): Promise<void> {
     let running = 0;
     for (const e of own) {
       running += e.amount;
-      if (e.balanceAfter !== running) problems.push(`${u.userAccount}: entry ${e.id} has balanceAfter ${e.balanceAfter}, running sum ${running}`);
+      if (e.balanceAfter !== running)
+        problems.push(`${u.userAccount}: entry ${e.id} has balanceAfter ${e.balanceAfter}, running sum ${running}`);
       if (e.balanceAfter < 0) problems.push(`${u.userAccount}: entry ${e.id} has negative balanceAfter`);
     }
   }
@@ -73,7 +78,9 @@ export async function expectLedgerConsistent(app: TestApp): Promise<void> {
   for (const userId of byUser.keys()) if (!knownUsers.has(userId)) problems.push(`entries for unknown user ${userId}`);
 
   const transfers = new Map<string, EntryRow[]>();
-  for (const e of entries) if (e.kind === 'transfer_out' || e.kind === 'transfer_in') (transfers.get(e.reference) ?? transfers.set(e.reference, []).get(e.reference)!).push(e);
+  for (const e of entries)
+    if (e.kind === 'transfer_out' || e.kind === 'transfer_in')
+      (transfers.get(e.reference) ?? transfers.set(e.reference, []).get(e.reference)!).push(e);
   for (const [reference, pair] of transfers) {
     const out = pair.filter((e) => e.kind === 'transfer_out');
     const into = pair.filter((e) => e.kind === 'transfer_in');
@@ -82,8 +89,10 @@ export async function expectLedgerConsistent(app: TestApp): Promise<void> {
       continue;
     }
     const [o, i] = [out[0]!, into[0]!];
-    if (o.amount + i.amount !== 0 || o.amount >= 0) problems.push(`transfer ${reference}: amounts ${o.amount} / ${i.amount}`);
-    if (o.counterpartyId !== i.userId || i.counterpartyId !== o.userId) problems.push(`transfer ${reference}: counterparties do not match`);
+    if (o.amount + i.amount !== 0 || o.amount >= 0)
+      problems.push(`transfer ${reference}: amounts ${o.amount} / ${i.amount}`);
+    if (o.counterpartyId !== i.userId || i.counterpartyId !== o.userId)
+      problems.push(`transfer ${reference}: counterparties do not match`);
   }
   expect(problems, 'ledger invariants').toEqual([]);
 

@@ -27,7 +27,8 @@ export interface MergedSchema {
   closed: boolean;
 }
 
-const typesOf = (t: unknown): string[] | undefined => (t === undefined ? undefined : Array.isArray(t) ? t.map(String) : [String(t)]);
+const typesOf = (t: unknown): string[] | undefined =>
+  t === undefined ? undefined : Array.isArray(t) ? t.map(String) : [String(t)];
 
 /** `#/components/schemas/X` and `openapi.json#/$defs/X` both name `openapi.components.schemas.X`. */
 export function resolveRef(ref: string): JsonSchema {
@@ -42,7 +43,10 @@ export function mergeSchema(schema: JsonSchema, into?: MergedSchema): MergedSche
   const s = schema as Record<string, any>;
   // Outermost keywords first (their title wins), then the $ref target, then each allOf member.
   const types = typesOf(s.type);
-  if (types) m.types = m.types ? m.types.filter((t) => types.includes(t) || (t === 'integer' && types.includes('number'))) : types;
+  if (types)
+    m.types = m.types
+      ? m.types.filter((t) => types.includes(t) || (t === 'integer' && types.includes('number')))
+      : types;
   if (Array.isArray(s.enum)) m.enum = m.enum ? m.enum.filter((v) => s.enum.includes(v)) : [...s.enum];
   if (s.const !== undefined) m.enum = [s.const];
   if (typeof s.minLength === 'number') m.minLength = Math.max(m.minLength ?? 0, s.minLength);
@@ -52,7 +56,8 @@ export function mergeSchema(schema: JsonSchema, into?: MergedSchema): MergedSche
   if (typeof s.pattern === 'string') m.patterns.push(s.pattern);
   if (typeof s.format === 'string') m.format ??= s.format;
   if (typeof s.title === 'string') m.title ??= s.title;
-  for (const [name, prop] of Object.entries((s.properties ?? {}) as Record<string, JsonSchema>)) (m.properties[name] ??= []).push(prop);
+  for (const [name, prop] of Object.entries((s.properties ?? {}) as Record<string, JsonSchema>))
+    (m.properties[name] ??= []).push(prop);
   if (Array.isArray(s.required)) for (const r of s.required) if (!m.required.includes(r)) m.required.push(r);
   if (s.additionalProperties === false || s.unevaluatedProperties === false) m.closed = true;
   if (typeof s.$ref === 'string') mergeSchema(resolveRef(s.$ref), m);
@@ -126,10 +131,25 @@ const ODD_TEXT: [label: string, text: string][] = [
   ['a zero-width space (U+200B)', '\u200B'],
 ];
 const SQL_TEXT = "' OR 1=1 --";
-const STRING_CANDIDATES = ['alice_01', 'Passw0rd!', '123456', 'AB12CD34', 'alice@example.com', 'https://example.com/a.js', '积分商城', 'abcd', 'a'];
+const STRING_CANDIDATES = [
+  'alice_01',
+  'Passw0rd!',
+  '123456',
+  'AB12CD34',
+  'alice@example.com',
+  'https://example.com/a.js',
+  '积分商城',
+  'abcd',
+  'a',
+];
 
 /** Whether the field's own schema accepts a value, as the server receives it (query values arrive as text). */
-function propertyValidator(op: OperationSpec, part: Part, field: string, parts: JsonSchema[]): (value: unknown) => boolean {
+function propertyValidator(
+  op: OperationSpec,
+  part: Part,
+  field: string,
+  parts: JsonSchema[],
+): (value: unknown) => boolean {
   const validate = validatorFor(`${op.operationId}:${part}:${field}`, { allOf: parts }, part === 'query');
   return (value) => validate(part === 'query' ? transportQueryValue(value) : structuredClone(value));
 }
@@ -141,10 +161,16 @@ function sampleString(base: unknown, accepts: (v: unknown) => boolean, m: Merged
   return typeof found === 'string' ? found : 'a';
 }
 
-const insertMiddle = (s: string, odd: string) => s.slice(0, Math.ceil(s.length / 2)) + odd + s.slice(Math.ceil(s.length / 2));
+const insertMiddle = (s: string, odd: string) =>
+  s.slice(0, Math.ceil(s.length / 2)) + odd + s.slice(Math.ceil(s.length / 2));
 
 /** The value mutations for one property, each derived from a keyword of its merged schema. */
-function valueMutations(m: MergedSchema, part: Part, sample: () => string, accepts: (v: unknown) => boolean): [string, unknown][] {
+function valueMutations(
+  m: MergedSchema,
+  part: Part,
+  sample: () => string,
+  accepts: (v: unknown) => boolean,
+): [string, unknown][] {
   const out: [string, unknown][] = [];
   const types = m.types;
   const numeric = !!types && (types.includes('integer') || types.includes('number')) && !types.includes('string');
@@ -154,8 +180,13 @@ function valueMutations(m: MergedSchema, part: Part, sample: () => string, accep
     if (numeric) out.push(['wrong type: a string where a number is expected', 'abc']);
     if (part === 'body') {
       // A JSON body is not coerced: a number written as text is a wrong type.
-      if (numeric) out.push(['wrong type: a numeric string where a number is expected', String(Number.isFinite(m.minimum) ? m.minimum : 1)]);
-      if (isString && !types.includes('number') && !types.includes('integer')) out.push(['wrong type: a number where a string is expected', 123]);
+      if (numeric)
+        out.push([
+          'wrong type: a numeric string where a number is expected',
+          String(Number.isFinite(m.minimum) ? m.minimum : 1),
+        ]);
+      if (isString && !types.includes('number') && !types.includes('integer'))
+        out.push(['wrong type: a number where a string is expected', 123]);
       if (!types.includes('boolean')) out.push(['wrong type: a boolean', true]);
       if (!types.includes('object')) out.push(['wrong type: an object', { a: 1 }]);
       if (!types.includes('array')) out.push(['wrong type: an array', ['x']]);
@@ -168,7 +199,8 @@ function valueMutations(m: MergedSchema, part: Part, sample: () => string, accep
       out.push([`longer than maxLength ${m.maxLength}`, s[0]!.repeat(Math.max(0, m.maxLength + 1 - s.length)) + s]);
     }
     if ((m.minLength ?? 0) >= 1) out.push([`empty string (minLength ${m.minLength})`, '']);
-    if (m.minLength !== undefined && m.minLength > 1) out.push([`shorter than minLength ${m.minLength}`, sample().slice(0, m.minLength - 1)]);
+    if (m.minLength !== undefined && m.minLength > 1)
+      out.push([`shorter than minLength ${m.minLength}`, sample().slice(0, m.minLength - 1)]);
     if (m.patterns.length > 0 || m.format) {
       for (const [label, odd] of ODD_TEXT) {
         const s = sample();
@@ -230,7 +262,11 @@ function partMutations(op: OperationSpec, part: Part, schema: JsonSchema, base: 
       const json = JSON.stringify(base);
       const rest = json === '{}' ? '' : `,${json.slice(1, -1)}`;
       out.push({ name: 'body: a "__proto__" key', part, rawBody: `{"__proto__":{"isAdmin":true}${rest}}` });
-      out.push({ name: 'body: a "constructor.prototype" key', part, rawBody: `{"constructor":{"prototype":{"isAdmin":true}}${rest}}` });
+      out.push({
+        name: 'body: a "constructor.prototype" key',
+        part,
+        rawBody: `{"constructor":{"prototype":{"isAdmin":true}}${rest}}`,
+      });
     }
   }
   return out;
@@ -247,7 +283,12 @@ export function badRequests(op: OperationSpec): BadRequest[] {
     const base = (example.body ?? {}) as Record<string, unknown>;
     const withQuery = example.query ? { query: example.query } : {};
     out.push(...partMutations(op, 'body', op.bodySchema, base).map((r) => ({ ...r, ...withQuery })));
-    const whole = (name: string, extra: Partial<BadRequest>): BadRequest => ({ name: `body: ${name}`, part: 'body', ...withQuery, ...extra });
+    const whole = (name: string, extra: Partial<BadRequest>): BadRequest => ({
+      name: `body: ${name}`,
+      part: 'body',
+      ...withQuery,
+      ...extra,
+    });
     out.push(whole('malformed JSON', { rawBody: '{bad' }));
     out.push(whole('a JSON array instead of an object', { rawBody: JSON.stringify([base]) }));
     if (requestBodyOf(op)?.required === true) {
@@ -258,10 +299,17 @@ export function badRequests(op: OperationSpec): BadRequest[] {
     const declared = Object.keys(requestBodyOf(op)?.content ?? {});
     const formBody = new URLSearchParams(Object.entries(base).map(([k, v]) => [k, String(v)])).toString();
     if (!declared.includes('application/x-www-form-urlencoded')) {
-      out.push(whole('a form-encoded body', { rawBody: formBody, headers: { 'content-type': 'application/x-www-form-urlencoded' } }));
+      out.push(
+        whole('a form-encoded body', {
+          rawBody: formBody,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        }),
+      );
     }
     if (!declared.includes('text/plain')) {
-      out.push(whole('a text/plain body', { rawBody: JSON.stringify(base), headers: { 'content-type': 'text/plain' } }));
+      out.push(
+        whole('a text/plain body', { rawBody: JSON.stringify(base), headers: { 'content-type': 'text/plain' } }),
+      );
     }
   }
   return out;

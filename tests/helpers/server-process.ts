@@ -44,7 +44,9 @@ export async function ensureServerBuilt(): Promise<void> {
     write: false,
   });
   // The map first: main.js names it, and main.js is what decides whether a build is needed.
-  const files = [...result.outputFiles].sort((a, b) => Number(b.path.endsWith('.map')) - Number(a.path.endsWith('.map')));
+  const files = [...result.outputFiles].sort(
+    (a, b) => Number(b.path.endsWith('.map')) - Number(a.path.endsWith('.map')),
+  );
   mkdirSync(dirname(MAIN_JS), { recursive: true });
   for (const file of files) {
     const temporary = `${file.path}.${process.pid}.tmp`;
@@ -52,7 +54,6 @@ export async function ensureServerBuilt(): Promise<void> {
     renameSync(temporary, file.path);
   }
 }
-
 
 export interface Server {
   child: ChildProcess;
@@ -63,12 +64,21 @@ export interface Server {
 export const children = new Set<ChildProcess>();
 
 /** Starts the built server on the database; `env` adds settings (the scheduler's, the sandbox's). */
-export async function startServer(db: TestDatabase, sessionSecret: string, extra: Record<string, string> = {}): Promise<Server> {
+export async function startServer(
+  db: TestDatabase,
+  sessionSecret: string,
+  extra: Record<string, string> = {},
+): Promise<Server> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   // The server's settings are these alone, none inherited from the shell.
   const env = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !/^(DATABASE_|SESSION_SECRET|ADMIN_|LOG_|SMTP_|MAIL_|COOKIE_|TRUST_PROXY$|WEB_ROOT$|PORT$|HOST$|SCHEDULER|SANDBOX_|TZ_SITE$)/.test(k)),
+    Object.entries(process.env).filter(
+      ([k]) =>
+        !/^(DATABASE_|SESSION_SECRET|ADMIN_|LOG_|SMTP_|MAIL_|COOKIE_|TRUST_PROXY$|WEB_ROOT$|PORT$|HOST$|SCHEDULER|SANDBOX_|TZ_SITE$)/.test(
+          k,
+        ),
+    ),
   );
   Object.assign(env, {
     NODE_ENV: 'production',
@@ -86,11 +96,12 @@ export async function startServer(db: TestDatabase, sessionSecret: string, extra
   const child = spawn(process.execPath, [MAIN_JS], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let log = '';
-  child.stdout!.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-20_000)));
-  child.stderr!.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-20_000)));
+  child.stdout.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-20_000)));
+  child.stderr.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-20_000)));
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the server exited (${child.exitCode ?? child.signalCode}) before answering:\n${log}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`the server exited (${child.exitCode ?? child.signalCode}) before answering:\n${log}`);
     if (Date.now() > deadline) throw new Error(`the server did not answer within 60 s:\n${log}`);
     try {
       const response = await fetch(`${base}/api/basicInformation/get?id=1`, { signal: AbortSignal.timeout(2000) });
@@ -131,11 +142,18 @@ export class HttpClient {
 
   async call(operationId: OperationId, body: unknown, key?: string): Promise<Answer> {
     const op = operationById.get(operationId)!;
-    const headers: Record<string, string> = { 'x-requested-with': 'XMLHttpRequest', 'content-type': 'application/json' };
+    const headers: Record<string, string> = {
+      'x-requested-with': 'XMLHttpRequest',
+      'content-type': 'application/json',
+    };
     if (this.cookie) headers.cookie = this.cookie;
     if (key) headers['idempotency-key'] = key;
     try {
-      const response = await fetch(`${this.server().base}${op.path}`, { method: op.method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const response = await fetch(`${this.server().base}${op.path}`, {
+        method: op.method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       for (const c of response.headers.getSetCookie()) {
         const [pair] = c.split(';');
         if (pair?.startsWith('sid=')) this.cookie = pair;
@@ -153,7 +171,6 @@ export class HttpClient {
     return answer.data;
   }
 }
-
 
 /**
  * The app built in the test's own process on a child server's database (its scheduler not started), to read the

@@ -60,7 +60,10 @@ export interface TestApp {
   /** The seeded admin's user id. */
   adminId(): Promise<number>;
   /** Registers (through the API) and logs in a new user; `role` agent is granted by the admin. */
-  newUser(options?: { role?: 'user' | 'agent' | 'admin'; invitationCode?: string }): Promise<{ client: ApiClient; id: number; userAccount: string }>;
+  newUser(options?: {
+    role?: 'user' | 'agent' | 'admin';
+    invitationCode?: string;
+  }): Promise<{ client: ApiClient; id: number; userAccount: string }>;
   close(): Promise<void>;
 }
 
@@ -77,7 +80,8 @@ export const TEST_JOBS_CONFIG: JobsConfig = {
 };
 
 let counter = 0;
-export const uniqueAccount = (prefix = 'u') => `${prefix}${process.pid % 1000}_${(counter++).toString(36)}${Math.random().toString(36).slice(2, 5)}`.slice(0, 16);
+export const uniqueAccount = (prefix = 'u') =>
+  `${prefix}${process.pid % 1000}_${(counter++).toString(36)}${Math.random().toString(36).slice(2, 5)}`.slice(0, 16);
 
 export function testConfig(database: TestDatabase['config'], overrides: Partial<AppConfig> = {}): AppConfig {
   return {
@@ -138,10 +142,17 @@ export async function startTestApp(overrides: Partial<AppConfig> = {}, options: 
       const c = client();
       let id: number;
       if (options.role === 'admin') {
-        id = await (await app.admin()).ok('userAdd', { body: { userAccount, userPassword: PASSWORD, userRole: 'admin' } });
+        id = await (
+          await app.admin()
+        ).ok('userAdd', { body: { userAccount, userPassword: PASSWORD, userRole: 'admin' } });
       } else {
         id = await c.ok('userRegister', {
-          body: { userAccount, userPassword: PASSWORD, checkPassword: PASSWORD, ...(options.invitationCode ? { invitationCode: options.invitationCode } : {}) },
+          body: {
+            userAccount,
+            userPassword: PASSWORD,
+            checkPassword: PASSWORD,
+            ...(options.invitationCode ? { invitationCode: options.invitationCode } : {}),
+          },
           ip: `10.0.${counter % 250}.${(counter++ % 250) + 1}`,
         });
         if (options.role === 'agent') await (await app.admin()).ok('userUpdateBoss', { query: { userAccount } });

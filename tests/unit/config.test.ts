@@ -8,18 +8,41 @@ const base = { SESSION_SECRET: 'x'.repeat(32) };
 describe('database time limits', () => {
   it('default to values that answer well within a phone’s patience', () => {
     const pg = loadConfig({ ...base, DATABASE_URL: 'postgres://u@h/db' }).database;
-    expect(pg).toMatchObject({ kind: 'postgres', statementTimeoutMs: 10_000, lockTimeoutMs: 5_000, acquireTimeoutMs: 5_000 });
+    expect(pg).toMatchObject({
+      kind: 'postgres',
+      statementTimeoutMs: 10_000,
+      lockTimeoutMs: 5_000,
+      acquireTimeoutMs: 5_000,
+    });
     expect(DATABASE_TIMEOUTS).toEqual({ statementTimeoutMs: 10_000, lockTimeoutMs: 5_000, acquireTimeoutMs: 5_000 });
-    expect(loadConfig({ ...base, DATABASE_URL: 'sqlite::memory:' }).database).toEqual({ kind: 'sqlite', path: ':memory:', lockTimeoutMs: 5_000 });
+    expect(loadConfig({ ...base, DATABASE_URL: 'sqlite::memory:' }).database).toEqual({
+      kind: 'sqlite',
+      path: ':memory:',
+      lockTimeoutMs: 5_000,
+    });
   });
 
   it('are read from DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_LOCK_TIMEOUT_MS and DATABASE_ACQUIRE_TIMEOUT_MS', () => {
-    const env = { ...base, DATABASE_URL: 'postgres://u@h/db', DATABASE_STATEMENT_TIMEOUT_MS: '2000', DATABASE_LOCK_TIMEOUT_MS: '700', DATABASE_ACQUIRE_TIMEOUT_MS: '900' };
-    expect(loadConfig(env).database).toMatchObject({ statementTimeoutMs: 2000, lockTimeoutMs: 700, acquireTimeoutMs: 900 });
+    const env = {
+      ...base,
+      DATABASE_URL: 'postgres://u@h/db',
+      DATABASE_STATEMENT_TIMEOUT_MS: '2000',
+      DATABASE_LOCK_TIMEOUT_MS: '700',
+      DATABASE_ACQUIRE_TIMEOUT_MS: '900',
+    };
+    expect(loadConfig(env).database).toMatchObject({
+      statementTimeoutMs: 2000,
+      lockTimeoutMs: 700,
+      acquireTimeoutMs: 900,
+    });
   });
 
   it('refuse what is not a sensible number of milliseconds', () => {
-    for (const [name, value] of [['DATABASE_STATEMENT_TIMEOUT_MS', '0'], ['DATABASE_LOCK_TIMEOUT_MS', 'soon'], ['DATABASE_ACQUIRE_TIMEOUT_MS', '-1']]) {
+    for (const [name, value] of [
+      ['DATABASE_STATEMENT_TIMEOUT_MS', '0'],
+      ['DATABASE_LOCK_TIMEOUT_MS', 'soon'],
+      ['DATABASE_ACQUIRE_TIMEOUT_MS', '-1'],
+    ]) {
       expect(() => loadConfig({ ...base, [name!]: value })).toThrow(name);
     }
   });

@@ -15,8 +15,31 @@ vi.mock('../../src/web/api', () => ({ api: { call: vi.fn() }, setLoginNavigator:
 vi.mock('../../src/web/feedback', () => ({ toast: vi.fn(), alert: vi.fn(), confirm: vi.fn(), actionSheet: vi.fn() }));
 const call = vi.mocked(api.call) as unknown as ReturnType<typeof vi.fn>;
 
-const USER = { id: 2, userAccount: 'alice_01', userName: '小红', userRole: 'user', email: null, invitationCode: 'K7P2M9QX', coin: 0, createdAt: 1795000000000 };
-const SITE = { id: 1, websiteName: '测试站', noticeBar: '滚动通知文字', noticeAnnouncementTitle: '', noticeAnnouncement: '', pointsNotification: '', coinName: '积分', addCoin: 0, amount: 0, status: 1, analyticsUrl: '', userId: null, updatedAt: 0 };
+const USER = {
+  id: 2,
+  userAccount: 'alice_01',
+  userName: '小红',
+  userRole: 'user',
+  email: null,
+  invitationCode: 'K7P2M9QX',
+  coin: 0,
+  createdAt: 1795000000000,
+};
+const SITE = {
+  id: 1,
+  websiteName: '测试站',
+  noticeBar: '滚动通知文字',
+  noticeAnnouncementTitle: '',
+  noticeAnnouncement: '',
+  pointsNotification: '',
+  coinName: '积分',
+  addCoin: 0,
+  amount: 0,
+  status: 1,
+  analyticsUrl: '',
+  userId: null,
+  updatedAt: 0,
+};
 
 function answer(signedIn: boolean) {
   call.mockImplementation(async (op: string) => {
@@ -80,7 +103,10 @@ describe('routes from screens.config.ts', () => {
       call.mockClear();
       open(path);
       await waitFor(() => expect(document.body.textContent).not.toBe(''));
-      expect(call.mock.calls.some(([op]) => op === 'userGetLogin'), path).toBe(false);
+      expect(
+        call.mock.calls.some(([op]) => op === 'userGetLogin'),
+        path,
+      ).toBe(false);
     }
   });
 

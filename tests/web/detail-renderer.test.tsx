@@ -11,7 +11,9 @@ const call = vi.mocked(api.call) as unknown as ReturnType<typeof vi.fn>;
 const detail = screens.find((s) => s.path === '/user_detail') as DetailScreen;
 
 function open(search: string) {
-  const router = createMemoryRouter([{ path: detail.path, element: <DetailRenderer screen={detail} /> }], { initialEntries: [detail.path + search] });
+  const router = createMemoryRouter([{ path: detail.path, element: <DetailRenderer screen={detail} /> }], {
+    initialEntries: [detail.path + search],
+  });
   render(<RouterProvider router={router} />);
 }
 
@@ -21,8 +23,16 @@ afterEach(cleanup);
 describe('DetailRenderer on /user_detail', () => {
   it('reads the record named in the URL and shows labels, words for codes, times and dashes for empty values', async () => {
     call.mockResolvedValue({
-      id: 9, userAccount: 'bob_0009', userName: '<b>鲍勃</b>', userRole: 'agent', status: 'banned', email: null,
-      invitationCode: 'K7P2M9QX', inviterAccount: null, createdAt: new Date(2026, 10, 1, 8, 5).getTime(), lastLoginAt: null,
+      id: 9,
+      userAccount: 'bob_0009',
+      userName: '<b>鲍勃</b>',
+      userRole: 'agent',
+      status: 'banned',
+      email: null,
+      invitationCode: 'K7P2M9QX',
+      inviterAccount: null,
+      createdAt: new Date(2026, 10, 1, 8, 5).getTime(),
+      lastLoginAt: null,
     });
     open('?id=9');
     expect(await view.findByText('bob_0009')).toBeTruthy();

@@ -82,7 +82,10 @@ function withStatementCache(database: BetterSqlite3.Database, max = 500): Prepar
 /** The name PostgreSQL shows for this app's connections (pg_stat_activity): the schema tells test runs apart. */
 export const applicationName = (schema?: string) => (schema ? `points-mall:${schema}` : 'points-mall');
 
-function postgresDialect(config: Extract<DatabaseConfig, { kind: 'postgres' }>, onPoolError: (error: Error) => void): PostgresDialect {
+function postgresDialect(
+  config: Extract<DatabaseConfig, { kind: 'postgres' }>,
+  onPoolError: (error: Error) => void,
+): PostgresDialect {
   const { statementTimeoutMs, lockTimeoutMs, acquireTimeoutMs } = { ...DATABASE_TIMEOUTS, ...config };
   const settings = [
     `-c statement_timeout=${statementTimeoutMs}`,
@@ -99,7 +102,9 @@ function postgresDialect(config: Extract<DatabaseConfig, { kind: 'postgres' }>, 
     types: {
       getTypeParser: ((oid: number, format?: string): unknown =>
         // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- pg hands any OID here, not only a TypeId
-        oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+        oid === INT8_OID
+          ? (value: string) => Number(value)
+          : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     },
     options: settings.join(' '),
   });
@@ -115,7 +120,12 @@ function postgresDialect(config: Extract<DatabaseConfig, { kind: 'postgres' }>, 
 export function openDatabase(config: DatabaseConfig, onPoolError: (error: Error) => void = () => {}): DatabaseHandle {
   const dialect = config.kind === 'sqlite' ? sqliteDialect(config) : postgresDialect(config, onPoolError);
   const db = new Kysely<Database>({ dialect, plugins: [new CamelCasePlugin()] });
-  return { db, kind: config.kind, schema: config.kind === 'postgres' ? config.schema : undefined, close: () => db.destroy() };
+  return {
+    db,
+    kind: config.kind,
+    schema: config.kind === 'postgres' ? config.schema : undefined,
+    close: () => db.destroy(),
+  };
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
@@ -126,7 +136,11 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]>
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations see the schema as it was then (Kysely's docs)
   const raw = handle.db.withoutPlugins() as unknown as Kysely<any>;
   // Name the schema: otherwise Kysely would take migration tables in *another* schema of the database for its own.
-  const migrator = new Migrator({ db: raw, provider, ...(handle.schema ? { migrationTableSchema: handle.schema } : {}) });
+  const migrator = new Migrator({
+    db: raw,
+    provider,
+    ...(handle.schema ? { migrationTableSchema: handle.schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error('migration failed', { cause: error });
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

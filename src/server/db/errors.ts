@@ -6,8 +6,17 @@ export function isUniqueViolation(error: unknown): boolean {
 
 /** PostgreSQL states and socket errors that mean the database cannot be reached right now (it may be back soon). */
 const CONNECTION_STATES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '53300']);
-const SOCKET_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
-const CONNECTION_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused|terminating connection/i;
+const SOCKET_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
+const CONNECTION_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused|terminating connection/i;
 /** A statement or a lock wait that reached its time limit (statement_timeout 57014, lock_timeout 55P03). */
 const TIMEOUT_STATES = new Set(['57014', '55P03']);
 

@@ -30,9 +30,14 @@ export async function paginate<R>(
   const pageSize = query.pageSize ?? 10;
   const records = await rows(pageSize, (current - 1) * pageSize);
   if (!matching) return { records, total: records.length, current, pageSize };
-  const count = await matching().select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+  const count = await matching()
+    .select(sql<number>`count(*)`.as('n'))
+    .executeTakeFirstOrThrow();
   return { records, total: Number((count as { n: unknown }).n), current, pageSize };
 }
 
 /** The same page with its rows turned into what the API answers. */
-export const mapPage = <R, V>(page: Page<R>, view: (row: R) => V): Page<V> => ({ ...page, records: page.records.map(view) });
+export const mapPage = <R, V>(page: Page<R>, view: (row: R) => V): Page<V> => ({
+  ...page,
+  records: page.records.map(view),
+});

@@ -9,7 +9,13 @@ import { sql, type RawBuilder } from 'kysely';
 export function foldForSearch(text: string): string {
   // Upper then lower case folds what lower case alone keeps apart (ß → SS → ss); final sigma is a context form;
   // the dotted capital İ folds to i plus a combining dot, which is dropped so that İzmir, IZMIR and izmir all meet.
-  return text.normalize('NFKC').toUpperCase().toLowerCase().replace(/ς/g, 'σ').replace(/i\u0307/g, 'i').normalize('NFKC');
+  return text
+    .normalize('NFKC')
+    .toUpperCase()
+    .toLowerCase()
+    .replace(/ς/g, 'σ')
+    .replace(/i\u0307/g, 'i')
+    .normalize('NFKC');
 }
 
 /**

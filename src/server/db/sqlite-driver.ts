@@ -20,14 +20,15 @@ export interface SqliteConnections {
 
 type Prepared = Pick<BetterSqlite3.Database, 'prepare'>;
 
-export const isSqliteBusy = (error: unknown): boolean => String((error as { code?: unknown } | null)?.code ?? '').startsWith('SQLITE_BUSY');
+export const isSqliteBusy = (error: unknown): boolean =>
+  String((error as { code?: unknown } | null)?.code ?? '').startsWith('SQLITE_BUSY');
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function run(database: Prepared, { sql, parameters }: CompiledQuery): QueryResult<unknown> {
   const statement = database.prepare(sql);
-  if (statement.reader) return { rows: statement.all(parameters as unknown[]) };
-  const { changes, lastInsertRowid } = statement.run(parameters as unknown[]);
+  if (statement.reader) return { rows: statement.all(parameters) };
+  const { changes, lastInsertRowid } = statement.run(parameters);
   return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
 }
 
@@ -142,7 +143,9 @@ class RoutedConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (this.release) return this.driver.inTransaction(query) as QueryResult<R>;
-    return (SelectQueryNode.is(query.query) ? this.driver.read(query) : this.driver.write(query)) as Promise<QueryResult<R>>;
+    return (SelectQueryNode.is(query.query) ? this.driver.read(query) : this.driver.write(query)) as Promise<
+      QueryResult<R>
+    >;
   }
 
   // eslint-disable-next-line require-yield

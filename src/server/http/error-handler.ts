@@ -32,7 +32,10 @@ export function registerErrorHandling(fastify: FastifyInstance, options: { spaFa
     if (unavailable) {
       // The database is unreachable or busy beyond the time limits: a clean answer the client may retry, not a hang.
       request.log.warn({ err: error }, 'database unavailable');
-      return reply.status(503).header('retry-after', String(unavailable.retryAfterSeconds)).send(failure(ErrorCode.SERVER_ERROR, unavailable.message));
+      return reply
+        .status(503)
+        .header('retry-after', String(unavailable.retryAfterSeconds))
+        .send(failure(ErrorCode.SERVER_ERROR, unavailable.message));
     }
     request.log.error({ err: error }, 'unhandled error');
     return reply.status(500).send(failure(ErrorCode.SERVER_ERROR, '服务器开小差了，请稍后再试'));
@@ -84,7 +87,9 @@ export function clientErrorHandler(headersFor: (url: string) => Readonly<Record<
       'content-length': String(Buffer.byteLength(body)),
       connection: 'close',
     };
-    const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n');
+    const head = Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\r\n');
     socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n\r\n${body}`);
   };
 }

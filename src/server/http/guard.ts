@@ -51,7 +51,11 @@ function forgeryRefusal(request: FastifyRequest): string | undefined {
  * and the operation's x-roles. Operations open to visitors skip the session lookup (the handler asks for it if it
  * needs it), so a logged-in browser's cookie costs public reads nothing.
  */
-export async function guard(app: AppContext, op: OperationSpec, request: FastifyRequest): Promise<SessionState | undefined> {
+export async function guard(
+  app: AppContext,
+  op: OperationSpec,
+  request: FastifyRequest,
+): Promise<SessionState | undefined> {
   if (op.stateChanging) {
     const refusal = forgeryRefusal(request);
     if (refusal) throw new AppError(ErrorCode.FORBIDDEN, refusal);

@@ -25,7 +25,9 @@ export interface CsvFile {
   rows: readonly (readonly (string | number | null)[])[];
 }
 
-type AnswersCsv<K extends OperationId> = operations[K]['responses'][200] extends { content: { 'text/csv': unknown } } ? true : false;
+type AnswersCsv<K extends OperationId> = operations[K]['responses'][200] extends { content: { 'text/csv': unknown } }
+  ? true
+  : false;
 export type HandlerResult<K extends OperationId> = AnswersCsv<K> extends true ? CsvFile : ResponseData<K>;
 
 export type Handler<K extends OperationId> = (ctx: HandlerContext<K>) => Promise<HandlerResult<K>>;

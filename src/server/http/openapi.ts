@@ -78,7 +78,8 @@ function headersSchemaOf(doc: OpenApiDocument, parameters: any[] | undefined): J
 /** The generated map derives the state-changing rule once (codegen); the server reads it, not a copy of it. */
 function generatedInfo(operationId: string) {
   const info = (OPERATIONS as Partial<Record<string, (typeof OPERATIONS)[OperationId]>>)[operationId];
-  if (!info) throw new Error(`openapi.yaml: ${operationId} is not in the generated operation map (run npm run codegen)`);
+  if (!info)
+    throw new Error(`openapi.yaml: ${operationId} is not in the generated operation map (run npm run codegen)`);
   return info;
 }
 
@@ -89,7 +90,12 @@ export function listOperations(doc: OpenApiDocument): OperationSpec[] {
       const upper = method.toUpperCase();
       if (upper !== 'GET' && upper !== 'POST') throw new Error(`openapi.yaml: ${method} ${path} is not GET or POST`);
       const roles = op['x-roles'] as Role[] | undefined;
-      if (!op.operationId || !Array.isArray(roles) || roles.length === 0 || roles.some((r) => !(ROLES as readonly string[]).includes(r))) {
+      if (
+        !op.operationId ||
+        !Array.isArray(roles) ||
+        roles.length === 0 ||
+        roles.some((r) => !(ROLES as readonly string[]).includes(r))
+      ) {
         throw new Error(`openapi.yaml: ${upper} ${path} needs an operationId and x-roles from ${ROLES.join(', ')}`);
       }
       const body = op.requestBody?.content?.['application/json']?.schema;

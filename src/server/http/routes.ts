@@ -65,10 +65,16 @@ class RequestContext implements HandlerContext<OperationId> {
 }
 
 /** Binds every operation of openapi.yaml to its handler; the route's schemas are the contract's. */
-export function registerOperations(fastify: FastifyInstance, operations: OperationSpec[], handlers: Handlers, app: AppContext) {
+export function registerOperations(
+  fastify: FastifyInstance,
+  operations: OperationSpec[],
+  handlers: Handlers,
+  app: AppContext,
+) {
   fastify.decorateRequest('session', undefined);
   for (const op of operations) {
-    const handler = handlers[op.operationId as OperationId] as unknown as ((ctx: HandlerContext<OperationId>) => Promise<unknown>) | undefined;
+    const handler = handlers[op.operationId as OperationId] as unknown as
+      ((ctx: HandlerContext<OperationId>) => Promise<unknown>) | undefined;
     if (!handler) throw new Error(`no handler for operation ${op.operationId}`);
     fastify.route({
       method: op.method,

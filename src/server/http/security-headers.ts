@@ -33,7 +33,11 @@ const STATIC_HEADERS: Record<string, string> = {
 /** The headers every answer carries (and, under /api, no caching), for `analyticsOrigin` as it is now. */
 export function securityHeaders(analyticsOrigin: () => string): (url: string) => Readonly<Record<string, string>> {
   // Built once per analytics origin (it changes rarely), not per response.
-  let cached: { origin: string | undefined; page: Readonly<Record<string, string>>; api: Readonly<Record<string, string>> } = { origin: undefined, page: {}, api: {} };
+  let cached: {
+    origin: string | undefined;
+    page: Readonly<Record<string, string>>;
+    api: Readonly<Record<string, string>>;
+  } = { origin: undefined, page: {}, api: {} };
   return (url) => {
     const origin = analyticsOrigin();
     if (origin !== cached.origin) {
@@ -44,12 +48,16 @@ export function securityHeaders(analyticsOrigin: () => string): (url: string) =>
   };
 }
 
-export function registerSecurityHeaders(fastify: FastifyInstance, headersFor: (url: string) => Readonly<Record<string, string>>): void {
+export function registerSecurityHeaders(
+  fastify: FastifyInstance,
+  headersFor: (url: string) => Readonly<Record<string, string>>,
+): void {
   fastify.addHook('onSend', async (request, reply, payload) => {
     const headers = headersFor(request.url);
     // The API docs page sets its own, narrower policy for its bundled assets.
     if (reply.hasHeader('content-security-policy')) {
-      for (const [name, value] of Object.entries(headers)) if (name !== 'content-security-policy') reply.header(name, value);
+      for (const [name, value] of Object.entries(headers))
+        if (name !== 'content-security-policy') reply.header(name, value);
     } else {
       reply.headers(headers);
     }

@@ -30,10 +30,14 @@ export class RequestValidator {
     this.defs = rebaseRefs(doc.components.schemas);
   }
 
-  compile(schema: JsonSchema, part: 'querystring' | 'headers' | 'body'): (data: unknown) => { value?: unknown; error?: AppError } {
+  compile(
+    schema: JsonSchema,
+    part: 'querystring' | 'headers' | 'body',
+  ): (data: unknown) => { value?: unknown; error?: AppError } {
     const validate: ValidateFunction = (part === 'body' ? this.body : this.query).compile(schema);
     return (data) => {
-      if (part === 'body' && data === undefined) return { error: new AppError(ErrorCode.BAD_PARAMS, validationMessages.bodyRequired) };
+      if (part === 'body' && data === undefined)
+        return { error: new AppError(ErrorCode.BAD_PARAMS, validationMessages.bodyRequired) };
       if (validate(data)) return { value: data };
       return { error: new AppError(ErrorCode.BAD_PARAMS, this.describe(schema, validate.errors?.[0])) };
     };
@@ -60,7 +64,11 @@ export class RequestValidator {
     for (const segment of path) {
       const next = layers
         // An array element (`/courses/0/name`) is described by the array's `items`.
-        .map((l) => (/^\d+$/.test(segment) ? (l.items as JsonSchema | undefined) : (l.properties as Record<string, JsonSchema> | undefined)?.[segment]))
+        .map((l) =>
+          /^\d+$/.test(segment)
+            ? (l.items as JsonSchema | undefined)
+            : (l.properties as Record<string, JsonSchema> | undefined)?.[segment],
+        )
         .find((p) => p !== undefined);
       layers = this.layers(next);
     }
@@ -74,6 +82,11 @@ export class RequestValidator {
     const layers = this.propertySchema(root, path);
     const pick = (key: string) => layers.map((l) => l[key]).find((v) => v !== undefined);
     const title = (pick('title') as string | undefined) ?? (path.at(-1) || '请求参数');
-    return describeValidationError(error.keyword, error.params as Record<string, unknown>, title, pick('x-message') as string | undefined);
+    return describeValidationError(
+      error.keyword,
+      error.params as Record<string, unknown>,
+      title,
+      pick('x-message') as string | undefined,
+    );
   }
 }

@@ -47,7 +47,10 @@ export function loadJobsConfig(env: NodeJS.ProcessEnv): JobsConfig {
     leaseMs,
     concurrency: integer('SCHEDULER_CONCURRENCY', env.SCHEDULER_CONCURRENCY, 4, 1, 256),
     // Always inside the lease, so a run is never executed by two processes at once.
-    runTimeoutMs: Math.min(integer('SCHEDULER_RUN_TIMEOUT_MS', env.SCHEDULER_RUN_TIMEOUT_MS, 30_000, 10, 3_600_000), Math.floor(leaseMs / 2)),
+    runTimeoutMs: Math.min(
+      integer('SCHEDULER_RUN_TIMEOUT_MS', env.SCHEDULER_RUN_TIMEOUT_MS, 30_000, 10, 3_600_000),
+      Math.floor(leaseMs / 2),
+    ),
     shutdownMs: integer('SCHEDULER_SHUTDOWN_MS', env.SCHEDULER_SHUTDOWN_MS, 10_000, 0, 600_000),
     sandbox: {
       latencyMs: integer('SANDBOX_LATENCY_MS', env.SANDBOX_LATENCY_MS, 300, 0, 60_000),

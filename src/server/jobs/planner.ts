@@ -27,7 +27,14 @@ export async function planDue(app: AppContext): Promise<number> {
     let at: number | null = from;
     if (at < now - MISSED_GRACE_MS) at = nextOccurrence(schema, settings, now - MISSED_GRACE_MS - 1, timeZone);
     while (at !== null && at <= now) {
-      await enqueue(app.db, { serviceId: service.id, userId: service.userId, platformId: service.platformId, scheduledAt: at, day: siteDay(at, timeZone), now });
+      await enqueue(app.db, {
+        serviceId: service.id,
+        userId: service.userId,
+        platformId: service.platformId,
+        scheduledAt: at,
+        day: siteDay(at, timeZone),
+        now,
+      });
       enqueued++;
       at = nextOccurrence(schema, settings, at, timeZone);
     }

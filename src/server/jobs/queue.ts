@@ -12,7 +12,14 @@ export const servicesDue = (db: Db, now: number, limit: number) =>
     .innerJoin('platforms', 'platforms.id', 'services.platformId')
     .innerJoin('users', 'users.id', 'services.userId')
     .where('users.deletedAt', 'is', null)
-    .select(['services.id', 'services.userId', 'services.platformId', 'services.settings', 'services.nextRunAt', 'platforms.kind'])
+    .select([
+      'services.id',
+      'services.userId',
+      'services.platformId',
+      'services.settings',
+      'services.nextRunAt',
+      'platforms.kind',
+    ])
     .where('services.state', '=', 'active')
     .where('services.nextRunAt', '<=', now)
     .where('platforms.onShelf', '=', 1)
@@ -21,7 +28,10 @@ export const servicesDue = (db: Db, now: number, limit: number) =>
     .execute();
 
 /** Enqueues a planned run; the unique (service_id, scheduled_at) turns a second planner's insert into nothing. */
-export async function enqueue(db: Db, run: { serviceId: number; userId: number; platformId: number; scheduledAt: number; day: string; now: number }): Promise<void> {
+export async function enqueue(
+  db: Db,
+  run: { serviceId: number; userId: number; platformId: number; scheduledAt: number; day: string; now: number },
+): Promise<void> {
   await db
     .insertInto('runs')
     .values({
@@ -41,7 +51,13 @@ export async function enqueue(db: Db, run: { serviceId: number; userId: number; 
 
 /** Moves the planner's cursor only if no other process moved it first. */
 export async function advanceCursor(db: Db, serviceId: number, from: number, to: number | null): Promise<void> {
-  await db.updateTable('services').set({ nextRunAt: to }).where('id', '=', serviceId).where('nextRunAt', '=', from).where('state', '=', 'active').execute();
+  await db
+    .updateTable('services')
+    .set({ nextRunAt: to })
+    .where('id', '=', serviceId)
+    .where('nextRunAt', '=', from)
+    .where('state', '=', 'active')
+    .execute();
 }
 
 /**
@@ -50,11 +66,22 @@ export async function advanceCursor(db: Db, serviceId: number, from: number, to:
  */
 export async function lockNextClaimable(trx: Db, now: number, postgres: boolean): Promise<number | undefined> {
   // Two plain scans rather than one OR, so each walks its index (state, next_attempt_at) in order.
-  let due = trx.selectFrom('runs').select('id').where('state', '=', 'due').where('nextAttemptAt', '<=', now).orderBy('nextAttemptAt').limit(1);
+  let due = trx
+    .selectFrom('runs')
+    .select('id')
+    .where('state', '=', 'due')
+    .where('nextAttemptAt', '<=', now)
+    .orderBy('nextAttemptAt')
+    .limit(1);
   if (postgres) due = due.forUpdate().skipLocked();
   const found = await due.executeTakeFirst();
   if (found) return found.id;
-  let expired = trx.selectFrom('runs').select('id').where('state', '=', 'running').where('leaseExpiresAt', '<=', now).limit(1);
+  let expired = trx
+    .selectFrom('runs')
+    .select('id')
+    .where('state', '=', 'running')
+    .where('leaseExpiresAt', '<=', now)
+    .limit(1);
   if (postgres) expired = expired.forUpdate().skipLocked();
   return (await expired.executeTakeFirst())?.id;
 }
@@ -92,7 +119,12 @@ export const claimContext = (db: Db, runId: number) =>
 export type ClaimContext = NonNullable<Awaited<ReturnType<typeof claimContext>>>;
 
 /** Changes a run only in the state (and, for a running run, under the lease) the caller saw. */
-export async function updateRun(db: Db, id: number, expect: { state: RunsTable['state']; leaseOwner?: string }, patch: Updateable<RunsTable>): Promise<boolean> {
+export async function updateRun(
+  db: Db,
+  id: number,
+  expect: { state: RunsTable['state']; leaseOwner?: string },
+  patch: Updateable<RunsTable>,
+): Promise<boolean> {
   let q = db.updateTable('runs').set(patch).where('id', '=', id).where('state', '=', expect.state);
   if (expect.leaseOwner !== undefined) q = q.where('leaseOwner', '=', expect.leaseOwner);
   const result = await q.executeTakeFirst();
@@ -100,11 +132,20 @@ export async function updateRun(db: Db, id: number, expect: { state: RunsTable['
 }
 
 /** A run's outcome on its service's counters and last result. */
-export async function recordOnService(db: Db, serviceId: number, outcome: 'succeeded' | 'failed' | 'refunded' | 'skipped', now: number): Promise<void> {
+export async function recordOnService(
+  db: Db,
+  serviceId: number,
+  outcome: 'succeeded' | 'failed' | 'refunded' | 'skipped',
+  now: number,
+): Promise<void> {
   await db
     .updateTable('services')
     .set({
-      ...(outcome === 'succeeded' ? { succeeded: sql`succeeded + 1` } : outcome === 'skipped' ? {} : { failed: sql`failed + 1` }),
+      ...(outcome === 'succeeded'
+        ? { succeeded: sql`succeeded + 1` }
+        : outcome === 'skipped'
+          ? {}
+          : { failed: sql`failed + 1` }),
       lastRunState: outcome,
       lastRunAt: now,
     })

@@ -104,7 +104,9 @@ export class Scheduler {
       }
       if (claimed === null) return;
       if (claimed === 'settled') continue;
-      await this.worker.execute(claimed).catch((err) => this.app.log.error({ err, runId: claimed.run.id }, 'scheduler: recording a run failed'));
+      await this.worker
+        .execute(claimed)
+        .catch((err) => this.app.log.error({ err, runId: claimed.run.id }, 'scheduler: recording a run failed'));
     }
   }
 }

@@ -50,7 +50,12 @@ export class Worker {
         return 'settled' as const;
       };
       // A planned run of a service paused or stopped since it was planned does not run.
-      if (run.trigger === 'schedule' && run.serviceState !== 'active' && run.state === 'due' && Number(run.attempts) === 0) {
+      if (
+        run.trigger === 'schedule' &&
+        run.serviceState !== 'active' &&
+        run.state === 'due' &&
+        Number(run.attempts) === 0
+      ) {
         return settle('skipped', '服务已暂停或停止，本次跳过');
       }
       let paid = {};
@@ -66,8 +71,17 @@ export class Worker {
           now,
         });
         if (outcome.kind === 'insufficient') {
-          await trx.updateTable('services').set({ state: 'paused', nextRunAt: null, updatedAt: now }).where('id', '=', run.serviceId).execute();
-          notice = { userId: run.userId, kind: 'run_skipped', title: '积分不足，服务已暂停', body: `${run.platformName}的执行因积分不足被跳过，服务已暂停。充值后可重新启动。` };
+          await trx
+            .updateTable('services')
+            .set({ state: 'paused', nextRunAt: null, updatedAt: now })
+            .where('id', '=', run.serviceId)
+            .execute();
+          notice = {
+            userId: run.userId,
+            kind: 'run_skipped',
+            title: '积分不足，服务已暂停',
+            body: `${run.platformName}的执行因积分不足被跳过，服务已暂停。充值后可重新启动。`,
+          };
           await insertNotice(trx, notice, now);
           settings = run.settings;
           return settle('skipped', '积分不足，已跳过并暂停服务');
@@ -96,7 +110,14 @@ export class Worker {
     let result: ConnectorResult;
     try {
       result = await this.connector.run(
-        { id: run.serviceId, userId: run.userId, platformId: run.platformId, kind: run.kind, settings: JSON.parse(run.settings), sandboxMode: run.sandboxMode },
+        {
+          id: run.serviceId,
+          userId: run.userId,
+          platformId: run.platformId,
+          kind: run.kind,
+          settings: JSON.parse(run.settings),
+          sandboxMode: run.sandboxMode,
+        },
         { id: run.id, attempt, scheduledAt: Number(run.scheduledAt) },
         signal,
       );
@@ -114,21 +135,50 @@ export class Worker {
     const held = { state: 'running' as const, leaseOwner: this.owner };
     const notice = await app.db.transaction().execute(async (trx): Promise<NewNotice | undefined> => {
       if (result.outcome === 'ok') {
-        if (await updateRun(trx, run.id, held, { state: 'succeeded', result: result.message, finishedAt: now, leaseOwner: null, leaseExpiresAt: null })) {
+        if (
+          await updateRun(trx, run.id, held, {
+            state: 'succeeded',
+            result: result.message,
+            finishedAt: now,
+            leaseOwner: null,
+            leaseExpiresAt: null,
+          })
+        ) {
           await recordOnService(trx, run.serviceId, 'succeeded', now);
         }
         return;
       }
       if (result.outcome === 'transient' && attempt <= Number(run.retryLimit)) {
-        await updateRun(trx, run.id, held, { state: 'due', result: result.message, nextAttemptAt: now + backoffMs(attempt), leaseOwner: null, leaseExpiresAt: null });
+        await updateRun(trx, run.id, held, {
+          state: 'due',
+          result: result.message,
+          nextAttemptAt: now + backoffMs(attempt),
+          leaseOwner: null,
+          leaseExpiresAt: null,
+        });
         return;
       }
       const charged = Number(run.charged);
       const refunded = charged > 0 && run.chargeReference !== null;
       // The state change first: if the lease was lost, another process owns the outcome and nothing is refunded here.
-      if (!(await updateRun(trx, run.id, held, { state: refunded ? 'refunded' : 'failed', result: result.message, finishedAt: now, leaseOwner: null, leaseExpiresAt: null }))) return;
+      if (
+        !(await updateRun(trx, run.id, held, {
+          state: refunded ? 'refunded' : 'failed',
+          result: result.message,
+          finishedAt: now,
+          leaseOwner: null,
+          leaseExpiresAt: null,
+        }))
+      )
+        return;
       if (refunded) {
-        const reference = await refund(trx, { userId: run.userId, amount: charged, chargeReference: run.chargeReference!, description: `${run.platformName}：执行 #${run.id} 失败退款`, now });
+        const reference = await refund(trx, {
+          userId: run.userId,
+          amount: charged,
+          chargeReference: run.chargeReference!,
+          description: `${run.platformName}：执行 #${run.id} 失败退款`,
+          now,
+        });
         await updateRun(trx, run.id, { state: 'refunded' }, { refundReference: reference });
       }
       await recordOnService(trx, run.serviceId, refunded ? 'refunded' : 'failed', now);

@@ -15,7 +15,16 @@ interface Props<T extends FieldValues> {
  * One labelled input of the login and register forms, with its error under it. Native inputs styled like the UI
  * kit's: /login is the first page most phones load, and this keeps it inside its download budget.
  */
-export function AuthField<T extends FieldValues>({ register, name, label, placeholder, type = 'text', autoComplete, rules, error }: Props<T>) {
+export function AuthField<T extends FieldValues>({
+  register,
+  name,
+  label,
+  placeholder,
+  type = 'text',
+  autoComplete,
+  rules,
+  error,
+}: Props<T>) {
   const id = `field-${name}`;
   const errorId = `${id}-error`;
   return (

@@ -21,7 +21,14 @@ export default function RedeemGenerate() {
   const [batch, setBatch] = useState<Batch | null>(null);
   const [round, setRound] = useState(0);
 
-  if (!batch) return <FormRenderer key={round} screen={redeemGenerateForm as FormScreen} onDone={(result) => setBatch(result as Batch)} />;
+  if (!batch)
+    return (
+      <FormRenderer
+        key={round}
+        screen={redeemGenerateForm as FormScreen}
+        onDone={(result) => setBatch(result as Batch)}
+      />
+    );
 
   return (
     <div className="app-page">

@@ -29,7 +29,12 @@ export function AnnouncementBubble() {
     <FloatingBubble
       axis="xy"
       magnetic="x"
-      style={{ '--initial-position-bottom': '96px', '--initial-position-right': '16px', '--edge-distance': '16px', '--z-index': '20' }}
+      style={{
+        '--initial-position-bottom': '96px',
+        '--initial-position-right': '16px',
+        '--edge-distance': '16px',
+        '--z-index': '20',
+      }}
       onClick={() => showAnnouncement(site.noticeAnnouncementTitle, site.noticeAnnouncement)}
     >
       <MessageFill fontSize={28} aria-label={t.shell.chat} />

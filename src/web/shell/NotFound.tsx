@@ -5,7 +5,12 @@ import { messages as t } from '../i18n/zh-CN';
 export function NotFound() {
   const navigate = useNavigate();
   return (
-    <ErrorBlock status="empty" title={t.shell.notFound} description={t.shell.notFoundHint} style={{ padding: '48px 0' }}>
+    <ErrorBlock
+      status="empty"
+      title={t.shell.notFound}
+      description={t.shell.notFoundHint}
+      style={{ padding: '48px 0' }}
+    >
       <Button color="primary" onClick={() => navigate('/')}>
         {t.shell.goHome}
       </Button>

@@ -21,7 +21,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   // Accounts differ by more than letter case: 'Alice' cannot pose as 'alice' when a payer checks a payee.
   await sql`create unique index users_account_ci on users (lower(user_account))`.execute(db);
   // One live account per address; a deleted account releases its address.
-  await sql`create unique index users_email_live on users (email) where email is not null and deleted_at is null`.execute(db);
+  await sql`create unique index users_email_live on users (email) where email is not null and deleted_at is null`.execute(
+    db,
+  );
   await db.schema.createIndex('users_inviter').on('users').column('inviter_id').execute();
 
   await db.schema

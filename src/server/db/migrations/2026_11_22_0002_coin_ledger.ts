@@ -5,7 +5,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   // The balance is a projection of the ledger, written only by the one service function that also writes the entry.
   await db.schema
     .alterTable('users')
-    .addColumn('coin', 'bigint', (c) => c.notNull().defaultTo(0).check(sql`coin >= 0`))
+    .addColumn('coin', 'bigint', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`coin >= 0`),
+    )
     .execute();
 
   await db.schema

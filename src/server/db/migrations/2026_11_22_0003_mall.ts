@@ -4,7 +4,12 @@ import { idColumn } from './helpers.js';
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .alterTable('site_information')
-    .addColumn('rebate_percent', 'integer', (c) => c.notNull().defaultTo(0).check(sql`rebate_percent between 0 and 100`))
+    .addColumn('rebate_percent', 'integer', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`rebate_percent between 0 and 100`),
+    )
     .execute();
 
   await db.schema

@@ -14,7 +14,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('name_key', 'varchar(80)', (c) => c.notNull().defaultTo(''))
     .addColumn('description', 'varchar(500)', (c) => c.notNull())
     .addColumn('price', 'bigint', (c) => c.notNull().check(sql`price >= 0`))
-    .addColumn('billing_unit', 'varchar(8)', (c) => c.notNull().check(sql`billing_unit in ('per_run', 'per_day', 'one_off')`))
+    .addColumn('billing_unit', 'varchar(8)', (c) =>
+      c.notNull().check(sql`billing_unit in ('per_run', 'per_day', 'one_off')`),
+    )
     .addColumn('retry_limit', 'integer', (c) => c.notNull().check(sql`retry_limit between 0 and 10`))
     .addColumn('on_shelf', 'integer', (c) => c.notNull().check(sql`on_shelf in (0, 1)`))
     .addColumn('sort', 'integer', (c) => c.notNull())

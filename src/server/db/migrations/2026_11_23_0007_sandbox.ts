@@ -18,7 +18,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('deliveries', 'integer', (c) => c.notNull().defaultTo(1))
     .addColumn('received_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('sandbox_checkins_service').on('sandbox_checkins').columns(['service_id', 'id']).execute();
+  await db.schema
+    .createIndex('sandbox_checkins_service')
+    .on('sandbox_checkins')
+    .columns(['service_id', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -1,7 +1,10 @@
 import type { Handlers } from '../../http/handler-types.js';
 import * as coins from './service.js';
 
-type CoinHandlers = Pick<Handlers, 'userAddCoin' | 'userReduceCoin' | 'userTransferCoin' | 'coinEntries' | 'coinEntriesExport' | 'coinLedgerCheck'>;
+type CoinHandlers = Pick<
+  Handlers,
+  'userAddCoin' | 'userReduceCoin' | 'userTransferCoin' | 'coinEntries' | 'coinEntriesExport' | 'coinLedgerCheck'
+>;
 
 /** The contract requires the header on these operations, so it is always there by the time a handler runs. */
 const keyOf = (ctx: { header(name: string): string | undefined }) => ctx.header('idempotency-key')!;

@@ -4,7 +4,13 @@ import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { CoinEntryKind } from '../../db/types.js';
 import { badParams, conflict } from '../../http/errors.js';
-import { applyToBalance, findIdempotencyKey, insertEntry, insertIdempotencyKey, recordIdempotentResult } from './repo.js';
+import {
+  applyToBalance,
+  findIdempotencyKey,
+  insertEntry,
+  insertIdempotencyKey,
+  recordIdempotentResult,
+} from './repo.js';
 
 export interface Posting {
   userId: number;
@@ -34,7 +40,8 @@ export async function moveCoins(trx: Db, movement: Movement): Promise<Map<number
   // A fixed order (by user id) so two movements between the same users cannot deadlock each other.
   const postings = [...movement.postings].sort((a, b) => a.userId - b.userId);
   for (const posting of postings) {
-    if (!Number.isSafeInteger(posting.amount) || posting.amount === 0) throw new Error(`invalid posting amount ${posting.amount}`);
+    if (!Number.isSafeInteger(posting.amount) || posting.amount === 0)
+      throw new Error(`invalid posting amount ${posting.amount}`);
     const balance = await applyToBalance(trx, posting.userId, posting.amount);
     if (balance === undefined) throw badParams('积分不足');
     await insertEntry(trx, {
@@ -64,10 +71,15 @@ export interface IdempotencyScope {
 /** JSON with every object's keys sorted: a retry may list the same fields in another order (JSON objects are unordered). */
 const canonical = (value: unknown): string =>
   JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   );
 
-const hashOf = (operation: string, request: unknown) => createHash('sha256').update(`${operation}\n${canonical(request)}`).digest('hex');
+const hashOf = (operation: string, request: unknown) =>
+  createHash('sha256')
+    .update(`${operation}\n${canonical(request)}`)
+    .digest('hex');
 
 function replay(row: { operation: string; requestHash: string; response: string }, scope: IdempotencyScope): unknown {
   if (row.operation !== scope.operation || row.requestHash !== hashOf(scope.operation, scope.request)) {
@@ -82,7 +94,11 @@ function replay(row: { operation: string; requestHash: string; response: string 
  * than running the work again and, say, failing for want of the coins the first one already moved). A failed attempt
  * records nothing, so it can be retried with the same key.
  */
-export async function idempotent<T>(app: AppContext, scope: IdempotencyScope, work: (trx: Db) => Promise<T>): Promise<T> {
+export async function idempotent<T>(
+  app: AppContext,
+  scope: IdempotencyScope,
+  work: (trx: Db) => Promise<T>,
+): Promise<T> {
   const existing = await findIdempotencyKey(app.db, scope.actorId, scope.key);
   if (existing) return replay(existing, scope) as T;
   try {

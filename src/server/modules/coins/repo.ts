@@ -61,12 +61,23 @@ export async function balancesWithSums(db: Db) {
   const rows = await db
     .selectFrom('users')
     .leftJoin(
-      (eb) => eb.selectFrom('coinEntries').select(['userId', (e) => e.fn.sum<number>('amount').as('total'), (e) => e.fn.countAll<number>().as('n')]).groupBy('userId').as('sums'),
+      (eb) =>
+        eb
+          .selectFrom('coinEntries')
+          .select(['userId', (e) => e.fn.sum<number>('amount').as('total'), (e) => e.fn.countAll<number>().as('n')])
+          .groupBy('userId')
+          .as('sums'),
       (join) => join.onRef('sums.userId', '=', 'users.id'),
     )
     .select(['users.id', 'users.userAccount', 'users.coin', 'sums.total', 'sums.n'])
     .execute();
-  return rows.map((r) => ({ userId: r.id, userAccount: r.userAccount, balance: Number(r.coin), sumOfEntries: Number(r.total ?? 0), entries: Number(r.n ?? 0) }));
+  return rows.map((r) => ({
+    userId: r.id,
+    userAccount: r.userAccount,
+    balance: Number(r.coin),
+    sumOfEntries: Number(r.total ?? 0),
+    entries: Number(r.n ?? 0),
+  }));
 }
 
 export const findIdempotencyKey = (db: Db, actorId: number, key: string) =>
@@ -80,5 +91,10 @@ export async function insertIdempotencyKey(
 }
 
 export async function recordIdempotentResult(db: Db, actorId: number, key: string, response: string): Promise<void> {
-  await db.updateTable('idempotencyKeys').set({ response }).where('actorId', '=', actorId).where('key', '=', key).execute();
+  await db
+    .updateTable('idempotencyKeys')
+    .set({ response })
+    .where('actorId', '=', actorId)
+    .where('key', '=', key)
+    .execute();
 }

@@ -14,7 +14,6 @@ import * as users from '../users/repo.js';
 import { idempotent, moveCoins } from './ledger.js';
 import * as repo from './repo.js';
 
-
 export async function transfer(
   app: AppContext,
   actor: SessionUser,
@@ -30,8 +29,20 @@ export async function transfer(
     const reference = timeOrderedId('T', app.now());
     const balances = await moveCoins(trx, {
       postings: [
-        { userId: actor.id, amount: -input.coin, kind: 'transfer_out', counterpartyId: payee.id, description: `转给 ${payee.userAccount}` },
-        { userId: payee.id, amount: input.coin, kind: 'transfer_in', counterpartyId: actor.id, description: `来自 ${actor.userAccount}` },
+        {
+          userId: actor.id,
+          amount: -input.coin,
+          kind: 'transfer_out',
+          counterpartyId: payee.id,
+          description: `转给 ${payee.userAccount}`,
+        },
+        {
+          userId: payee.id,
+          amount: input.coin,
+          kind: 'transfer_in',
+          counterpartyId: actor.id,
+          description: `来自 ${actor.userAccount}`,
+        },
       ],
       reference,
       actorId: actor.id,
@@ -70,7 +81,14 @@ export async function adminChange(
     const balance = balances.get(target.id)!;
     await writeAudit(
       trx,
-      { actorId: actor.id, action: `coin.${direction}`, targetType: 'user', targetId: target.id, before: { coin: balance - amount }, after: { coin: balance, reason: input.description, reference } },
+      {
+        actorId: actor.id,
+        action: `coin.${direction}`,
+        targetType: 'user',
+        targetId: target.id,
+        before: { coin: balance - amount },
+        after: { coin: balance, reason: input.description, reference },
+      },
       now,
     );
     return { userAccount: target.userAccount, coin: balance };
@@ -115,12 +133,27 @@ const EXPORT_MAX_ROWS = 50_000;
 /** The whole statement as CSV rows (newest first), for the same callers as the statement itself. */
 export async function statementCsv(app: AppContext, actor: SessionUser, userId: number | undefined): Promise<CsvFile> {
   const owner = statementOwner(actor, userId);
-  const rows: (string | number | null)[][] = [['时间', '类型', '变动', '变动后余额', '对方账号', '说明', '编号', '操作人']];
+  const rows: (string | number | null)[][] = [
+    ['时间', '类型', '变动', '变动后余额', '对方账号', '说明', '编号', '操作人'],
+  ];
   for (let current = 1; rows.length <= EXPORT_MAX_ROWS; current++) {
     // Pages without a total: counting the whole statement again for every page would be wasted work.
-    const { records } = await repo.listEntries(app.db, { userId: owner, current, pageSize: EXPORT_PAGE }, { withTotal: false });
+    const { records } = await repo.listEntries(
+      app.db,
+      { userId: owner, current, pageSize: EXPORT_PAGE },
+      { withTotal: false },
+    );
     for (const e of records.map(toEntryView)) {
-      rows.push([new Date(e.createdAt).toISOString(), e.kind, e.amount, e.balanceAfter, e.counterpartyAccount, e.description, e.reference, e.actorAccount]);
+      rows.push([
+        new Date(e.createdAt).toISOString(),
+        e.kind,
+        e.amount,
+        e.balanceAfter,
+        e.counterpartyAccount,
+        e.description,
+        e.reference,
+        e.actorAccount,
+      ]);
     }
     if (records.length < EXPORT_PAGE) break;
   }
@@ -134,6 +167,8 @@ export async function check(app: AppContext): Promise<Schemas['LedgerCheck']> {
     users: rows.length,
     entries: rows.reduce((n, r) => n + r.entries, 0),
     totalBalance: rows.reduce((n, r) => n + r.balance, 0),
-    mismatches: rows.filter((r) => r.balance !== r.sumOfEntries).map(({ userId, userAccount, balance, sumOfEntries }) => ({ userId, userAccount, balance, sumOfEntries })),
+    mismatches: rows
+      .filter((r) => r.balance !== r.sumOfEntries)
+      .map(({ userId, userAccount, balance, sumOfEntries }) => ({ userId, userAccount, balance, sumOfEntries })),
   };
 }

@@ -20,7 +20,10 @@ export function createMailer(smtpUrl: string, from: string, log: FastifyBaseLogg
   if (!smtpUrl) {
     return {
       async send(mail) {
-        log.warn({ devMail: true, to: mail.to, subject: mail.subject, text: mail.text }, '开发邮件（未配置 SMTP_URL，未真正发送）');
+        log.warn(
+          { devMail: true, to: mail.to, subject: mail.subject, text: mail.text },
+          '开发邮件（未配置 SMTP_URL，未真正发送）',
+        );
       },
       close() {},
     };

@@ -28,7 +28,11 @@ async function requireLiveUser(app: AppContext, actor: SessionUser) {
  * Sends a 6-digit code. One address serves both purposes: a code sent to the bound address unbinds it, a code sent
  * to a new address binds it (only when none is bound yet).
  */
-export async function sendCaptcha(app: AppContext, actor: SessionUser, emailAccount: string): Promise<Schemas['CaptchaSent']> {
+export async function sendCaptcha(
+  app: AppContext,
+  actor: SessionUser,
+  emailAccount: string,
+): Promise<Schemas['CaptchaSent']> {
   const email = normalize(emailAccount);
   const user = await requireLiveUser(app, actor);
   if (user.email && user.email !== email) throw badParams('已绑定其他邮箱，请先解绑');
@@ -46,8 +50,16 @@ export async function sendCaptcha(app: AppContext, actor: SessionUser, emailAcco
       const wait = Math.ceil((latest.createdAt + RESEND_AFTER_SECONDS * 1000 - now) / 1000);
       throw tooManyRequests(`验证码已发送，请 ${wait} 秒后再试`, wait);
     }
-    await limits.take(trx, { bucket: `captcha:user:${user.id}`, max: 10, windowMs: HOUR, message: '验证码发送太频繁，请一小时后再试' }, now);
-    await limits.take(trx, { bucket: `captcha:email:${email}`, max: 5, windowMs: HOUR, message: '该邮箱收到的验证码太多，请一小时后再试' }, now);
+    await limits.take(
+      trx,
+      { bucket: `captcha:user:${user.id}`, max: 10, windowMs: HOUR, message: '验证码发送太频繁，请一小时后再试' },
+      now,
+    );
+    await limits.take(
+      trx,
+      { bucket: `captcha:email:${email}`, max: 5, windowMs: HOUR, message: '该邮箱收到的验证码太多，请一小时后再试' },
+      now,
+    );
     return repo.insertCaptcha(trx, {
       userId: user.id,
       email,
@@ -85,7 +97,11 @@ async function verifyCaptcha(app: AppContext, userId: number, email: string, cod
   if (!(await repo.consumeCaptcha(app.db, captcha.id, now))) throw badParams('验证码已失效，请重新获取');
 }
 
-export async function bindEmail(app: AppContext, actor: SessionUser, input: Schemas['EmailCaptchaRequest']): Promise<void> {
+export async function bindEmail(
+  app: AppContext,
+  actor: SessionUser,
+  input: Schemas['EmailCaptchaRequest'],
+): Promise<void> {
   const email = normalize(input.emailAccount);
   const user = await requireLiveUser(app, actor);
   if (user.email) throw badParams(user.email === email ? '该邮箱已经绑定' : '已绑定其他邮箱，请先解绑');
@@ -98,7 +114,11 @@ export async function bindEmail(app: AppContext, actor: SessionUser, input: Sche
   }
 }
 
-export async function unbindEmail(app: AppContext, actor: SessionUser, input: Schemas['EmailCaptchaRequest']): Promise<void> {
+export async function unbindEmail(
+  app: AppContext,
+  actor: SessionUser,
+  input: Schemas['EmailCaptchaRequest'],
+): Promise<void> {
   const email = normalize(input.emailAccount);
   const user = await requireLiveUser(app, actor);
   if (!user.email) throw badParams('还没有绑定邮箱');

@@ -37,7 +37,12 @@ async function windowOf(db: Db, limit: Limit, now: number) {
 }
 
 /** Seconds until `excess` of the counted hits have left the window (oldest leave first). */
-function secondsUntilFreed(limit: Limit, slots: { windowStart: number; hits: number }[], excess: number, now: number): number {
+function secondsUntilFreed(
+  limit: Limit,
+  slots: { windowStart: number; hits: number }[],
+  excess: number,
+  now: number,
+): number {
   let freed = 0;
   for (const slot of slots) {
     freed += slot.hits;
@@ -54,7 +59,8 @@ function secondsUntilFreed(limit: Limit, slots: { windowStart: number; hits: num
 export async function take(trx: Db, limit: Limit, now: number): Promise<void> {
   await lockName(trx, `limit:${limit.bucket}`);
   const { slots, total } = await windowOf(trx, limit, now);
-  if (total >= limit.max) throw tooManyRequests(limit.message, secondsUntilFreed(limit, slots, total - limit.max + 1, now));
+  if (total >= limit.max)
+    throw tooManyRequests(limit.message, secondsUntilFreed(limit, slots, total - limit.max + 1, now));
   await repo.addHit(trx, limit.bucket, slotOf(limit, now));
 }
 
@@ -97,7 +103,11 @@ export async function beginAttempt(db: Db, lockout: Lockout, now: number): Promi
 }
 
 /** Starts attempts on several lockouts at once; when one refuses, the ones already started are taken back. */
-export async function beginAttempts<T extends Lockout[]>(db: Db, lockouts: [...T], now: number): Promise<{ [K in keyof T]: Attempt }> {
+export async function beginAttempts<T extends Lockout[]>(
+  db: Db,
+  lockouts: [...T],
+  now: number,
+): Promise<{ [K in keyof T]: Attempt }> {
   const started: Attempt[] = [];
   try {
     for (const lockout of lockouts) started.push(await beginAttempt(db, lockout, now));

@@ -1,7 +1,10 @@
 import type { Handlers } from '../../http/handler-types.js';
 import * as mall from './service.js';
 
-type MallHandlers = Pick<Handlers, 'mallList' | 'mallListPage' | 'mallGet' | 'mallAdd' | 'mallUpdate' | 'mallShelf' | 'mallDelete'>;
+type MallHandlers = Pick<
+  Handlers,
+  'mallList' | 'mallListPage' | 'mallGet' | 'mallAdd' | 'mallUpdate' | 'mallShelf' | 'mallDelete'
+>;
 
 export const mallHandlers: MallHandlers = {
   mallList: ({ app }) => mall.list(app),

@@ -19,7 +19,13 @@ function filtered(db: Db, query: PackageListQuery = {}) {
 const withOrderCount = (db: Db, query?: PackageListQuery) =>
   filtered(db, query)
     .selectAll('mallPackages')
-    .select((eb) => eb.selectFrom('orders').select((o) => o.fn.countAll<number>().as('n')).whereRef('orders.packageId', '=', 'mallPackages.id').as('orders'))
+    .select((eb) =>
+      eb
+        .selectFrom('orders')
+        .select((o) => o.fn.countAll<number>().as('n'))
+        .whereRef('orders.packageId', '=', 'mallPackages.id')
+        .as('orders'),
+    )
     .orderBy('mallPackages.sort')
     .orderBy('mallPackages.id');
 
@@ -33,13 +39,21 @@ export const listOnShelf = (db: Db): Promise<PackageRow[]> => withOrderCount(db,
 
 /** One page of all packages (on and off shelf); `total` counts the whole match. */
 export function listPackages(db: Db, query: PackageListQuery): Promise<Page<PackageRow>> {
-  return paginate(query, (limit, offset) => withOrderCount(db, query).limit(limit).offset(offset).execute(), () => filtered(db, query));
+  return paginate(
+    query,
+    (limit, offset) => withOrderCount(db, query).limit(limit).offset(offset).execute(),
+    () => filtered(db, query),
+  );
 }
 
 const SEARCH_KEYS = { coinNameKey: 'coinName' } as const;
 
 export async function insertPackage(db: Db, row: Insertable<MallPackagesTable>): Promise<number> {
-  const inserted = await db.insertInto('mallPackages').values(withSearchKeys(row, SEARCH_KEYS)).returning('id').executeTakeFirstOrThrow();
+  const inserted = await db
+    .insertInto('mallPackages')
+    .values(withSearchKeys(row, SEARCH_KEYS))
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return inserted.id;
 }
 
@@ -53,6 +67,10 @@ export async function deletePackage(db: Db, id: number): Promise<void> {
 
 /** Redeem codes generated for the package: they refer to it as orders do. */
 export async function countRedeemCodes(db: Db, packageId: number): Promise<number> {
-  const row = await db.selectFrom('redeemCodes').select((eb) => eb.fn.countAll<number>().as('n')).where('packageId', '=', packageId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('redeemCodes')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('packageId', '=', packageId)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -47,24 +47,53 @@ export async function get(app: AppContext, id: number): Promise<Schemas['MallPac
   return toView(await requirePackage(app, id));
 }
 
-export async function add(app: AppContext, actor: SessionUser, input: Schemas['MallPackageAddRequest']): Promise<number> {
+export async function add(
+  app: AppContext,
+  actor: SessionUser,
+  input: Schemas['MallPackageAddRequest'],
+): Promise<number> {
   const now = app.now();
-  const row = { coinName: input.coinName, amount: input.amount, addCoin: input.addCoin, status: input.status ?? 1, sort: input.sort ?? 0 };
+  const row = {
+    coinName: input.coinName,
+    amount: input.amount,
+    addCoin: input.addCoin,
+    status: input.status ?? 1,
+    sort: input.sort ?? 0,
+  };
   return app.db.transaction().execute(async (trx) => {
     const id = await repo.insertPackage(trx, { ...row, createdAt: now, updatedAt: now });
-    await writeAudit(trx, { actorId: actor.id, action: 'package.add', targetType: 'package', targetId: id, after: row }, now);
+    await writeAudit(
+      trx,
+      { actorId: actor.id, action: 'package.add', targetType: 'package', targetId: id, after: row },
+      now,
+    );
     return id;
   });
 }
 
-export async function update(app: AppContext, actor: SessionUser, input: Schemas['MallPackageUpdateRequest']): Promise<void> {
+export async function update(
+  app: AppContext,
+  actor: SessionUser,
+  input: Schemas['MallPackageUpdateRequest'],
+): Promise<void> {
   const before = await requirePackage(app, input.id);
   const fields = pickFields(input);
   const now = app.now();
   await app.db.transaction().execute(async (trx) => {
     await repo.updatePackage(trx, input.id, { ...fields, updatedAt: now });
     const previous = Object.fromEntries(Object.keys(fields).map((k) => [k, toView(before)[k as keyof Fields]]));
-    await writeAudit(trx, { actorId: actor.id, action: 'package.update', targetType: 'package', targetId: input.id, before: previous, after: fields }, now);
+    await writeAudit(
+      trx,
+      {
+        actorId: actor.id,
+        action: 'package.update',
+        targetType: 'package',
+        targetId: input.id,
+        before: previous,
+        after: fields,
+      },
+      now,
+    );
   });
 }
 
@@ -74,7 +103,18 @@ export async function shelf(app: AppContext, actor: SessionUser, input: Schemas[
   const now = app.now();
   await app.db.transaction().execute(async (trx) => {
     await repo.updatePackage(trx, input.id, { status: input.status, updatedAt: now });
-    await writeAudit(trx, { actorId: actor.id, action: 'package.shelf', targetType: 'package', targetId: input.id, before: { status: before.status }, after: { status: input.status } }, now);
+    await writeAudit(
+      trx,
+      {
+        actorId: actor.id,
+        action: 'package.shelf',
+        targetType: 'package',
+        targetId: input.id,
+        before: { status: before.status },
+        after: { status: input.status },
+      },
+      now,
+    );
   });
 }
 
@@ -93,7 +133,11 @@ export async function remove(app: AppContext, actor: SessionUser, id: number): P
   try {
     await app.db.transaction().execute(async (trx) => {
       await repo.deletePackage(trx, id);
-      await writeAudit(trx, { actorId: actor.id, action: 'package.delete', targetType: 'package', targetId: id, before: toView(before) }, now);
+      await writeAudit(
+        trx,
+        { actorId: actor.id, action: 'package.delete', targetType: 'package', targetId: id, before: toView(before) },
+        now,
+      );
     });
   } catch (error) {
     // An order placed between the check and the delete: the database refuses, and so do we.

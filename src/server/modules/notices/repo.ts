@@ -11,11 +11,19 @@ export interface NewNotice {
 
 /** One inbox row per event, written in the transaction of the event itself. */
 export async function insertNotice(db: Db, notice: NewNotice, now: number): Promise<void> {
-  await db.insertInto('notices').values({ ...notice, readAt: null, createdAt: now }).execute();
+  await db
+    .insertInto('notices')
+    .values({ ...notice, readAt: null, createdAt: now })
+    .execute();
 }
 
 export async function countUnread(db: Db, userId: number): Promise<number> {
-  const row = await db.selectFrom('notices').select((eb) => eb.fn.countAll<number>().as('n')).where('userId', '=', userId).where('readAt', 'is', null).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('notices')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('userId', '=', userId)
+    .where('readAt', 'is', null)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

@@ -35,16 +35,31 @@ function filtered(db: Db, query: OrderListQuery, scope: { userId?: number }) {
 }
 
 /** One page of orders, newest first; one user's when `userId` is given, everyone's otherwise. */
-export function listOrders(db: Db, query: OrderListQuery, scope: { userId?: number }): Promise<Page<NonNullable<OrderRow>>> {
+export function listOrders(
+  db: Db,
+  query: OrderListQuery,
+  scope: { userId?: number },
+): Promise<Page<NonNullable<OrderRow>>> {
   return paginate(
     query,
-    (limit, offset) => filtered(db, query, scope).selectAll('orders').select('users.userAccount').orderBy('orders.id', 'desc').limit(limit).offset(offset).execute(),
+    (limit, offset) =>
+      filtered(db, query, scope)
+        .selectAll('orders')
+        .select('users.userAccount')
+        .orderBy('orders.id', 'desc')
+        .limit(limit)
+        .offset(offset)
+        .execute(),
     () => filtered(db, query, scope),
   );
 }
 
 export async function insertOrder(db: Db, row: Insertable<OrdersTable>): Promise<number> {
-  const inserted = await db.insertInto('orders').values(withSearchKeys(row, { coinNameKey: 'coinName' })).returning('id').executeTakeFirstOrThrow();
+  const inserted = await db
+    .insertInto('orders')
+    .values(withSearchKeys(row, { coinNameKey: 'coinName' }))
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return inserted.id;
 }
 
@@ -65,9 +80,16 @@ export async function countPending(db: Db, userId: number): Promise<number> {
 export async function settlePending(
   db: Db,
   id: number,
-  change: { status: 'paid'; paidAt: number; handledBy: number } | { status: 'cancelled'; cancelledAt: number; handledBy: number },
+  change:
+    | { status: 'paid'; paidAt: number; handledBy: number }
+    | { status: 'cancelled'; cancelledAt: number; handledBy: number },
 ): Promise<boolean> {
-  const result = await db.updateTable('orders').set(change).where('id', '=', id).where('status', '=', 'pending').executeTakeFirst();
+  const result = await db
+    .updateTable('orders')
+    .set(change)
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 

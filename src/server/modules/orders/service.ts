@@ -18,7 +18,6 @@ export const MAX_PENDING_ORDERS = 20;
 const NOT_FOUND = '订单不存在';
 const ALREADY_HANDLED = '订单已处理';
 
-
 export const toView = (o: repo.OrderRow): Schemas['Order'] => ({
   id: o.id,
   orderNo: o.orderNo,
@@ -34,7 +33,12 @@ export const toView = (o: repo.OrderRow): Schemas['Order'] => ({
 });
 
 /** An order for an on-shelf package, keeping its name, price and coins as they are now; retries with the same key place it once. */
-export async function submit(app: AppContext, actor: SessionUser, key: string, input: Schemas['OrderSubmitRequest']): Promise<Schemas['Order']> {
+export async function submit(
+  app: AppContext,
+  actor: SessionUser,
+  key: string,
+  input: Schemas['OrderSubmitRequest'],
+): Promise<Schemas['Order']> {
   return idempotent(app, { actorId: actor.id, key, operation: 'order_submit', request: input }, async (trx) => {
     const pkg = await mall.findPackage(trx, input.packageId);
     if (!pkg || pkg.status !== 1) throw notFound('套餐不存在或已下架');
@@ -61,7 +65,11 @@ export async function submit(app: AppContext, actor: SessionUser, key: string, i
 }
 
 /** The caller's own orders, newest first. */
-export async function mine(app: AppContext, actor: SessionUser, query: repo.OrderListQuery): Promise<Page<Schemas['Order']>> {
+export async function mine(
+  app: AppContext,
+  actor: SessionUser,
+  query: repo.OrderListQuery,
+): Promise<Page<Schemas['Order']>> {
   return mapPage(await repo.listOrders(app.db, query, { userId: actor.id }), toView);
 }
 
@@ -75,15 +83,23 @@ export async function listPage(app: AppContext, query: repo.OrderListQuery): Pro
  * any number of concurrent confirmations exactly one gets through), the buyer is credited the package's coins, and
  * the buyer's inviter, if an agent, gets the site's rebate percentage of them. A second confirmation answers 40900.
  */
-export async function confirm(app: AppContext, actor: SessionUser, key: string, input: Schemas['IdRequest']): Promise<Schemas['Order']> {
+export async function confirm(
+  app: AppContext,
+  actor: SessionUser,
+  key: string,
+  input: Schemas['IdRequest'],
+): Promise<Schemas['Order']> {
   return idempotent(app, { actorId: actor.id, key, operation: 'order_confirm', request: input }, async (trx) => {
     const order = await repo.findOrder(trx, input.id);
     if (!order) throw notFound(NOT_FOUND);
     const now = app.now();
-    if (!(await repo.settlePending(trx, order.id, { status: 'paid', paidAt: now, handledBy: actor.id }))) throw conflict(ALREADY_HANDLED);
+    if (!(await repo.settlePending(trx, order.id, { status: 'paid', paidAt: now, handledBy: actor.id })))
+      throw conflict(ALREADY_HANDLED);
 
     const addCoin = Number(order.addCoin);
-    const postings: Posting[] = [{ userId: order.userId, amount: addCoin, kind: 'order_credit', description: `购买套餐「${order.coinName}」` }];
+    const postings: Posting[] = [
+      { userId: order.userId, amount: addCoin, kind: 'order_credit', description: `购买套餐「${order.coinName}」` },
+    ];
     let rebate: { agentId: number; coin: number; percent: number } | null = null;
     const buyer = await users.findLiveById(trx, order.userId);
     const inviter = buyer?.inviterId ? await users.findLiveById(trx, buyer.inviterId) : undefined;
@@ -92,13 +108,26 @@ export async function confirm(app: AppContext, actor: SessionUser, key: string, 
       const coin = Math.floor((addCoin * percent) / 100);
       if (percent > 0 && coin >= 1) {
         rebate = { agentId: inviter.id, coin, percent };
-        postings.push({ userId: inviter.id, amount: coin, kind: 'agent_rebate', counterpartyId: order.userId, description: `下级 ${order.userAccount} 购买套餐返利 ${percent}%` });
+        postings.push({
+          userId: inviter.id,
+          amount: coin,
+          kind: 'agent_rebate',
+          counterpartyId: order.userId,
+          description: `下级 ${order.userAccount} 购买套餐返利 ${percent}%`,
+        });
       }
     }
     await moveCoins(trx, { postings, reference: order.orderNo, actorId: actor.id, now });
     await writeAudit(
       trx,
-      { actorId: actor.id, action: 'order.confirm', targetType: 'order', targetId: order.id, before: { status: 'pending' }, after: { status: 'paid', orderNo: order.orderNo, addCoin, rebate } },
+      {
+        actorId: actor.id,
+        action: 'order.confirm',
+        targetType: 'order',
+        targetId: order.id,
+        before: { status: 'pending' },
+        after: { status: 'paid', orderNo: order.orderNo, addCoin, rebate },
+      },
       now,
     );
     return toView((await repo.findOrder(trx, order.id))!);
@@ -114,8 +143,20 @@ export async function cancel(app: AppContext, actor: SessionUser, id: number): P
   if (order.status !== 'pending') throw conflict(ALREADY_HANDLED);
   const now = app.now();
   return app.db.transaction().execute(async (trx) => {
-    if (!(await repo.settlePending(trx, id, { status: 'cancelled', cancelledAt: now, handledBy: actor.id }))) throw conflict(ALREADY_HANDLED);
-    await writeAudit(trx, { actorId: actor.id, action: 'order.cancel', targetType: 'order', targetId: id, before: { status: 'pending' }, after: { status: 'cancelled', orderNo: order.orderNo } }, now);
+    if (!(await repo.settlePending(trx, id, { status: 'cancelled', cancelledAt: now, handledBy: actor.id })))
+      throw conflict(ALREADY_HANDLED);
+    await writeAudit(
+      trx,
+      {
+        actorId: actor.id,
+        action: 'order.cancel',
+        targetType: 'order',
+        targetId: id,
+        before: { status: 'pending' },
+        after: { status: 'cancelled', orderNo: order.orderNo },
+      },
+      now,
+    );
     return toView((await repo.findOrder(trx, id))!);
   });
 }

@@ -2,7 +2,17 @@ import type { Handlers } from '../../http/handler-types.js';
 import { overview } from '../services/service.js';
 import * as platforms from './service.js';
 
-type PlatformHandlers = Pick<Handlers, 'platformKinds' | 'platformList' | 'platformOverview' | 'platformGet' | 'platformListPage' | 'platformAdd' | 'platformUpdate' | 'platformShelf'>;
+type PlatformHandlers = Pick<
+  Handlers,
+  | 'platformKinds'
+  | 'platformList'
+  | 'platformOverview'
+  | 'platformGet'
+  | 'platformListPage'
+  | 'platformAdd'
+  | 'platformUpdate'
+  | 'platformShelf'
+>;
 
 export const platformHandlers: PlatformHandlers = {
   platformKinds: async () => platforms.kinds(),

@@ -21,7 +21,13 @@ function filtered(db: Db, query: PlatformListQuery = {}) {
 const withServiceCount = (db: Db, query?: PlatformListQuery) =>
   filtered(db, query)
     .selectAll('platforms')
-    .select((eb) => eb.selectFrom('services').select((s) => s.fn.countAll<number>().as('n')).whereRef('services.platformId', '=', 'platforms.id').as('services'))
+    .select((eb) =>
+      eb
+        .selectFrom('services')
+        .select((s) => s.fn.countAll<number>().as('n'))
+        .whereRef('services.platformId', '=', 'platforms.id')
+        .as('services'),
+    )
     .orderBy('platforms.sort')
     .orderBy('platforms.id');
 
@@ -37,23 +43,39 @@ export const firstOnShelf = (db: Db, kind: string): Promise<PlatformRow | undefi
   withServiceCount(db, { kind, status: 1 }).limit(1).executeTakeFirst();
 
 export function listPlatforms(db: Db, query: PlatformListQuery): Promise<Page<PlatformRow>> {
-  return paginate(query, (limit, offset) => withServiceCount(db, query).limit(limit).offset(offset).execute(), () => filtered(db, query));
+  return paginate(
+    query,
+    (limit, offset) => withServiceCount(db, query).limit(limit).offset(offset).execute(),
+    () => filtered(db, query),
+  );
 }
 
 const SEARCH_KEYS = { nameKey: 'name' } as const;
 
 export async function insertPlatform(db: Db, row: Insertable<PlatformsTable>): Promise<number> {
-  const inserted = await db.insertInto('platforms').values(withSearchKeys(row, SEARCH_KEYS)).returning('id').executeTakeFirstOrThrow();
+  const inserted = await db
+    .insertInto('platforms')
+    .values(withSearchKeys(row, SEARCH_KEYS))
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return inserted.id;
 }
 
 /** The start-up seed: one record per kind, once (the unique seed_kind makes concurrent starts harmless). */
 export async function seedPlatform(db: Db, row: Insertable<PlatformsTable>): Promise<void> {
-  await db.insertInto('platforms').values(withSearchKeys(row, SEARCH_KEYS)).onConflict((oc) => oc.column('seedKind').doNothing()).execute();
+  await db
+    .insertInto('platforms')
+    .values(withSearchKeys(row, SEARCH_KEYS))
+    .onConflict((oc) => oc.column('seedKind').doNothing())
+    .execute();
 }
 
 export const seededKinds = async (db: Db): Promise<Set<string>> =>
-  new Set((await db.selectFrom('platforms').select('seedKind').where('seedKind', 'is not', null).execute()).map((r) => r.seedKind!));
+  new Set(
+    (await db.selectFrom('platforms').select('seedKind').where('seedKind', 'is not', null).execute()).map(
+      (r) => r.seedKind!,
+    ),
+  );
 
 export async function updatePlatform(db: Db, id: number, patch: Updateable<PlatformsTable>): Promise<void> {
   await db.updateTable('platforms').set(withSearchKeys(patch, SEARCH_KEYS)).where('id', '=', id).execute();

@@ -33,7 +33,9 @@ export const toView = (r: repo.PlatformRow): Schemas['Platform'] => {
 
 /** API fields to columns: `status` is the on-shelf flag, as for mall packages. */
 function columns(fields: EditableFields) {
-  const picked = Object.fromEntries(FIELD_KEYS.filter((k) => fields[k] !== undefined).map((k) => [k, fields[k]])) as EditableFields;
+  const picked = Object.fromEntries(
+    FIELD_KEYS.filter((k) => fields[k] !== undefined).map((k) => [k, fields[k]]),
+  ) as EditableFields;
   const { status, ...rest } = picked;
   return { ...rest, ...(status !== undefined ? { onShelf: status } : {}) };
 }
@@ -66,19 +68,27 @@ export async function add(app: AppContext, actor: SessionUser, input: Schemas['P
     name: input.name,
     description: input.description ?? '',
     price: input.price,
-    billingUnit: input.billingUnit as BillingUnit,
+    billingUnit: input.billingUnit,
     retryLimit: input.retryLimit ?? 3,
     onShelf: input.status ?? 0,
     sort: input.sort ?? 0,
   };
   return app.db.transaction().execute(async (trx) => {
     const id = await repo.insertPlatform(trx, { ...row, createdAt: now, updatedAt: now });
-    await writeAudit(trx, { actorId: actor.id, action: 'platform.add', targetType: 'platform', targetId: id, after: row }, now);
+    await writeAudit(
+      trx,
+      { actorId: actor.id, action: 'platform.add', targetType: 'platform', targetId: id, after: row },
+      now,
+    );
     return id;
   });
 }
 
-export async function update(app: AppContext, actor: SessionUser, input: Schemas['PlatformUpdateRequest']): Promise<void> {
+export async function update(
+  app: AppContext,
+  actor: SessionUser,
+  input: Schemas['PlatformUpdateRequest'],
+): Promise<void> {
   const before = toView(await requirePlatform(app, input.id));
   const { id, ...fields } = input;
   const patch = columns(fields);
@@ -86,7 +96,18 @@ export async function update(app: AppContext, actor: SessionUser, input: Schemas
   await app.db.transaction().execute(async (trx) => {
     await repo.updatePlatform(trx, id, { ...patch, updatedAt: now });
     const previous = Object.fromEntries(Object.keys(fields).map((k) => [k, before[k as keyof EditableFields]]));
-    await writeAudit(trx, { actorId: actor.id, action: 'platform.update', targetType: 'platform', targetId: id, before: previous, after: fields }, now);
+    await writeAudit(
+      trx,
+      {
+        actorId: actor.id,
+        action: 'platform.update',
+        targetType: 'platform',
+        targetId: id,
+        before: previous,
+        after: fields,
+      },
+      now,
+    );
   });
 }
 
@@ -96,7 +117,18 @@ export async function shelf(app: AppContext, actor: SessionUser, input: Schemas[
   const now = app.now();
   await app.db.transaction().execute(async (trx) => {
     await repo.updatePlatform(trx, input.id, { onShelf: input.status, updatedAt: now });
-    await writeAudit(trx, { actorId: actor.id, action: 'platform.shelf', targetType: 'platform', targetId: input.id, before: { status: Number(before.onShelf) }, after: { status: input.status } }, now);
+    await writeAudit(
+      trx,
+      {
+        actorId: actor.id,
+        action: 'platform.shelf',
+        targetType: 'platform',
+        targetId: input.id,
+        before: { status: Number(before.onShelf) },
+        after: { status: input.status },
+      },
+      now,
+    );
   });
 }
 

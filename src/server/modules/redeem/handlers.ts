@@ -1,7 +1,10 @@
 import type { Handlers } from '../../http/handler-types.js';
 import * as redeem from './service.js';
 
-type RedeemHandlers = Pick<Handlers, 'redeemGenerate' | 'redeemListPage' | 'redeemExport' | 'redeemDisable' | 'redeemUse'>;
+type RedeemHandlers = Pick<
+  Handlers,
+  'redeemGenerate' | 'redeemListPage' | 'redeemExport' | 'redeemDisable' | 'redeemUse'
+>;
 
 /** The contract requires the header on these operations, so it is always there by the time a handler runs. */
 const keyOf = (ctx: { header(name: string): string | undefined }) => ctx.header('idempotency-key')!;

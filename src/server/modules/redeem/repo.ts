@@ -5,7 +5,8 @@ import type { RedeemCodesTable } from '../../db/types.js';
 
 export type RedeemStatus = 'unused' | 'used' | 'disabled' | 'expired';
 
-export const findPackage = (db: Db, id: number) => db.selectFrom('mallPackages').select(['id', 'addCoin']).where('id', '=', id).executeTakeFirst();
+export const findPackage = (db: Db, id: number) =>
+  db.selectFrom('mallPackages').select(['id', 'addCoin']).where('id', '=', id).executeTakeFirst();
 
 /** Inserts the codes that are still free and answers those it inserted (a taken code is skipped, not an error). */
 export async function insertCodes(db: Db, rows: Insertable<RedeemCodesTable>[]): Promise<Set<string>> {
@@ -39,10 +40,16 @@ function withStatus(db: Db, filter: CodeFilter, now: number) {
       q = q.where('redeemCodes.usedAt', 'is', null).where('redeemCodes.disabledAt', 'is not', null);
       break;
     case 'expired':
-      q = q.where('redeemCodes.usedAt', 'is', null).where('redeemCodes.disabledAt', 'is', null).where('redeemCodes.expiresAt', '<=', now);
+      q = q
+        .where('redeemCodes.usedAt', 'is', null)
+        .where('redeemCodes.disabledAt', 'is', null)
+        .where('redeemCodes.expiresAt', '<=', now);
       break;
     case 'unused':
-      q = q.where('redeemCodes.usedAt', 'is', null).where('redeemCodes.disabledAt', 'is', null).where('redeemCodes.expiresAt', '>', now);
+      q = q
+        .where('redeemCodes.usedAt', 'is', null)
+        .where('redeemCodes.disabledAt', 'is', null)
+        .where('redeemCodes.expiresAt', '>', now);
       break;
   }
   return q;
@@ -89,7 +96,8 @@ export function batchCodes(db: Db, batchId: string) {
     .execute();
 }
 
-export const findById = (db: Db, id: number) => db.selectFrom('redeemCodes').selectAll().where('id', '=', id).executeTakeFirst();
+export const findById = (db: Db, id: number) =>
+  db.selectFrom('redeemCodes').selectAll().where('id', '=', id).executeTakeFirst();
 
 /** Disables the code only while it is usable; one conditional statement, so it cannot race a redemption. */
 export async function disableUsable(db: Db, id: number, now: number): Promise<boolean> {
@@ -121,4 +129,3 @@ export function claim(db: Db, code: string, userId: number, now: number) {
     .returning(['id', 'batchId', 'coin', 'code'])
     .executeTakeFirst();
 }
-

@@ -19,7 +19,8 @@ const LATEST_EXPIRY = 253_402_300_799_999;
 /** No 0/O, 1/I/L: codes are read aloud and typed on phones. 31 symbols, 12 of them: about 59 bits. */
 const CODE_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
 const CODE_LENGTH = 12;
-const newCode = () => Array.from({ length: CODE_LENGTH }, () => CODE_ALPHABET[randomInt(0, CODE_ALPHABET.length)]).join('');
+const newCode = () =>
+  Array.from({ length: CODE_LENGTH }, () => CODE_ALPHABET[randomInt(0, CODE_ALPHABET.length)]).join('');
 
 /** Failed redemptions per user: codes cannot be guessed by trying them. */
 const redeemFailuresByUser = (userId: number): limits.Lockout => ({
@@ -63,7 +64,8 @@ export async function generate(
   input: Schemas['RedeemGenerateRequest'],
 ): Promise<Schemas['RedeemBatch']> {
   return idempotent(app, { actorId: actor.id, key, operation: 'redeem_generate', request: input }, async (trx) => {
-    if ((input.packageId === undefined) === (input.coin === undefined)) throw badParams('请选择兑换套餐或填写积分，二选一');
+    if ((input.packageId === undefined) === (input.coin === undefined))
+      throw badParams('请选择兑换套餐或填写积分，二选一');
     const now = app.now();
     if (input.expiresAt <= now) throw badParams('过期时间必须晚于现在');
     if (input.expiresAt > LATEST_EXPIRY) throw badParams('过期时间不正确');
@@ -88,13 +90,28 @@ export async function generate(
       }
       const inserted = await repo.insertCodes(
         trx,
-        [...wanted].map((code) => ({ code, batchId, coin: coin!, packageId, note, expiresAt: input.expiresAt, createdBy: actor.id, createdAt: now })),
+        [...wanted].map((code) => ({
+          code,
+          batchId,
+          coin: coin!,
+          packageId,
+          note,
+          expiresAt: input.expiresAt,
+          createdBy: actor.id,
+          createdAt: now,
+        })),
       );
       codes.push(...[...wanted].filter((c) => inserted.has(c)));
     }
     await writeAudit(
       trx,
-      { actorId: actor.id, action: 'redeem.generate', targetType: 'redeem', targetId: batchId, after: { count: input.count, coin, packageId, expiresAt: input.expiresAt, note } },
+      {
+        actorId: actor.id,
+        action: 'redeem.generate',
+        targetType: 'redeem',
+        targetId: batchId,
+        after: { count: input.count, coin, packageId, expiresAt: input.expiresAt, note },
+      },
       now,
     );
     return { batchId, coin: coin!, expiresAt: input.expiresAt, codes };
@@ -130,9 +147,26 @@ export async function disable(app: AppContext, actor: SessionUser, id: number): 
       const row = await repo.findById(trx, id);
       if (!row) throw notFound('兑换码不存在');
       const status = statusOf(row, now);
-      throw conflict(status === 'used' ? '兑换码已被使用，不能停用' : status === 'disabled' ? '兑换码已停用' : '兑换码已过期，不能停用');
+      throw conflict(
+        status === 'used'
+          ? '兑换码已被使用，不能停用'
+          : status === 'disabled'
+            ? '兑换码已停用'
+            : '兑换码已过期，不能停用',
+      );
     }
-    await writeAudit(trx, { actorId: actor.id, action: 'redeem.disable', targetType: 'redeem', targetId: id, before: { status: 'unused' }, after: { status: 'disabled' } }, now);
+    await writeAudit(
+      trx,
+      {
+        actorId: actor.id,
+        action: 'redeem.disable',
+        targetType: 'redeem',
+        targetId: id,
+        before: { status: 'unused' },
+        after: { status: 'disabled' },
+      },
+      now,
+    );
   });
 }
 
@@ -141,7 +175,12 @@ export async function disable(app: AppContext, actor: SessionUser, id: number): 
  * count against the caller (10 an hour, then 429), so codes cannot be found by guessing; each attempt counts from its
  * start, so guesses sent all at once cannot pass the limit either.
  */
-export async function use(app: AppContext, actor: SessionUser, key: string, input: Schemas['RedeemUseRequest']): Promise<Schemas['CoinBalance']> {
+export async function use(
+  app: AppContext,
+  actor: SessionUser,
+  key: string,
+  input: Schemas['RedeemUseRequest'],
+): Promise<Schemas['CoinBalance']> {
   const code = input.code.toUpperCase();
   const refused = badParams(REFUSED_MESSAGE);
   const redeem = () =>
@@ -150,7 +189,14 @@ export async function use(app: AppContext, actor: SessionUser, key: string, inpu
       const claimed = await repo.claim(trx, code, actor.id, now);
       if (!claimed) throw refused;
       const balances = await moveCoins(trx, {
-        postings: [{ userId: actor.id, amount: Number(claimed.coin), kind: 'redeem', description: `兑换码 ${claimed.code.slice(0, 4)}…` }],
+        postings: [
+          {
+            userId: actor.id,
+            amount: Number(claimed.coin),
+            kind: 'redeem',
+            description: `兑换码 ${claimed.code.slice(0, 4)}…`,
+          },
+        ],
         reference: `${claimed.batchId}-${claimed.id}`,
         actorId: actor.id,
         now,

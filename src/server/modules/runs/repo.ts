@@ -11,7 +11,10 @@ export interface RunFilter extends PageQuery {
 }
 
 function filtered(db: Db, filter: RunFilter) {
-  let q = db.selectFrom('runs').innerJoin('platforms', 'platforms.id', 'runs.platformId').innerJoin('users', 'users.id', 'runs.userId');
+  let q = db
+    .selectFrom('runs')
+    .innerJoin('platforms', 'platforms.id', 'runs.platformId')
+    .innerJoin('users', 'users.id', 'runs.userId');
   if (filter.userId !== undefined) q = q.where('runs.userId', '=', filter.userId);
   if (filter.serviceId !== undefined) q = q.where('runs.serviceId', '=', filter.serviceId);
   if (filter.platformId !== undefined) q = q.where('runs.platformId', '=', filter.platformId);
@@ -21,27 +24,44 @@ function filtered(db: Db, filter: RunFilter) {
 }
 
 const withNames = (db: Db, filter: RunFilter) =>
-  filtered(db, filter).selectAll('runs').select(['platforms.name as platformName', 'platforms.kind as kind', 'users.userAccount as userAccount']);
+  filtered(db, filter)
+    .selectAll('runs')
+    .select(['platforms.name as platformName', 'platforms.kind as kind', 'users.userAccount as userAccount']);
 
 export type RunRow = Awaited<ReturnType<ReturnType<typeof withNames>['executeTakeFirstOrThrow']>>;
 
-export const findRun = (db: Db, id: number): Promise<RunRow | undefined> => withNames(db, {}).where('runs.id', '=', id).executeTakeFirst();
+export const findRun = (db: Db, id: number): Promise<RunRow | undefined> =>
+  withNames(db, {}).where('runs.id', '=', id).executeTakeFirst();
 
 /** One page, newest scheduled first. */
 export function listRuns(db: Db, filter: RunFilter): Promise<Page<RunRow>> {
   return paginate(
     filter,
-    (limit, offset) => withNames(db, filter).orderBy('runs.scheduledAt', 'desc').orderBy('runs.id', 'desc').limit(limit).offset(offset).execute(),
+    (limit, offset) =>
+      withNames(db, filter)
+        .orderBy('runs.scheduledAt', 'desc')
+        .orderBy('runs.id', 'desc')
+        .limit(limit)
+        .offset(offset)
+        .execute(),
     () => filtered(db, filter),
   );
 }
 
 /** Successful runs of a user (optionally on one platform): in total and on one site-time-zone day. */
-export async function countSucceeded(db: Db, userId: number, day: string, platformId?: number): Promise<{ today: number; total: number }> {
+export async function countSucceeded(
+  db: Db,
+  userId: number,
+  day: string,
+  platformId?: number,
+): Promise<{ today: number; total: number }> {
   let q = db.selectFrom('runs').where('userId', '=', userId).where('state', '=', 'succeeded');
   if (platformId !== undefined) q = q.where('platformId', '=', platformId);
   const row = await q
-    .select((eb) => [eb.fn.countAll<number>().as('total'), eb.fn.sum<number>(eb.case().when('day', '=', day).then(1).else(0).end()).as('today')])
+    .select((eb) => [
+      eb.fn.countAll<number>().as('total'),
+      eb.fn.sum<number>(eb.case().when('day', '=', day).then(1).else(0).end()).as('today'),
+    ])
     .executeTakeFirstOrThrow();
   return { today: Number(row.today ?? 0), total: Number(row.total) };
 }

@@ -36,9 +36,17 @@ async function page(app: AppContext, filter: repo.RunFilter): Promise<Page<Schem
 }
 
 /** The caller's runs only: the filter is forced to the caller, and naming another user's service is a 404 like any other. */
-export async function myRuns(app: AppContext, actor: SessionUser, query: Schemas['RunQuery']): Promise<Page<Schemas['Run']>> {
+export async function myRuns(
+  app: AppContext,
+  actor: SessionUser,
+  query: Schemas['RunQuery'],
+): Promise<Page<Schemas['Run']>> {
   if (query.serviceId !== undefined) {
-    const owner = await app.db.selectFrom('services').select('userId').where('id', '=', query.serviceId).executeTakeFirst();
+    const owner = await app.db
+      .selectFrom('services')
+      .select('userId')
+      .where('id', '=', query.serviceId)
+      .executeTakeFirst();
     if (owner?.userId !== actor.id) throw notFound('服务不存在');
   }
   return page(app, { ...query, userId: actor.id });
@@ -49,4 +57,5 @@ export const allRuns = (app: AppContext, query: Schemas['RunAdminQuery']) => pag
 export const today = (app: AppContext) => siteDay(app.now(), app.config.jobs.timeZone);
 
 /** The seed's clock-in counts: successful runs today (site time zone) and in total. */
-export const clockCount = (app: AppContext, actor: SessionUser): Promise<Schemas['ClockCount']> => repo.countSucceeded(app.db, actor.id, today(app));
+export const clockCount = (app: AppContext, actor: SessionUser): Promise<Schemas['ClockCount']> =>
+  repo.countSucceeded(app.db, actor.id, today(app));

@@ -10,7 +10,8 @@ export const keyedHash = (secret: string, value: string): string =>
  * A reference for a movement, an order or a batch: a letter for its kind, the time in base 36 (so they sort by
  * creation), then 48 random bits in hex (so they cannot be guessed).
  */
-export const timeOrderedId = (prefix: string, now: number): string => `${prefix}${now.toString(36)}${randomBytes(6).toString('hex')}`;
+export const timeOrderedId = (prefix: string, now: number): string =>
+  `${prefix}${now.toString(36)}${randomBytes(6).toString('hex')}`;
 
 export const sixDigitCode = (): string => String(randomInt(0, 1_000_000)).padStart(6, '0');
 

@@ -42,14 +42,23 @@ export async function charge(trx: Db, request: ChargeRequest): Promise<ChargeOut
   const reference = chargeReference(request.serviceId, request.period);
   const claimed = await trx
     .insertInto('serviceCharges')
-    .values({ serviceId: request.serviceId, period: request.period, runId: request.runId, amount: request.price, reference, createdAt: request.now })
+    .values({
+      serviceId: request.serviceId,
+      period: request.period,
+      runId: request.runId,
+      amount: request.price,
+      reference,
+      createdAt: request.now,
+    })
     .onConflict((oc) => oc.columns(['serviceId', 'period']).doNothing())
     .returning('serviceId')
     .executeTakeFirst();
   if (!claimed) return { kind: 'covered' };
   try {
     await moveCoins(trx, {
-      postings: [{ userId: request.userId, amount: -request.price, kind: 'service_charge', description: request.description }],
+      postings: [
+        { userId: request.userId, amount: -request.price, kind: 'service_charge', description: request.description },
+      ],
       reference,
       actorId: null,
       now: request.now,
@@ -57,17 +66,26 @@ export async function charge(trx: Db, request: ChargeRequest): Promise<ChargeOut
   } catch (error) {
     // moveCoins refuses before writing (its conditional update matched nothing), so the transaction is still usable.
     if (!(error instanceof AppError) || error.code !== ErrorCode.BAD_PARAMS) throw error;
-    await trx.deleteFrom('serviceCharges').where('serviceId', '=', request.serviceId).where('period', '=', request.period).execute();
+    await trx
+      .deleteFrom('serviceCharges')
+      .where('serviceId', '=', request.serviceId)
+      .where('period', '=', request.period)
+      .execute();
     return { kind: 'insufficient' };
   }
   return { kind: 'charged', amount: request.price, reference };
 }
 
 /** Gives back what a failed run paid, once (its reference is derived from the charge's). */
-export async function refund(trx: Db, request: { userId: number; amount: number; chargeReference: string; description: string; now: number }): Promise<string> {
+export async function refund(
+  trx: Db,
+  request: { userId: number; amount: number; chargeReference: string; description: string; now: number },
+): Promise<string> {
   const reference = `refund-${request.chargeReference}`;
   await moveCoins(trx, {
-    postings: [{ userId: request.userId, amount: request.amount, kind: 'service_refund', description: request.description }],
+    postings: [
+      { userId: request.userId, amount: request.amount, kind: 'service_refund', description: request.description },
+    ],
     reference,
     actorId: null,
     now: request.now,

@@ -6,7 +6,15 @@ const keyOf = (ctx: { header(name: string): string | undefined }) => ctx.header(
 
 type ServiceHandlers = Pick<
   Handlers,
-  'serviceSave' | 'serviceStart' | 'servicePause' | 'serviceStop' | 'serviceRunNow' | 'serviceGet' | 'serviceMy' | 'serviceListPage' | 'serviceSandbox'
+  | 'serviceSave'
+  | 'serviceStart'
+  | 'servicePause'
+  | 'serviceStop'
+  | 'serviceRunNow'
+  | 'serviceGet'
+  | 'serviceMy'
+  | 'serviceListPage'
+  | 'serviceSandbox'
 >;
 
 export const serviceHandlers: ServiceHandlers = {

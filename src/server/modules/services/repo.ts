@@ -11,7 +11,10 @@ export interface ServiceFilter extends PageQuery {
 }
 
 function filtered(db: Db, filter: ServiceFilter = {}) {
-  let q = db.selectFrom('services').innerJoin('platforms', 'platforms.id', 'services.platformId').innerJoin('users', 'users.id', 'services.userId');
+  let q = db
+    .selectFrom('services')
+    .innerJoin('platforms', 'platforms.id', 'services.platformId')
+    .innerJoin('users', 'users.id', 'services.userId');
   if (filter.userId !== undefined) q = q.where('services.userId', '=', filter.userId);
   if (filter.platformId !== undefined) q = q.where('services.platformId', '=', filter.platformId);
   if (filter.state) q = q.where('services.state', '=', filter.state);
@@ -21,11 +24,14 @@ function filtered(db: Db, filter: ServiceFilter = {}) {
 
 /** A service with its platform's name and kind and its owner's account (the Service view). */
 const withNames = (db: Db, filter?: ServiceFilter) =>
-  filtered(db, filter).selectAll('services').select(['platforms.name as platformName', 'platforms.kind as kind', 'users.userAccount as userAccount']);
+  filtered(db, filter)
+    .selectAll('services')
+    .select(['platforms.name as platformName', 'platforms.kind as kind', 'users.userAccount as userAccount']);
 
 export type ServiceRow = Awaited<ReturnType<ReturnType<typeof withNames>['executeTakeFirstOrThrow']>>;
 
-export const findService = (db: Db, id: number): Promise<ServiceRow | undefined> => withNames(db).where('services.id', '=', id).executeTakeFirst();
+export const findService = (db: Db, id: number): Promise<ServiceRow | undefined> =>
+  withNames(db).where('services.id', '=', id).executeTakeFirst();
 
 export const findByUserAndPlatform = (db: Db, userId: number, platformId: number): Promise<ServiceRow | undefined> =>
   withNames(db).where('services.userId', '=', userId).where('services.platformId', '=', platformId).executeTakeFirst();
@@ -34,14 +40,29 @@ export const listForUser = (db: Db, userId: number): Promise<ServiceRow[]> =>
   withNames(db, { userId }).orderBy('platforms.sort').orderBy('services.id').execute();
 
 export function listServices(db: Db, filter: ServiceFilter): Promise<Page<ServiceRow>> {
-  return paginate(filter, (limit, offset) => withNames(db, filter).orderBy('services.id', 'desc').limit(limit).offset(offset).execute(), () => filtered(db, filter));
+  return paginate(
+    filter,
+    (limit, offset) => withNames(db, filter).orderBy('services.id', 'desc').limit(limit).offset(offset).execute(),
+    () => filtered(db, filter),
+  );
 }
 
 /** Inserts a draft, or answers nothing when the user already has a service on the platform (a concurrent save). */
-export async function insertService(db: Db, row: { userId: number; platformId: number; settings: string; now: number }): Promise<void> {
+export async function insertService(
+  db: Db,
+  row: { userId: number; platformId: number; settings: string; now: number },
+): Promise<void> {
   await db
     .insertInto('services')
-    .values({ userId: row.userId, platformId: row.platformId, settings: row.settings, state: 'draft', nextRunAt: null, createdAt: row.now, updatedAt: row.now })
+    .values({
+      userId: row.userId,
+      platformId: row.platformId,
+      settings: row.settings,
+      state: 'draft',
+      nextRunAt: null,
+      createdAt: row.now,
+      updatedAt: row.now,
+    })
     .onConflict((oc) => oc.columns(['userId', 'platformId']).doNothing())
     .execute();
 }

@@ -15,7 +15,10 @@ const at = (time: string, days: string) => {
 const FAMILIES: Record<string, Patterns> = {
   // Days are 1 (Monday) … 7 (Sunday); cron counts Sunday as 0.
   ClockInSettings: (s: Schemas['ClockInSettings']) => {
-    const days = [...s.days].map((d) => d % 7).sort().join(',');
+    const days = [...s.days]
+      .map((d) => d % 7)
+      .sort()
+      .join(',');
     return [s.checkInTime, s.checkOutTime].filter((t): t is string => !!t).map((t) => at(t, days));
   },
   // Each course once a day, at the start of its window; courses starting together share one run.
@@ -36,7 +39,12 @@ function cron(pattern: string, timeZone: string): Cron {
 }
 
 /** The first scheduled time strictly after `after`, or null when the settings plan nothing. */
-export function nextOccurrence(settingsSchema: string, settings: unknown, after: number, timeZone: string): number | null {
+export function nextOccurrence(
+  settingsSchema: string,
+  settings: unknown,
+  after: number,
+  timeZone: string,
+): number | null {
   const patterns = FAMILIES[settingsSchema]?.(settings) ?? [];
   let next: number | null = null;
   for (const p of patterns) {

@@ -56,7 +56,11 @@ function nextRun(app: AppContext, kind: string, settings: unknown, now: number):
   return schema ? nextOccurrence(schema, settings, now, app.config.jobs.timeZone) : null;
 }
 
-export async function save(app: AppContext, actor: SessionUser, input: Schemas['ServiceSaveRequest']): Promise<Schemas['Service']> {
+export async function save(
+  app: AppContext,
+  actor: SessionUser,
+  input: Schemas['ServiceSaveRequest'],
+): Promise<Schemas['Service']> {
   const platform = await requirePlatform(app, input.platformId);
   const kind = kindOf(platform.kind);
   if (!kind) throw notFound('平台不存在');
@@ -95,28 +99,52 @@ export async function start(app: AppContext, actor: SessionUser, id: number, key
       });
       if (paid.kind === 'insufficient') throw badParams('积分不足');
     }
-    await repo.updateService(trx, id, { state: 'active', nextRunAt: nextRun(app, platform.kind, JSON.parse(service.settings), now), updatedAt: now });
+    await repo.updateService(trx, id, {
+      state: 'active',
+      nextRunAt: nextRun(app, platform.kind, JSON.parse(service.settings), now),
+      updatedAt: now,
+    });
     return toView((await repo.findService(trx, id))!);
   });
 }
 
-async function changeState(app: AppContext, actor: SessionUser, id: number, to: ServiceState, from: ServiceState[], adminToo: boolean): Promise<Schemas['Service']> {
+async function changeState(
+  app: AppContext,
+  actor: SessionUser,
+  id: number,
+  to: ServiceState,
+  from: ServiceState[],
+  adminToo: boolean,
+): Promise<Schemas['Service']> {
   const service = await requireService(app.db, actor, id, adminToo);
   if (!from.includes(service.state)) throw conflict(to === 'paused' ? '服务不在运行中' : '服务未启动');
   const now = app.now();
   await app.db.transaction().execute(async (trx) => {
     await repo.updateService(trx, id, { state: to, nextRunAt: null, updatedAt: now });
     if (service.userId !== actor.id) {
-      await writeAudit(trx, { actorId: actor.id, action: `service.${to}`, targetType: 'service', targetId: id, before: { state: service.state }, after: { state: to } }, now);
+      await writeAudit(
+        trx,
+        {
+          actorId: actor.id,
+          action: `service.${to}`,
+          targetType: 'service',
+          targetId: id,
+          before: { state: service.state },
+          after: { state: to },
+        },
+        now,
+      );
     }
   });
   return toView((await repo.findService(app.db, id))!);
 }
 
 /** Pauses: no new runs; runs already due are skipped. An admin may pause anyone's service. */
-export const pause = (app: AppContext, actor: SessionUser, id: number) => changeState(app, actor, id, 'paused', ['active'], true);
+export const pause = (app: AppContext, actor: SessionUser, id: number) =>
+  changeState(app, actor, id, 'paused', ['active'], true);
 
-export const stop = (app: AppContext, actor: SessionUser, id: number) => changeState(app, actor, id, 'stopped', ['active', 'paused'], false);
+export const stop = (app: AppContext, actor: SessionUser, id: number) =>
+  changeState(app, actor, id, 'stopped', ['active', 'paused'], false);
 
 /** Enqueues one run now; the worker claims, charges and executes it like a planned one. */
 export async function runNow(app: AppContext, actor: SessionUser, id: number, key: string): Promise<Schemas['Run']> {
@@ -150,27 +178,48 @@ export async function runNow(app: AppContext, actor: SessionUser, id: number, ke
   });
 }
 
-export const get = async (app: AppContext, actor: SessionUser, id: number) => toView(await requireService(app.db, actor, id, true));
+export const get = async (app: AppContext, actor: SessionUser, id: number) =>
+  toView(await requireService(app.db, actor, id, true));
 
-export const mine = async (app: AppContext, actor: SessionUser) => (await repo.listForUser(app.db, actor.id)).map(toView);
+export const mine = async (app: AppContext, actor: SessionUser) =>
+  (await repo.listForUser(app.db, actor.id)).map(toView);
 
 export async function listPage(app: AppContext, query: Schemas['ServiceQuery']): Promise<Page<Schemas['Service']>> {
   return mapPage(await repo.listServices(app.db, query), toView);
 }
 
 /** Admin: how the sandbox platform answers this service (a demonstration of retries, refunds and timeouts). */
-export async function setSandboxMode(app: AppContext, actor: SessionUser, input: Schemas['ServiceSandboxRequest']): Promise<Schemas['Service']> {
+export async function setSandboxMode(
+  app: AppContext,
+  actor: SessionUser,
+  input: Schemas['ServiceSandboxRequest'],
+): Promise<Schemas['Service']> {
   const service = await requireService(app.db, actor, input.id, true);
   const now = app.now();
   await app.db.transaction().execute(async (trx) => {
-    await repo.updateService(trx, input.id, { sandboxMode: input.mode as SandboxMode, updatedAt: now });
-    await writeAudit(trx, { actorId: actor.id, action: 'service.sandbox', targetType: 'service', targetId: input.id, before: { mode: service.sandboxMode }, after: { mode: input.mode } }, now);
+    await repo.updateService(trx, input.id, { sandboxMode: input.mode, updatedAt: now });
+    await writeAudit(
+      trx,
+      {
+        actorId: actor.id,
+        action: 'service.sandbox',
+        targetType: 'service',
+        targetId: input.id,
+        before: { mode: service.sandboxMode },
+        after: { mode: input.mode },
+      },
+      now,
+    );
   });
   return toView((await repo.findService(app.db, input.id))!);
 }
 
 /** A platform page: the kind's on-shelf platform (or null: '该平台暂未开放'), the caller's service there, its counts. */
-export async function overview(app: AppContext, actor: SessionUser, code: string): Promise<Schemas['PlatformOverview']> {
+export async function overview(
+  app: AppContext,
+  actor: SessionUser,
+  code: string,
+): Promise<Schemas['PlatformOverview']> {
   const kind = findKindOr404(code);
   const platform = await platforms.firstOnShelf(app.db, kind.code);
   if (!platform) return { kind: { ...kind }, platform: null, service: null, today: 0, total: 0 };

@@ -1,10 +1,19 @@
 import type { Db } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 
-export async function insertSession(db: Db, row: { tokenHash: string; userId: number; now: number; expiresAt: number }) {
+export async function insertSession(
+  db: Db,
+  row: { tokenHash: string; userId: number; now: number; expiresAt: number },
+) {
   await db
     .insertInto('sessions')
-    .values({ tokenHash: row.tokenHash, userId: row.userId, createdAt: row.now, lastSeenAt: row.now, expiresAt: row.expiresAt })
+    .values({
+      tokenHash: row.tokenHash,
+      userId: row.userId,
+      createdAt: row.now,
+      lastSeenAt: row.now,
+      expiresAt: row.expiresAt,
+    })
     .execute();
 }
 

@@ -24,9 +24,7 @@ export interface SessionUser {
 }
 
 export type SessionState =
-  | { kind: 'none' }
-  | { kind: 'ended'; reason: RevokeReason }
-  | { kind: 'active'; user: SessionUser; tokenHash: string };
+  { kind: 'none' } | { kind: 'ended'; reason: RevokeReason } | { kind: 'active'; user: SessionUser; tokenHash: string };
 
 export async function startSession(db: Db, secret: string, userId: number, now: number): Promise<string> {
   const token = newToken();

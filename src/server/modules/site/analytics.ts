@@ -15,7 +15,8 @@ export function originOf(url: string): string {
   if (/[\s;,'"*]/.test(url)) return '';
   try {
     const parsed = new URL(url);
-    if (parsed.protocol !== 'https:' || parsed.username || parsed.password || !HOST_NAME.test(parsed.hostname)) return '';
+    if (parsed.protocol !== 'https:' || parsed.username || parsed.password || !HOST_NAME.test(parsed.hostname))
+      return '';
     return `https://${parsed.hostname}${parsed.port ? `:${parsed.port}` : ''}`;
   } catch {
     return '';

@@ -3,7 +3,15 @@ import { refreshAnalyticsOrigin } from './analytics.js';
 import { notFound } from '../../http/errors.js';
 import * as site from './service.js';
 
-type SiteHandlers = Pick<Handlers, 'basicInformationAdd' | 'basicInformationDelete' | 'basicInformationGet' | 'basicInformationList' | 'basicInformationListPage' | 'basicInformationUpdate'>;
+type SiteHandlers = Pick<
+  Handlers,
+  | 'basicInformationAdd'
+  | 'basicInformationDelete'
+  | 'basicInformationGet'
+  | 'basicInformationList'
+  | 'basicInformationListPage'
+  | 'basicInformationUpdate'
+>;
 
 export const siteHandlers: SiteHandlers = {
   basicInformationGet: async (ctx) => {

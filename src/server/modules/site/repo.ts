@@ -6,12 +6,23 @@ import { keyContains, withSearchKeys } from '../../db/search.js';
 import type { Insertable, Updateable } from 'kysely';
 
 /** Every page load reads the site record: built once, run many times. */
-export const findSite = preparedQuery((db, id: number) => db.selectFrom('siteInformation').selectAll().where('id', '=', id), [0] as [number]);
+export const findSite = preparedQuery(
+  (db, id: number) => db.selectFrom('siteInformation').selectAll().where('id', '=', id),
+  [0] as [number],
+);
 
-const SEARCH_KEYS = { coinNameKey: 'coinName', noticeBarKey: 'noticeBar', pointsNotificationKey: 'pointsNotification' } as const;
+const SEARCH_KEYS = {
+  coinNameKey: 'coinName',
+  noticeBarKey: 'noticeBar',
+  pointsNotificationKey: 'pointsNotification',
+} as const;
 
 export async function insertSite(db: Db, row: Insertable<SiteInformationTable>): Promise<number> {
-  const inserted = await db.insertInto('siteInformation').values(withSearchKeys(row, SEARCH_KEYS)).returning('id').executeTakeFirstOrThrow();
+  const inserted = await db
+    .insertInto('siteInformation')
+    .values(withSearchKeys(row, SEARCH_KEYS))
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return inserted.id;
 }
 
@@ -23,7 +34,12 @@ export async function deleteSite(db: Db, id: number): Promise<void> {
   await db.deleteFrom('siteInformation').where('id', '=', id).execute();
 }
 
-export const SITE_SORT_COLUMNS = { id: 'id', websiteName: 'websiteName', updatedAt: 'updatedAt', status: 'status' } as const;
+export const SITE_SORT_COLUMNS = {
+  id: 'id',
+  websiteName: 'websiteName',
+  updatedAt: 'updatedAt',
+  status: 'status',
+} as const;
 
 export interface SiteListQuery extends PageQuery {
   id?: number;
@@ -43,7 +59,11 @@ function filtered(db: Db, query: SiteListQuery) {
     const value = query[key];
     if (value !== undefined) q = q.where(key, '=', value);
   }
-  for (const [field, key] of [['coinName', 'coinNameKey'], ['noticeBar', 'noticeBarKey'], ['pointsNotification', 'pointsNotificationKey']] as const) {
+  for (const [field, key] of [
+    ['coinName', 'coinNameKey'],
+    ['noticeBar', 'noticeBarKey'],
+    ['pointsNotification', 'pointsNotificationKey'],
+  ] as const) {
     const value = query[field];
     if (value) q = q.where(keyContains(key, value));
   }

@@ -31,7 +31,19 @@ const toView = (r: SiteInformationRow): Schemas['BasicInformation'] => ({
 
 /** Only the fields the caller sent, so an update never blanks what it did not mention. */
 function pickFields(input: Fields): Fields {
-  const keys = ['websiteName', 'noticeBar', 'noticeAnnouncementTitle', 'noticeAnnouncement', 'pointsNotification', 'coinName', 'addCoin', 'amount', 'rebatePercent', 'status', 'analyticsUrl'] as const;
+  const keys = [
+    'websiteName',
+    'noticeBar',
+    'noticeAnnouncementTitle',
+    'noticeAnnouncement',
+    'pointsNotification',
+    'coinName',
+    'addCoin',
+    'amount',
+    'rebatePercent',
+    'status',
+    'analyticsUrl',
+  ] as const;
   return Object.fromEntries(keys.filter((k) => input[k] !== undefined).map((k) => [k, input[k]]));
 }
 
@@ -45,7 +57,11 @@ export async function get(app: AppContext, id: number): Promise<Schemas['BasicIn
   return toView(await requireSite(app, id));
 }
 
-export async function add(app: AppContext, actor: SessionUser, input: Schemas['BasicInformationAddRequest']): Promise<number> {
+export async function add(
+  app: AppContext,
+  actor: SessionUser,
+  input: Schemas['BasicInformationAddRequest'],
+): Promise<number> {
   const now = app.now();
   const fields = pickFields(input);
   const id = await repo.insertSite(app.db, {
@@ -64,18 +80,37 @@ export async function add(app: AppContext, actor: SessionUser, input: Schemas['B
     createdAt: now,
     updatedAt: now,
   });
-  await writeAudit(app.db, { actorId: actor.id, action: 'site.add', targetType: 'site', targetId: id, after: fields }, now);
+  await writeAudit(
+    app.db,
+    { actorId: actor.id, action: 'site.add', targetType: 'site', targetId: id, after: fields },
+    now,
+  );
   return id;
 }
 
-export async function update(app: AppContext, actor: SessionUser, input: Schemas['BasicInformationUpdateRequest']): Promise<void> {
+export async function update(
+  app: AppContext,
+  actor: SessionUser,
+  input: Schemas['BasicInformationUpdateRequest'],
+): Promise<void> {
   const before = await requireSite(app, input.id);
   const fields = pickFields(input);
   const now = app.now();
   await app.db.transaction().execute(async (trx) => {
     await repo.updateSite(trx, input.id, { ...fields, userId: actor.id, updatedAt: now });
     const previous = Object.fromEntries(Object.keys(fields).map((k) => [k, before[k as keyof SiteInformationRow]]));
-    await writeAudit(trx, { actorId: actor.id, action: 'site.update', targetType: 'site', targetId: input.id, before: previous, after: fields }, now);
+    await writeAudit(
+      trx,
+      {
+        actorId: actor.id,
+        action: 'site.update',
+        targetType: 'site',
+        targetId: input.id,
+        before: previous,
+        after: fields,
+      },
+      now,
+    );
   });
 }
 
@@ -85,7 +120,11 @@ export async function remove(app: AppContext, actor: SessionUser, id: number): P
   const now = app.now();
   await app.db.transaction().execute(async (trx) => {
     await repo.deleteSite(trx, id);
-    await writeAudit(trx, { actorId: actor.id, action: 'site.delete', targetType: 'site', targetId: id, before: toView(before) }, now);
+    await writeAudit(
+      trx,
+      { actorId: actor.id, action: 'site.delete', targetType: 'site', targetId: id, before: toView(before) },
+      now,
+    );
   });
 }
 

@@ -5,8 +5,19 @@ import * as users from './service.js';
 
 type UserHandlers = Omit<
   Handlers,
-  `basicInformation${string}` | `coin${string}` | `mall${string}` | `order${string}` | `redeem${string}` | 'userAddCoin' | 'userReduceCoin' | 'userTransferCoin'
-  | `platform${string}` | `service${string}` | `run${string}` | 'userClockCount' | 'healthGet'
+  | `basicInformation${string}`
+  | `coin${string}`
+  | `mall${string}`
+  | `order${string}`
+  | `redeem${string}`
+  | 'userAddCoin'
+  | 'userReduceCoin'
+  | 'userTransferCoin'
+  | `platform${string}`
+  | `service${string}`
+  | `run${string}`
+  | 'userClockCount'
+  | 'healthGet'
 >;
 
 export const userHandlers: UserHandlers = {

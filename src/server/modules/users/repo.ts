@@ -5,7 +5,8 @@ import { direction, paginate, type Page, type PageQuery } from '../../db/paging.
 import { asciiContains, keyContains, withSearchKeys } from '../../db/search.js';
 
 /** Account names compare without letter case (the unique index is on lower(user_account)). */
-const sameAccount = (userAccount: string) => sql<boolean>`lower(${sql.ref('users.userAccount')}) = ${userAccount.toLowerCase()}`;
+const sameAccount = (userAccount: string) =>
+  sql<boolean>`lower(${sql.ref('users.userAccount')}) = ${userAccount.toLowerCase()}`;
 
 /** Live users: deleted ones keep their rows (and their account names) but are invisible everywhere else. */
 const live = (db: Db) => db.selectFrom('users').where('users.deletedAt', 'is', null);
@@ -39,7 +40,11 @@ export async function countAdmins(db: Db): Promise<number> {
 const SEARCH_KEYS = { userNameKey: 'userName' } as const;
 
 export async function insertUser(db: Db, user: NewUser): Promise<number> {
-  const row = await db.insertInto('users').values(withSearchKeys(user, SEARCH_KEYS)).returning('id').executeTakeFirstOrThrow();
+  const row = await db
+    .insertInto('users')
+    .values(withSearchKeys(user, SEARCH_KEYS))
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 

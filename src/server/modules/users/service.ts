@@ -61,7 +61,14 @@ function ensureManageable(actor: SessionUser, target: UserRow, what: string): vo
 /** Inserts a user with a fresh invitation code, retrying the rare code collision; a taken account is 40900. */
 async function createUser(
   app: AppContext,
-  input: { userAccount: string; password: string; userName?: string; userRole: UserRole; inviterId: number | null; signupBonus?: number },
+  input: {
+    userAccount: string;
+    password: string;
+    userName?: string;
+    userRole: UserRole;
+    inviterId: number | null;
+    signupBonus?: number;
+  },
 ): Promise<number> {
   if (await repo.accountTaken(app.db, input.userAccount)) throw conflict('账号已被占用');
   const passwordHash = await hashPassword(input.password);
@@ -112,7 +119,14 @@ export async function register(app: AppContext, input: Schemas['UserRegisterRequ
     inviterId = inviter.id;
   }
   const signupBonus = (await findSite(app.db, LIVE_SITE_ID))?.addCoin ?? 0;
-  return createUser(app, { userAccount: input.userAccount, password: input.userPassword, userName: input.userName, userRole: 'user', inviterId, signupBonus });
+  return createUser(app, {
+    userAccount: input.userAccount,
+    password: input.userPassword,
+    userName: input.userName,
+    userRole: 'user',
+    inviterId,
+    signupBonus,
+  });
 }
 
 export async function login(
@@ -159,7 +173,17 @@ export async function addUser(app: AppContext, actor: SessionUser, input: Schema
     userRole: input.userRole ?? 'user',
     inviterId: null,
   });
-  await writeAudit(app.db, { actorId: actor.id, action: 'user.add', targetType: 'user', targetId: id, after: { userAccount: input.userAccount, userRole: input.userRole ?? 'user' } }, app.now());
+  await writeAudit(
+    app.db,
+    {
+      actorId: actor.id,
+      action: 'user.add',
+      targetType: 'user',
+      targetId: id,
+      after: { userAccount: input.userAccount, userRole: input.userRole ?? 'user' },
+    },
+    app.now(),
+  );
   return id;
 }
 
@@ -170,7 +194,18 @@ export async function deleteUser(app: AppContext, actor: SessionUser, id: number
   await app.db.transaction().execute(async (trx) => {
     await repo.updateUser(trx, id, { deletedAt: now, updatedAt: now });
     await endUserSessions(trx, id, 'deleted', now);
-    await writeAudit(trx, { actorId: actor.id, action: 'user.delete', targetType: 'user', targetId: id, before: { deletedAt: null }, after: { deletedAt: now } }, now);
+    await writeAudit(
+      trx,
+      {
+        actorId: actor.id,
+        action: 'user.delete',
+        targetType: 'user',
+        targetId: id,
+        before: { deletedAt: null },
+        after: { deletedAt: now },
+      },
+      now,
+    );
   });
 }
 
@@ -183,17 +218,43 @@ export async function setBanned(app: AppContext, actor: SessionUser, id: number,
   await app.db.transaction().execute(async (trx) => {
     await repo.updateUser(trx, id, { status, updatedAt: now });
     if (banned) await endUserSessions(trx, id, 'banned', now);
-    await writeAudit(trx, { actorId: actor.id, action: banned ? 'user.ban' : 'user.unban', targetType: 'user', targetId: id, before: { status: target.status }, after: { status } }, now);
+    await writeAudit(
+      trx,
+      {
+        actorId: actor.id,
+        action: banned ? 'user.ban' : 'user.unban',
+        targetType: 'user',
+        targetId: id,
+        before: { status: target.status },
+        after: { status },
+      },
+      now,
+    );
   });
 }
 
-export async function updateProfile(app: AppContext, actor: SessionUser, input: Schemas['UserUpdateRequest']): Promise<void> {
+export async function updateProfile(
+  app: AppContext,
+  actor: SessionUser,
+  input: Schemas['UserUpdateRequest'],
+): Promise<void> {
   if (actor.userRole !== 'admin' && actor.id !== input.id) throw noPermission('只能修改自己的资料');
   const target = await requireUser(app, input.id);
   const now = app.now();
   await repo.updateUser(app.db, input.id, { userName: input.userName, updatedAt: now });
   if (actor.id !== input.id) {
-    await writeAudit(app.db, { actorId: actor.id, action: 'user.update', targetType: 'user', targetId: input.id, before: { userName: target.userName }, after: { userName: input.userName } }, now);
+    await writeAudit(
+      app.db,
+      {
+        actorId: actor.id,
+        action: 'user.update',
+        targetType: 'user',
+        targetId: input.id,
+        before: { userName: target.userName },
+        after: { userName: input.userName },
+      },
+      now,
+    );
   }
 }
 
@@ -228,7 +289,11 @@ export async function subordinates(
 }
 
 /** The seed's update/boss: a user becomes an agent, an agent goes back to a user. */
-export async function toggleAgent(app: AppContext, actor: SessionUser, userAccount: string): Promise<Schemas['RoleChange']> {
+export async function toggleAgent(
+  app: AppContext,
+  actor: SessionUser,
+  userAccount: string,
+): Promise<Schemas['RoleChange']> {
   const target = await repo.findLiveByAccount(app.db, userAccount);
   if (!target) throw notFound('用户不存在');
   if (target.userRole === 'admin') throw badParams('不能修改管理员的角色');
@@ -236,7 +301,18 @@ export async function toggleAgent(app: AppContext, actor: SessionUser, userAccou
   const now = app.now();
   await app.db.transaction().execute(async (trx) => {
     await repo.updateUser(trx, target.id, { userRole, updatedAt: now });
-    await writeAudit(trx, { actorId: actor.id, action: 'user.role', targetType: 'user', targetId: target.id, before: { userRole: target.userRole }, after: { userRole } }, now);
+    await writeAudit(
+      trx,
+      {
+        actorId: actor.id,
+        action: 'user.role',
+        targetType: 'user',
+        targetId: target.id,
+        before: { userRole: target.userRole },
+        after: { userRole },
+      },
+      now,
+    );
   });
   return { userAccount: target.userAccount, userRole };
 }
@@ -248,18 +324,36 @@ async function replacePassword(app: AppContext, userId: number, password: string
     await repo.updateUser(trx, userId, { passwordHash, updatedAt: now });
     await endUserSessions(trx, userId, 'password', now);
     if (audit) {
-      await writeAudit(trx, { actorId: audit.actorId, action: 'user.password.reset', targetType: 'user', targetId: userId, after: { passwordReset: true } }, now);
+      await writeAudit(
+        trx,
+        {
+          actorId: audit.actorId,
+          action: 'user.password.reset',
+          targetType: 'user',
+          targetId: userId,
+          after: { passwordReset: true },
+        },
+        now,
+      );
     }
   });
 }
 
-export async function resetPassword(app: AppContext, actor: SessionUser, input: Schemas['UserResetPasswordRequest']): Promise<void> {
+export async function resetPassword(
+  app: AppContext,
+  actor: SessionUser,
+  input: Schemas['UserResetPasswordRequest'],
+): Promise<void> {
   const target = await requireUser(app, input.id);
   if (target.userRole === 'admin' && target.id !== actor.id) throw badParams('不能重置其他管理员的密码');
   await replacePassword(app, target.id, input.newPassword, { actorId: actor.id });
 }
 
-export async function changeOwnPassword(app: AppContext, actor: SessionUser, input: Schemas['UserChangePasswordRequest']): Promise<void> {
+export async function changeOwnPassword(
+  app: AppContext,
+  actor: SessionUser,
+  input: Schemas['UserChangePasswordRequest'],
+): Promise<void> {
   if (input.newPassword !== input.checkPassword) throw badParams('两次输入的新密码不一致');
   if (input.newPassword === input.oldPassword) throw badParams('新密码不能与原密码相同');
   const attempt = await limits.beginAttempt(app.db, passwordFailuresByUser(actor.id), app.now());

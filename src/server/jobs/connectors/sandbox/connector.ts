@@ -29,7 +29,10 @@ function outcomeFor(mode: SandboxMode, config: SandboxConfig, run: ConnectorRun)
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   if (ms <= 0) return Promise.resolve();
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', onAbort);
       resolve();
@@ -43,7 +46,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** Never settles: the platform does not answer, until the caller gives up. */
-const hang = (signal: AbortSignal) => new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+const hang = (signal: AbortSignal) =>
+  new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
 
 /**
  * The sandbox connector: a simulated platform inside the product, with latency and failure modes. It opens no

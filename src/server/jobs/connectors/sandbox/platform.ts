@@ -7,7 +7,11 @@ import type { Db } from '../../../db/database.js';
  * counted on the existing row, never logged as a second check-in.
  */
 export async function receiveCheckin(db: Db, serviceId: number, runId: number, now: number): Promise<void> {
-  await db.insertInto('sandboxAccounts').values({ serviceId, createdAt: now }).onConflict((oc) => oc.column('serviceId').doNothing()).execute();
+  await db
+    .insertInto('sandboxAccounts')
+    .values({ serviceId, createdAt: now })
+    .onConflict((oc) => oc.column('serviceId').doNothing())
+    .execute();
   const inserted = await db
     .insertInto('sandboxCheckins')
     .values({ runId, serviceId, receivedAt: now })
@@ -15,7 +19,11 @@ export async function receiveCheckin(db: Db, serviceId: number, runId: number, n
     .returning('deliveries')
     .executeTakeFirstOrThrow();
   if (Number(inserted.deliveries) === 1) {
-    await db.updateTable('sandboxAccounts').set({ received: sql`received + 1` }).where('serviceId', '=', serviceId).execute();
+    await db
+      .updateTable('sandboxAccounts')
+      .set({ received: sql`received + 1` })
+      .where('serviceId', '=', serviceId)
+      .execute();
   }
 }
 
