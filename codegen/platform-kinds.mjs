@@ -19,7 +19,7 @@ function checkKinds(kinds, doc) {
   }
 }
 
-export async function platformKindsFile(root, doc, header) {
+export async function platformKindsFile(root, doc) {
   const config = await tsImport(pathToFileURL(join(root, 'screens.config.ts')).href, import.meta.url);
   const kinds = config.platforms.map(({ code, title, settings }) => ({ code, title, settings }));
   checkKinds(kinds, doc);

@@ -78,7 +78,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   };
   const scheduler = new Scheduler(
     context,
-    new SandboxConnector(database.db, config.jobs.sandbox, context.now),
+    new SandboxConnector(database.db, config.jobs.sandbox, () => context.now()),
     database.kind === 'postgres',
   );
   fastify.setValidatorCompiler(({ schema, httpPart }) =>

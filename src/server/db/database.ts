@@ -29,6 +29,8 @@ export interface DatabaseHandle {
 }
 
 const INT8_OID = 20;
+// pg hands any OID to a type parser, not only its TypeId enum's members.
+const anyTypeParser = pg.types.getTypeParser as (oid: number, format?: string) => unknown;
 
 function openSqlite(path: string, busyTimeoutMs: number): BetterSqlite3.Database {
   const database = new BetterSqlite3(path);
@@ -101,10 +103,9 @@ function postgresDialect(
     // Times and counts are bigint columns; every value we store fits a JS number exactly.
     types: {
       getTypeParser: ((oid: number, format?: string): unknown =>
-        // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- pg hands any OID here, not only a TypeId
         oid === INT8_OID
           ? (value: string) => Number(value)
-          : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+          : anyTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
     options: settings.join(' '),
   });

@@ -33,7 +33,11 @@ export interface Unavailable {
 export function databaseUnavailable(error: unknown): Unavailable | undefined {
   const e = error as { code?: unknown; message?: unknown } | null;
   const code = typeof e?.code === 'string' ? e.code : '';
-  if (CONNECTION_STATES.has(code) || SOCKET_ERRORS.has(code) || CONNECTION_MESSAGES.test(String(e?.message ?? ''))) {
+  if (
+    CONNECTION_STATES.has(code) ||
+    SOCKET_ERRORS.has(code) ||
+    CONNECTION_MESSAGES.test(typeof e?.message === 'string' ? e.message : '')
+  ) {
     return { message: '数据库暂时无法连接，请稍后再试', retryAfterSeconds: 5 };
   }
   if (TIMEOUT_STATES.has(code) || code.startsWith('SQLITE_BUSY')) {

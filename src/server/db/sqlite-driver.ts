@@ -20,8 +20,10 @@ export interface SqliteConnections {
 
 type Prepared = Pick<BetterSqlite3.Database, 'prepare'>;
 
-export const isSqliteBusy = (error: unknown): boolean =>
-  String((error as { code?: unknown } | null)?.code ?? '').startsWith('SQLITE_BUSY');
+export const isSqliteBusy = (error: unknown): boolean => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+};
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -103,20 +105,20 @@ export class ResilientSqliteDriver implements Driver {
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await (connection as RoutedConnection).begin();
+    await routed(connection).begin();
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await (connection as RoutedConnection).finish('commit');
+    await routed(connection).finish('commit');
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await (connection as RoutedConnection).finish('rollback');
+    await routed(connection).finish('rollback');
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
     // A transaction whose commit and rollback both failed must still give the write connection back.
-    (connection as RoutedConnection).release?.();
+    routed(connection).release?.();
   }
 
   async destroy(): Promise<void> {
@@ -126,6 +128,12 @@ export class ResilientSqliteDriver implements Driver {
 }
 
 /** What Kysely holds for one query or one transaction; the connection it routes to is chosen per statement. */
+/** Kysely hands back the connection this driver acquired; anything else is a bug worth failing loudly on. */
+function routed(connection: DatabaseConnection): RoutedConnection {
+  if (!(connection instanceof RoutedConnection)) throw new Error('sqlite driver: a connection it did not open');
+  return connection;
+}
+
 class RoutedConnection implements DatabaseConnection {
   release: (() => void) | undefined;
   constructor(private readonly driver: ResilientSqliteDriver) {}

@@ -71,8 +71,8 @@ export class Scheduler {
 
   private poll(): void {
     if (!this.running) return;
-    planDue(this.app)
-      .catch((err) => this.app.log.error({ err }, 'scheduler: planning failed'))
+    void planDue(this.app)
+      .catch((err: unknown) => this.app.log.error({ err }, 'scheduler: planning failed'))
       .then(() => this.pump())
       .finally(() => {
         if (this.running) {
@@ -106,7 +106,9 @@ export class Scheduler {
       if (claimed === 'settled') continue;
       await this.worker
         .execute(claimed)
-        .catch((err) => this.app.log.error({ err, runId: claimed.run.id }, 'scheduler: recording a run failed'));
+        .catch((err: unknown) =>
+          this.app.log.error({ err, runId: claimed.run.id }, 'scheduler: recording a run failed'),
+        );
     }
   }
 }

@@ -1,7 +1,6 @@
 import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
 import { mapPage, type Page } from '../../db/paging.js';
-import type { BillingUnit } from '../../db/types.js';
 import { notFound } from '../../http/errors.js';
 import { writeAudit } from '../audit/repo.js';
 import type { SessionUser } from '../sessions/service.js';

@@ -60,7 +60,7 @@ export async function countSucceeded(
   const row = await q
     .select((eb) => [
       eb.fn.countAll<number>().as('total'),
-      eb.fn.sum<number>(eb.case().when('day', '=', day).then(1).else(0).end()).as('today'),
+      eb.fn.sum<number | null>(eb.case().when('day', '=', day).then(1).else(0).end()).as('today'),
     ])
     .executeTakeFirstOrThrow();
   return { today: Number(row.today ?? 0), total: Number(row.total) };

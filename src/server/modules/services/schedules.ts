@@ -5,6 +5,7 @@ import type { Schemas } from '../../../api/operations.js';
  * When a service runs, by settings family (the kind's settings schema): cron patterns that croner evaluates in the
  * site's time zone. A new platform of an existing family needs nothing here; a new family adds one entry.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- settings arrive validated by their family schema; each entry names its own type
 type Patterns = (settings: any) => string[];
 
 const at = (time: string, days: string) => {

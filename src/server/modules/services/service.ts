@@ -2,7 +2,7 @@ import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import { mapPage, type Page } from '../../db/paging.js';
-import type { SandboxMode, ServiceState } from '../../db/types.js';
+import type { ServiceState } from '../../db/types.js';
 import { badParams, conflict, notFound } from '../../http/errors.js';
 import { siteDay } from '../../jobs/site-time.js';
 import { writeAudit } from '../audit/repo.js';

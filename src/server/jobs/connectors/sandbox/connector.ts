@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Db } from '../../../db/database.js';
 import type { SandboxMode } from '../../../db/types.js';
 import type { SandboxConfig } from '../../config.js';
@@ -28,26 +29,14 @@ function outcomeFor(mode: SandboxMode, config: SandboxConfig, run: ConnectorRun)
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   if (ms <= 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+  return delay(ms, undefined, { signal });
 }
 
 /** Never settles: the platform does not answer, until the caller gives up. */
-const hang = (signal: AbortSignal) =>
-  new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+const hang = async (signal: AbortSignal): Promise<never> => {
+  await delay(2 ** 31 - 1, undefined, { signal });
+  throw new Error('unreachable: the wait ends only by its abort');
+};
 
 /**
  * The sandbox connector: a simulated platform inside the product, with latency and failure modes. It opens no
