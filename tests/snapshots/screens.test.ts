@@ -135,7 +135,7 @@ describe('generic screens and the contract', () => {
         load: screen.load?.operation ?? null,
         access: screen.access,
         unavailable: Boolean(screen.unavailable),
-        body: screen.body.map(describePart),
+        body: (screen.body as readonly Part<any>[]).map(describePart),
       }).toMatchSnapshot();
     });
   }

@@ -31,12 +31,28 @@ export function ListPartView({
 }) {
   const part = typed as unknown as ErasedListPart;
   const filter = part.filter ? part.filter(data) : {};
+  // No filter (no service yet): nothing to list, and nothing is asked of the server.
+  if (filter === null) return null;
+  return <FilteredList part={part} filter={filter} onSettled={onSettled} />;
+}
+
+function FilteredList({
+  part,
+  filter,
+  onSettled,
+}: {
+  part: ErasedListPart;
+  filter: Record<string, unknown>;
+  onSettled: () => void;
+}) {
   const key = JSON.stringify(filter);
   const query = useMemo<ListQuery>(
     () => ({
       current: 1,
       pageSize: DEFAULT_PAGE_SIZE,
-      filters: Object.fromEntries(Object.entries(JSON.parse(key) ?? {}).map(([k, v]) => [k, String(v)])),
+      filters: Object.fromEntries(
+        Object.entries(JSON.parse(key) as Record<string, unknown>).map(([k, v]) => [k, String(v)]),
+      ),
     }),
     [key],
   );
@@ -53,7 +69,6 @@ export function ListPartView({
     const timer = setTimeout(() => void reload(), LIVE_POLL_MS);
     return () => clearTimeout(timer);
   }, [live, list.rows, list.status, reload, onSettled]);
-  if (filter === null) return null;
   return (
     <section className="composed-list">
       {part.title ? <h3 className="composed-heading">{part.title}</h3> : null}
