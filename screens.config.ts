@@ -53,7 +53,10 @@ const serviceTag = (state: Schemas['ServiceState']): TagValue => ({
   text: P.serviceStates[state] ?? state,
   tone: SERVICE_TONES[state],
 });
-const runTag = (state: Schemas['RunState']): TagValue => ({ text: P.runStates[state] ?? state, tone: RUN_TONES[state] });
+const runTag = (state: Schemas['RunState']): TagValue => ({
+  text: P.runStates[state] ?? state,
+  tone: RUN_TONES[state],
+});
 const priceOf = (p: Schemas['Platform']) => P.price(p.price, P.billingUnits[p.billingUnit] ?? p.billingUnit);
 const timeOrDash = (ms: number | null) => (ms === null ? '—' : t.format.dateTime(ms));
 
@@ -757,7 +760,8 @@ export const screens: Screen[] = [
     chips: [{ field: 'state', label: P.state, options: P.serviceStates }],
     item: {
       title: (s) => `${s.userAccount} · ${s.platformName}`,
-      description: (s) => `${P.nextRun} ${timeOrDash(s.nextRunAt)} · ${P.sandbox(P.sandboxModes[s.sandboxMode] ?? s.sandboxMode)}`,
+      description: (s) =>
+        `${P.nextRun} ${timeOrDash(s.nextRunAt)} · ${P.sandbox(P.sandboxModes[s.sandboxMode] ?? s.sandboxMode)}`,
       extra: (s) => P.serviceCounts(s.succeeded, s.failed),
       tag: (s) => serviceTag(s.state),
     },

@@ -24,7 +24,11 @@ function collect(value: unknown, found: Set<Generic>): Set<Generic> {
 
 const generic = [...collect(Object.values(config), new Set())];
 const operationOf = (screen: Generic) =>
-  screen.kind === 'form' ? screen.submit : screen.kind === 'composed' ? (screen.load?.operation ?? '-') : screen.operation;
+  screen.kind === 'form'
+    ? screen.submit
+    : screen.kind === 'composed'
+      ? (screen.load?.operation ?? '-')
+      : screen.operation;
 const nameOf = (screen: Generic) => `${screen.kind} ${screen.path} (${String(operationOf(screen))})`;
 const byKind = <K extends Generic['kind']>(kind: K) =>
   generic.filter((s): s is Extract<Generic, { kind: K }> => s.kind === kind);
@@ -73,7 +77,7 @@ function describePart(part: Part<any>) {
         filtered: Boolean(part.filter),
         live: Boolean(part.live),
         tag: Boolean(part.item.tag),
-        rowActions: describeActions(part.rowActions as readonly RowAction<any>[] | undefined),
+        rowActions: describeActions(part.rowActions),
         empty: part.empty ?? null,
       };
     case 'cards':
@@ -83,7 +87,8 @@ function describePart(part: Part<any>) {
 
 describe('generic screens and the contract', () => {
   it('has screens of every generic kind to check', () => {
-    for (const kind of ['list', 'detail', 'form', 'composed'] as const) expect(byKind(kind).length, kind).toBeGreaterThan(0);
+    for (const kind of ['list', 'detail', 'form', 'composed'] as const)
+      expect(byKind(kind).length, kind).toBeGreaterThan(0);
   });
 
   it('collects the forms hand screens embed', () => {

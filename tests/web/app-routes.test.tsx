@@ -46,7 +46,13 @@ function answer(signedIn: boolean) {
     if (op === 'basicInformationGet') return SITE;
     if (op === 'serviceMy' || op === 'platformList') return [];
     if (op === 'platformOverview')
-      return { kind: { code: 'demo', title: '演示平台', settings: 'ClockInSettings' }, platform: null, service: null, today: 0, total: 0 };
+      return {
+        kind: { code: 'demo', title: '演示平台', settings: 'ClockInSettings' },
+        platform: null,
+        service: null,
+        today: 0,
+        total: 0,
+      };
     if (op === 'userGetLogin') {
       if (signedIn) return USER;
       throw new ApiError('请先登录', 'envelope', { code: 40100, status: 401 });

@@ -156,7 +156,9 @@ describe('/system: load, fixed values, textareas', () => {
     type('站点名称', '');
     submit();
 
-    await waitFor(() => expect(errorOf('统计脚本地址')).toBe('统计脚本地址须为 https:// 开头、带有效域名的地址，或留空'));
+    await waitFor(() =>
+      expect(errorOf('统计脚本地址')).toBe('统计脚本地址须为 https:// 开头、带有效域名的地址，或留空'),
+    );
     expect(call).toHaveBeenCalledTimes(1); // the load only
   });
 });

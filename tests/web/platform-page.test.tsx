@@ -17,7 +17,7 @@ vi.mock('../../src/web/api', () => ({ api: { call: vi.fn() } }));
 vi.mock('../../src/web/feedback', () => ({ toast: vi.fn(), confirm: vi.fn(), actionSheet: vi.fn(), alert: vi.fn() }));
 const call = vi.mocked(api.call) as unknown as ReturnType<typeof vi.fn>;
 
-const screenAt = <S,>(path: string) => screens.find((s) => s.path === path) as S;
+const screenAt = (path: string) => screens.find((s) => s.path === path);
 
 const PLATFORM = {
   id: 3,
@@ -94,7 +94,7 @@ function open(path: string, element: React.ReactNode) {
   return router;
 }
 const openPlatform = () =>
-  open('/gxy', <ComposedRenderer screen={screenAt<ComposedScreen<'platformOverview'>>('/gxy')} />);
+  open('/gxy', <ComposedRenderer screen={screenAt('/gxy') as ComposedScreen<'platformOverview'>} />);
 
 beforeEach(() => {
   call.mockReset();
@@ -139,7 +139,8 @@ describe('a platform page (/gxy)', () => {
   it('with a running service: state, counts, runs with their outcomes in words, and run now through the hook', async () => {
     call.mockImplementation(async (op: string) => {
       if (op === 'platformOverview') return overview(PLATFORM, SERVICE);
-      if (op === 'runMy') return { records: [run(2, 'succeeded'), run(1, 'refunded')], total: 2, current: 1, pageSize: 20 };
+      if (op === 'runMy')
+        return { records: [run(2, 'succeeded'), run(1, 'refunded')], total: 2, current: 1, pageSize: 20 };
       if (op === 'serviceRunNow') return run(3, 'due');
       throw new Error(`unexpected ${op}`);
     });
@@ -188,7 +189,7 @@ describe('a platform page (/gxy)', () => {
 });
 
 describe('/clockInfo', () => {
-  const hub = () => open('/clockInfo', <ComposedRenderer screen={screenAt<ComposedScreen>('/clockInfo')} />);
+  const hub = () => open('/clockInfo', <ComposedRenderer screen={screenAt('/clockInfo') as ComposedScreen} />);
 
   it('shows one card per service that leads to its platform page', async () => {
     call.mockImplementation(async (op: string) => {
@@ -220,9 +221,9 @@ describe('the edit page (/gxy/update)', () => {
       if (op === 'serviceSave') return SERVICE;
       throw new Error(`unexpected ${op}`);
     });
-    const form = screenAt<FormScreen<'serviceSave'>>('/gxy/update');
+    const form = screenAt('/gxy/update') as FormScreen<'serviceSave'>;
     const router = open('/gxy/update', <FormRenderer screen={form} />);
-    const time = (await view.findByDisplayValue('08:30', undefined, { timeout: 5000 })) as HTMLInputElement;
+    const time = await view.findByDisplayValue<HTMLInputElement>('08:30', undefined, { timeout: 5000 });
     fireEvent.change(time, { target: { value: '09:15' } });
     fireEvent.click(view.getByText('星期六'));
     fireEvent.click(view.getByText('提交'));

@@ -257,14 +257,10 @@ export interface ComposedScreen<K extends OperationId = OperationId> extends Scr
   body: readonly Part<ResponseData<NoInfer<K>>>[];
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each screen was checked by its helper; the map erases K
+/* eslint-disable @typescript-eslint/no-explicit-any -- each screen was checked by its helper; the map erases K */
 export type Screen =
-  | ListScreen<any>
-  | FormScreen<any>
-  | DetailScreen<any>
-  | ComposedScreen<any>
-  | CustomScreen
-  | PendingScreen;
+  ListScreen<any> | FormScreen<any> | DetailScreen<any> | ComposedScreen<any> | CustomScreen | PendingScreen;
+/* eslint-enable @typescript-eslint/no-explicit-any */
 
 /**
  * Keep each list's row type tied to its own operation while the map holds them together. They answer the plain

@@ -99,10 +99,8 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
             })),
           ]}
           onPick={(value) => {
-            const filters = { ...query.filters };
-            if (value) filters[chip.field] = value;
-            else delete filters[chip.field];
-            update({ filters });
+            const others = Object.entries(query.filters).filter(([name]) => name !== chip.field);
+            update({ filters: Object.fromEntries(value ? [...others, [chip.field, value]] : others) });
           }}
         />
       ))}

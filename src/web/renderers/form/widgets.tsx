@@ -93,7 +93,10 @@ function ChoicesWidget(props: WidgetProps) {
         value={picked}
         disabled={props.disabled || props.readonly}
         onChange={(values) => {
-          if (!multiple) return props.onChange(values[0] ?? props.options.emptyValue);
+          if (!multiple) {
+            props.onChange(values[0] ?? props.options.emptyValue);
+            return;
+          }
           const ordered = choices.map((c) => c.value).filter((v) => values.includes(v));
           props.onChange(ordered.length > 0 ? ordered : undefined);
         }}
