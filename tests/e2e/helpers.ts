@@ -59,6 +59,28 @@ export class ApiSession {
   }
 }
 
+/** A coin-moving call as the app makes it: with an Idempotency-Key (the shared ApiSession sends none). */
+export async function keyed<K extends OperationId>(
+  session: ApiSession,
+  operationId: K,
+  body: RequestBody<K>,
+): Promise<ResponseData<K>> {
+  const { method, path } = OPERATIONS[operationId];
+  const response = await fetch(url(path), {
+    method: method.toUpperCase(),
+    headers: {
+      'X-Requested-With': 'XMLHttpRequest',
+      'content-type': 'application/json',
+      'Idempotency-Key': crypto.randomUUID(),
+      cookie: `sid=${session.sid}`,
+    },
+    body: JSON.stringify(body),
+  });
+  const json = (await response.json()) as { code: number; message: string; data: ResponseData<K> };
+  if (json.code !== 0) throw new Error(`${operationId} failed: ${response.status} ${json.code} ${json.message}`);
+  return json.data;
+}
+
 export interface TestUser {
   id: number;
   userAccount: string;
@@ -225,4 +247,29 @@ export async function shot(page: Page, name: string): Promise<string> {
   const path = resolve(SHOT_DIR, `${name}.png`);
   await page.screenshot({ path, animations: 'disabled', caret: 'hide' });
   return path;
+}
+
+export const dialog = (page: Page) => page.locator('.adm-dialog .adm-dialog-body');
+export const toast = (page: Page, text: string | RegExp) => page.locator('.adm-toast-main', { hasText: text });
+
+export async function openScreen(page: Page, path: string, title: string) {
+  await page.goto(path);
+  await page.locator('.adm-nav-bar-title', { hasText: title }).waitFor();
+}
+
+/** Waits for the dialog showing `text`, then taps its 确定 (the confirm's OK, or the alert's only button). */
+export async function answerDialog(page: Page, text: string | RegExp) {
+  const shown = dialog(page).filter({ hasText: text });
+  await shown.waitFor();
+  await overlaysSettled(page);
+  await shown.getByRole('button', { name: '确定' }).click();
+  await shown.waitFor({ state: 'detached' });
+}
+
+/** Taps a list row, then an action of the sheet it opens. */
+export async function rowAction(page: Page, row: string, action: string) {
+  await page.locator('.adm-list-item', { hasText: row }).first().click();
+  await page.locator('.adm-action-sheet').waitFor();
+  await overlaysSettled(page);
+  await page.locator('.adm-action-sheet-button-item', { hasText: action }).click();
 }
