@@ -60,13 +60,14 @@ const runTag = (state: Schemas['RunState']): TagValue => ({
 const priceOf = (p: Schemas['Platform']) => P.price(p.price, P.billingUnits[p.billingUnit] ?? p.billingUnit);
 const timeOrDash = (ms: number | null) => (ms === null ? '—' : t.format.dateTime(ms));
 
-/** How a run reads in a list (mine on a platform page, everyone's for an admin). */
-const runItem = (title: (r: Schemas['Run']) => string) => ({
+/** How a run reads in a list (mine on a platform page, everyone's for an admin): its outcome is the tag. */
+const runItem = (title: (r: Schemas['Run']) => string, description: (r: Schemas['Run']) => string) => ({
   title,
-  description: (r: Schemas['Run']) => P.run(r.scheduledAt, P.triggers[r.trigger] ?? r.trigger, r.attempts),
+  description,
   extra: (r: Schemas['Run']) => P.charged(r.charged),
   tag: (r: Schemas['Run']) => runTag(r.state),
 });
+const runWhen = (r: Schemas['Run']) => P.run(r.scheduledAt, P.triggers[r.trigger] ?? r.trigger, r.attempts);
 
 /** Fields of a settings schema picked from fixed values, per family of platforms. */
 const settingsChoices: Partial<Record<SettingsSchemaName, Record<string, readonly Choice[]>>> = {
@@ -141,7 +142,7 @@ export function platformScreens({ code, title, settings }: PlatformEntry): Scree
           title: P.runs,
           operation: 'runMy',
           filter: (o) => (o.service ? { serviceId: o.service.id } : null),
-          item: runItem((r) => P.runStates[r.state] ?? r.state),
+          item: runItem(runWhen, (r) => r.result),
           live: (r) => r.state === 'due' || r.state === 'running',
           empty: P.noRuns,
         },
@@ -696,7 +697,7 @@ export const screens: Screen[] = [
     addLink: { label: P.add, to: '/add_platform' },
     item: {
       title: (p) => p.name,
-      description: (p) => P.row(p.kindTitle, priceOf(p), p.services, p.sort),
+      description: (p) => P.row(p.kindTitle, priceOf(p), p.services),
       tag: (p) => ({ text: P.shelfStatus[p.status] ?? String(p.status), tone: p.status === 1 ? 'success' : 'default' }),
     },
     rowActions: [
@@ -794,7 +795,10 @@ export const screens: Screen[] = [
     search: true,
     urlFilters: ['platformId', 'userId', 'serviceId'],
     chips: [{ field: 'state', label: P.state, options: P.runStates }],
-    item: runItem((r) => P.runRow(r.userAccount, r.platformName)),
+    item: runItem(
+      (r) => P.runRow(r.userAccount, r.platformName),
+      (r) => `${runWhen(r)}${r.result ? ` · ${r.result}` : ''}`,
+    ),
     empty: P.noRunsAdmin,
   }),
 ];

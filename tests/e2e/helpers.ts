@@ -155,6 +155,8 @@ export interface ContextOptions {
    * itself once per session does not cover what a test taps. The announcement tests leave it unset.
    */
   announcementRead?: boolean;
+  /** The phone's time zone (the browser's own by default); the site's is Asia/Shanghai. */
+  timezoneId?: string;
 }
 
 /** A phone: 390×844, touch, zh-CN; optionally signed in. */
@@ -169,6 +171,7 @@ export async function newPhone(
     isMobile: true,
     hasTouch: true,
     locale: 'zh-CN',
+    ...(options.timezoneId ? { timezoneId: options.timezoneId } : {}),
   });
   if (options.session?.sid) {
     await context.addCookies([

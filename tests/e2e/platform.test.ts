@@ -68,6 +68,8 @@ describe('a platform service, from the admin to a succeeded run', () => {
       await rowAction(page, `${PRICE} 积分 / 每次执行`, '上架');
       await toast(page, '已上架').waitFor();
       await row.filter({ hasText: '已上架' }).waitFor();
+      await toast(page, '已上架').waitFor({ state: 'detached' });
+      await page.locator('.adm-action-sheet').waitFor({ state: 'hidden' });
       await review(page, 'platform_management');
     } finally {
       await context.close();
@@ -75,7 +77,12 @@ describe('a platform service, from the admin to a succeeded run', () => {
   });
 
   it('a user sets the service up from /clockInfo, runs it now and pays for the run', async () => {
-    const { page, context } = await newPhone(browser, { session: user.api, announcementRead: true });
+    // A phone in the site's time zone, so the next run reads as the 08:30 just set.
+    const { page, context } = await newPhone(browser, {
+      session: user.api,
+      announcementRead: true,
+      timezoneId: 'Asia/Shanghai',
+    });
     try {
       await openScreen(page, '/clockInfo', '账号信息');
       await page.getByText('还没有开通任何平台服务').waitFor();
@@ -100,11 +107,14 @@ describe('a platform service, from the admin to a succeeded run', () => {
       await page.getByRole('button', { name: '启动' }).click();
       await toast(page, '服务已启动').waitFor();
       await page.locator('.state-tag', { hasText: '运行中' }).waitFor();
+      await page.locator('.adm-list-item', { hasText: '下次执行' }).filter({ hasText: '08:30' }).waitFor();
 
       await page.getByRole('button', { name: '立即执行' }).click();
       await answerDialog(page, /确定立即执行一次/);
       // The list looks again while the run is under way, and the counts above follow when it is done.
-      await page.locator('.adm-list-item', { hasText: '手动' }).locator('.state-tag', { hasText: '成功' }).waitFor();
+      const manual = page.locator('.adm-list-item', { hasText: '手动' });
+      await manual.locator('.state-tag', { hasText: '成功' }).waitFor();
+      await manual.getByText('沙箱平台已收到').waitFor();
       await page.locator('.adm-list-item', { hasText: '累计成功' }).filter({ hasText: '1' }).waitFor();
       await review(page, 'gxy');
       expect(pathOf(page)).toBe('/gxy');

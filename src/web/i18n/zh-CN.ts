@@ -316,8 +316,7 @@ export const zhCN = {
     onShelfDone: '已上架',
     offShelfDone: '已下架',
     confirmOffShelf: (name: string) => `确定下架「${name}」吗？下架后不再安排新的执行，用户看到“该平台暂未开放”。`,
-    row: (kind: string, price: string, services: number, sort: number) =>
-      `${kind} · ${price} · 服务 ${services} · 排序 ${sort}`,
+    row: (kind: string, price: string, services: number) => `${kind} · ${price} · 服务 ${services}`,
     services: '服务',
     runsOf: '执行记录',
     empty: '还没有平台',

@@ -34,7 +34,7 @@ export function DetailPartView({
   return (
     <Card title={part.title?.(data)} className="composed-detail">
       {note ? <div className="composed-note">{note}</div> : null}
-      <List>
+      <List className="composed-fields">
         {part.fields.map((field) => {
           const tag = field.tag?.(data);
           return (
