@@ -127,6 +127,11 @@ describe('a platform service, from the admin to a succeeded run', () => {
       await openScreen(page, '/clockInfo', '账号信息');
       await page.locator('.composed-card', { hasText: '成功 1 · 失败 0' }).waitFor();
       await review(page, 'clockInfo');
+
+      // A course platform's form: a list of courses, each with its daily time window.
+      await openScreen(page, '/wk/update', '修改网课采集信息');
+      await page.getByText('课程名称').first().waitFor();
+      await review(page, 'wk-update');
     } finally {
       await context.close();
     }

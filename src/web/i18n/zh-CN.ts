@@ -87,6 +87,8 @@ export const zhCN = {
     /** A price field entered in yuan: its contract title names fen. */
     yuanTitle: (title: string) => title.replace('（分）', '（元）'),
     yuanPlaceholder: '如 9.9',
+    addItem: '添加一项',
+    removeItem: '删除',
     /** What a field is called when its schema has no title. */
     thisField: '此项',
     /** Client-side validation, worded as the server words the same failures. */
