@@ -3,10 +3,11 @@ import { createMemoryRouter, RouterProvider } from 'react-router-dom';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { screens } from '../../screens.config';
 import { api } from '../../src/web/api';
-import type { ComposedScreen, FormScreen } from '../../src/web/config/types';
-import { confirm } from '../../src/web/feedback';
+import type { ComposedScreen, FormScreen, ListScreen } from '../../src/web/config/types';
+import { actionSheet, confirm } from '../../src/web/feedback';
 import { ComposedRenderer } from '../../src/web/renderers/ComposedRenderer';
 import { FormRenderer } from '../../src/web/renderers/FormRenderer';
+import { ListRenderer } from '../../src/web/renderers/ListRenderer';
 import { signIn } from '../../src/web/state/session';
 
 // The composed renderer on the screens the platform entries of screens.config.ts generate: a platform page in each of
@@ -99,6 +100,7 @@ const openPlatform = () =>
 beforeEach(() => {
   call.mockReset();
   vi.mocked(confirm).mockReset();
+  vi.mocked(actionSheet).mockReset();
   signIn({
     id: 1,
     userAccount: 'me_0001',
@@ -239,5 +241,57 @@ describe('the edit page (/gxy/update)', () => {
       ),
     );
     await waitFor(() => expect(router.state.location.pathname).toBe('/gxy'));
+  });
+});
+
+describe('/service_management', () => {
+  it("filters by the user in the URL and by a state chip, and pauses anyone's running service", async () => {
+    signIn({
+      id: 1,
+      userAccount: 'admin',
+      userName: '管理员',
+      userRole: 'admin',
+      email: null,
+      invitationCode: 'AAAAAAAA',
+      coin: 0,
+      createdAt: 0,
+    });
+    call.mockImplementation(async (op: string) => {
+      if (op === 'serviceListPage')
+        return { records: [{ ...SERVICE, userAccount: 'bob_0002' }], total: 1, current: 1, pageSize: 20 };
+      if (op === 'servicePause') return { ...SERVICE, state: 'paused' };
+      throw new Error(`unexpected ${op}`);
+    });
+    vi.mocked(confirm).mockResolvedValue(true);
+    const list = screenAt('/service_management') as ListScreen<'serviceListPage'>;
+    const router = createMemoryRouter([{ path: list.path, element: <ListRenderer screen={list} /> }], {
+      initialEntries: ['/service_management?userId=2'],
+    });
+    render(<RouterProvider router={router} />);
+    expect(await view.findByText('bob_0002 · 工学云专业版')).toBeTruthy();
+    expect(call).toHaveBeenCalledWith('serviceListPage', { body: { userId: 2, current: 1, pageSize: 20 } });
+
+    fireEvent.click(view.getByRole('button', { name: '已暂停' }));
+    await waitFor(() =>
+      expect(call).toHaveBeenCalledWith('serviceListPage', {
+        body: { userId: 2, state: 'paused', current: 1, pageSize: 20 },
+      }),
+    );
+    expect(router.state.location.search).toBe('?userId=2&state=paused');
+
+    fireEvent.click(view.getByText('bob_0002 · 工学云专业版'));
+    await waitFor(() => expect(actionSheet).toHaveBeenCalled());
+    const offered = vi.mocked(actionSheet).mock.calls[0]![0];
+    expect(offered.map((a) => a.text)).toEqual([
+      '暂停',
+      '执行记录',
+      '沙箱：总是成功',
+      '沙箱：首次失败后成功',
+      '沙箱：永久失败',
+    ]);
+    offered[0]!.onAction!();
+    await waitFor(() =>
+      expect(call).toHaveBeenCalledWith('servicePause', expect.objectContaining({ body: { id: 11 } })),
+    );
   });
 });
