@@ -289,7 +289,7 @@ describe('/service_management', () => {
       '沙箱：首次失败后成功',
       '沙箱：永久失败',
     ]);
-    offered[0]!.onAction!();
+    offered[0]!.onAction();
     await waitFor(() =>
       expect(call).toHaveBeenCalledWith('servicePause', expect.objectContaining({ body: { id: 11 } })),
     );
