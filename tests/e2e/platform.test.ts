@@ -71,6 +71,12 @@ describe('a platform service, from the admin to a succeeded run', () => {
       await toast(page, '已上架').waitFor({ state: 'detached' });
       await page.locator('.adm-action-sheet').waitFor({ state: 'hidden' });
       await review(page, 'platform_management');
+
+      // A new platform's kind is picked from the declared kinds, by name.
+      await page.getByRole('button', { name: '添加平台' }).click();
+      await page.locator('.adm-nav-bar-title', { hasText: '添加平台' }).waitFor();
+      await page.locator('.adm-selector-item', { hasText: '智慧职教' }).waitFor();
+      await review(page, 'add_platform');
     } finally {
       await context.close();
     }
