@@ -1,5 +1,16 @@
 import type { Schemas } from './src/api/operations';
-import { detailScreen, formScreen, listScreen, type Screen, type SignedInRole } from './src/web/config/types';
+import {
+  composedScreen,
+  detailScreen,
+  formScreen,
+  listScreen,
+  type Choice,
+  type Screen,
+  type SettingsSchemaName,
+  type SignedInRole,
+  type TagValue,
+  type Tone,
+} from './src/web/config/types';
 import { messages as t } from './src/web/i18n/zh-CN';
 
 // The screen map: every route of the app, its title, notice text, frame, access and what renders it. The router,
@@ -9,8 +20,7 @@ const SIGNED_IN: readonly SignedInRole[] = ['user', 'agent', 'admin'];
 const ADMIN: readonly SignedInRole[] = ['admin'];
 const AGENT: readonly SignedInRole[] = ['agent', 'admin'];
 
-/** Component schemas of openapi.yaml that a platform kind may name as its settings (one per family of platforms). */
-export type SettingsSchemaName = Extract<keyof Schemas, `${string}Settings`>;
+export type { SettingsSchemaName };
 
 /**
  * A platform kind, declared once: the route segment, the title, and the name of its settings schema in openapi.yaml.
@@ -24,11 +34,136 @@ export interface PlatformEntry {
   settings: SettingsSchemaName;
 }
 
+const P = t.platform;
+const SERVICE_TONES: Record<Schemas['ServiceState'], Tone> = {
+  draft: 'default',
+  active: 'success',
+  paused: 'warning',
+  stopped: 'danger',
+};
+const RUN_TONES: Record<Schemas['RunState'], Tone> = {
+  due: 'primary',
+  running: 'primary',
+  succeeded: 'success',
+  failed: 'danger',
+  refunded: 'warning',
+  skipped: 'default',
+};
+const serviceTag = (state: Schemas['ServiceState']): TagValue => ({
+  text: P.serviceStates[state] ?? state,
+  tone: SERVICE_TONES[state],
+});
+const runTag = (state: Schemas['RunState']): TagValue => ({
+  text: P.runStates[state] ?? state,
+  tone: RUN_TONES[state],
+});
+const priceOf = (p: Schemas['Platform']) => P.price(p.price, P.billingUnits[p.billingUnit] ?? p.billingUnit);
+const timeOrDash = (ms: number | null) => (ms === null ? '—' : t.format.dateTime(ms));
+
+/** How a run reads in a list (mine on a platform page, everyone's for an admin): its outcome is the tag. */
+const runItem = (title: (r: Schemas['Run']) => string, description: (r: Schemas['Run']) => string) => ({
+  title,
+  description,
+  extra: (r: Schemas['Run']) => P.charged(r.charged),
+  tag: (r: Schemas['Run']) => runTag(r.state),
+});
+const runWhen = (r: Schemas['Run']) => P.run(r.scheduledAt, P.triggers[r.trigger] ?? r.trigger, r.attempts);
+
+/** Fields of a settings schema picked from fixed values, per family of platforms. */
+const settingsChoices: Partial<Record<SettingsSchemaName, Record<string, readonly Choice[]>>> = {
+  ClockInSettings: { days: P.weekdays.map((label, i) => ({ value: i + 1, label })) },
+};
+
 /** A platform's service page and its edit page: one entry, two routes. */
-export function platformScreens({ code, title }: PlatformEntry): Screen[] {
+export function platformScreens({ code, title, settings }: PlatformEntry): Screen[] {
+  const edit = `/${code}/update`;
   return [
-    { path: `/${code}`, title, access: SIGNED_IN, kind: 'pending', menu: 'service' },
-    { path: `/${code}/update`, title: t.screens.platformEdit(title), access: SIGNED_IN, kind: 'pending' },
+    composedScreen({
+      path: `/${code}`,
+      title,
+      access: SIGNED_IN,
+      kind: 'composed',
+      menu: 'service',
+      load: { operation: 'platformOverview', args: () => ({ query: { kind: code } }) },
+      unavailable: (o) => (o.platform ? null : { title: P.unavailable, description: P.unavailableHint }),
+      body: [
+        {
+          type: 'detail',
+          title: (o) => o.platform?.name ?? title,
+          note: (o) => (o.service ? o.platform?.description || null : P.setUpFirst),
+          fields: [
+            { label: P.priceLabel, value: (o) => (o.platform ? priceOf(o.platform) : '') },
+            {
+              label: P.myService,
+              value: () => P.notCreated,
+              tag: (o) => (o.service ? serviceTag(o.service.state) : { text: P.notCreated, tone: 'default' }),
+            },
+            { label: P.nextRun, value: (o) => timeOrDash(o.service?.nextRunAt ?? null) },
+            { label: P.today, value: (o) => String(o.today) },
+            { label: P.total, value: (o) => String(o.total) },
+          ],
+          actions: [
+            { label: P.setUp, color: 'primary', when: (o) => !o.service, to: () => edit },
+            {
+              label: P.start,
+              color: 'primary',
+              when: (o) => o.service !== null && o.service.state !== 'active',
+              done: P.started,
+              call: { operation: 'serviceStart', args: (o) => ({ body: { id: o.service?.id ?? 0 } }) },
+            },
+            {
+              label: P.runNow,
+              color: 'success',
+              when: (o) => o.service?.state === 'active' || o.service?.state === 'paused',
+              confirm: (o) => P.runNowAsk(o.platform?.name ?? title, o.platform ? priceOf(o.platform) : ''),
+              done: P.runQueued,
+              call: { operation: 'serviceRunNow', args: (o) => ({ body: { id: o.service?.id ?? 0 } }) },
+            },
+            {
+              label: P.pause,
+              color: 'warning',
+              when: (o) => o.service?.state === 'active',
+              done: P.paused,
+              call: { operation: 'servicePause', args: (o) => ({ body: { id: o.service?.id ?? 0 } }) },
+            },
+            {
+              label: P.stop,
+              color: 'danger',
+              when: (o) => o.service?.state === 'active' || o.service?.state === 'paused',
+              confirm: (o) => P.stopAsk(o.platform?.name ?? title),
+              done: P.stopped,
+              call: { operation: 'serviceStop', args: (o) => ({ body: { id: o.service?.id ?? 0 } }) },
+            },
+            { label: P.editSettings, when: (o) => o.service !== null, to: () => edit },
+          ],
+        },
+        {
+          type: 'list',
+          title: P.runs,
+          operation: 'runMy',
+          filter: (o) => (o.service ? { serviceId: o.service.id } : null),
+          item: runItem(runWhen, (r) => r.result),
+          live: (r) => r.state === 'due' || r.state === 'running',
+          empty: P.noRuns,
+        },
+      ],
+    }),
+    formScreen({
+      path: edit,
+      title: t.screens.platformEdit(title),
+      access: SIGNED_IN,
+      kind: 'form',
+      submit: 'serviceSave',
+      settings: { schema: settings, into: 'settings' },
+      choices: settingsChoices[settings],
+      load: {
+        operation: 'platformOverview',
+        args: () => ({ query: { kind: code } }),
+        pick: (o) => ({ platformId: o.platform?.id, settings: o.service?.settings }),
+      },
+      done: P.saved,
+      after: `/${code}`,
+    }),
   ];
 }
 
@@ -126,7 +261,41 @@ export const screens: Screen[] = [
     kind: 'custom',
     component: () => import('./src/web/screens/About'),
   },
-  { path: '/clockInfo', title: '账号信息', access: SIGNED_IN, kind: 'pending' },
+  composedScreen({
+    path: '/clockInfo',
+    title: '账号信息',
+    access: SIGNED_IN,
+    kind: 'composed',
+    body: [
+      {
+        type: 'cards',
+        title: P.myServices,
+        operation: 'serviceMy',
+        card: {
+          title: (s) => s.platformName,
+          tag: (s) => serviceTag(s.state),
+          lines: (s) => [
+            `${P.nextRun}：${timeOrDash(s.nextRunAt)}`,
+            `${P.lastRun}：${s.lastRunState ? `${P.runStates[s.lastRunState]}（${timeOrDash(s.lastRunAt)}）` : P.never}`,
+            P.serviceCounts(s.succeeded, s.failed),
+          ],
+          to: (s) => `/${s.kind}`,
+        },
+        empty: P.noServices,
+      },
+      {
+        type: 'cards',
+        title: P.openPlatforms,
+        operation: 'platformList',
+        card: {
+          title: (p) => p.name,
+          lines: (p) => [priceOf(p), ...(p.description ? [p.description] : [])],
+          to: (p) => `/${p.kind}`,
+        },
+        empty: P.noPlatforms,
+      },
+    ],
+  }),
   {
     path: '/mall',
     title: '积分商城',
@@ -280,6 +449,7 @@ export const screens: Screen[] = [
     rowActions: [
       { label: '详情', to: (u) => `/user_detail?id=${u.id}` },
       { label: t.coins.statementOf, to: (u) => `/coin_detail?userId=${u.id}` },
+      { label: P.services, to: (u) => `/service_management?userId=${u.id}` },
       { label: '编辑', to: (u) => `/update_user?id=${u.id}` },
       {
         label: '重置密码',
@@ -515,14 +685,120 @@ export const screens: Screen[] = [
     kind: 'custom',
     component: () => import('./src/web/screens/RedeemGenerate'),
   },
-  {
+  listScreen({
     path: '/platform_management',
     title: '平台管理',
     access: ADMIN,
     notice: t.notice.platformManagement,
-    kind: 'pending',
+    kind: 'list',
     menu: 'admin',
-  },
-  { path: '/add_platform', title: '添加平台', access: ADMIN, kind: 'pending' },
-  { path: '/update_platform', title: '修改平台', access: ADMIN, kind: 'pending' },
+    operation: 'platformListPage',
+    search: true,
+    addLink: { label: P.add, to: '/add_platform' },
+    item: {
+      title: (p) => p.name,
+      description: (p) => P.row(p.kindTitle, priceOf(p), p.services),
+      tag: (p) => ({ text: P.shelfStatus[p.status] ?? String(p.status), tone: p.status === 1 ? 'success' : 'default' }),
+    },
+    rowActions: [
+      { label: P.edit, to: (p) => `/update_platform?id=${p.id}` },
+      {
+        label: P.onShelf,
+        color: 'success',
+        when: (p) => p.status === 0,
+        done: P.onShelfDone,
+        call: { operation: 'platformShelf', args: (p) => ({ body: { id: p.id, status: 1 } }) },
+      },
+      {
+        label: P.offShelf,
+        color: 'warning',
+        when: (p) => p.status === 1,
+        confirm: (p) => P.confirmOffShelf(p.name),
+        done: P.offShelfDone,
+        call: { operation: 'platformShelf', args: (p) => ({ body: { id: p.id, status: 0 } }) },
+      },
+      { label: P.services, color: 'primary', to: (p) => `/service_management?platformId=${p.id}` },
+      { label: P.runsOf, to: (p) => `/run_management?platformId=${p.id}` },
+    ],
+    empty: P.empty,
+  }),
+  formScreen({
+    path: '/add_platform',
+    title: '添加平台',
+    access: ADMIN,
+    kind: 'form',
+    submit: 'platformAdd',
+    fields: ['kind', 'name', 'description', 'price', 'billingUnit', 'retryLimit', 'status', 'sort'],
+    textareas: ['description'],
+    choices: { kind: platforms.map((p) => ({ value: p.code, label: p.title })) },
+    enumLabels: { status: P.shelfLabels },
+    initial: { billingUnit: 'per_run', retryLimit: 3, status: 0, sort: 0 },
+    done: t.form.created,
+    after: '/platform_management',
+  }),
+  formScreen({
+    path: '/update_platform',
+    title: '修改平台',
+    access: ADMIN,
+    kind: 'form',
+    submit: 'platformUpdate',
+    fields: ['name', 'description', 'price', 'billingUnit', 'retryLimit', 'status', 'sort'],
+    textareas: ['description'],
+    enumLabels: { status: P.shelfLabels },
+    fixed: (q) => ({ id: Number(q.get('id')) }),
+    load: { operation: 'platformGet', args: (q) => ({ query: { id: Number(q.get('id')) } }) },
+    done: t.form.saved,
+  }),
+  listScreen({
+    path: '/service_management',
+    title: '服务管理',
+    access: ADMIN,
+    kind: 'list',
+    menu: 'admin',
+    operation: 'serviceListPage',
+    search: true,
+    urlFilters: ['platformId', 'userId'],
+    chips: [{ field: 'state', label: P.state, options: P.serviceStates }],
+    item: {
+      title: (s) => `${s.userAccount} · ${s.platformName}`,
+      description: (s) =>
+        `${P.nextRun} ${timeOrDash(s.nextRunAt)} · ${P.sandbox(P.sandboxModes[s.sandboxMode] ?? s.sandboxMode)}`,
+      extra: (s) => P.serviceCounts(s.succeeded, s.failed),
+      tag: (s) => serviceTag(s.state),
+    },
+    rowActions: [
+      {
+        label: P.pause,
+        color: 'warning',
+        when: (s) => s.state === 'active',
+        confirm: (s) => P.pauseAsk(s.userAccount, s.platformName),
+        done: P.paused,
+        call: { operation: 'servicePause', args: (s) => ({ body: { id: s.id } }) },
+      },
+      { label: P.runsOf, to: (s) => `/run_management?serviceId=${s.id}` },
+      ...(['ok', 'flaky', 'permanent', 'auto'] as const).map((mode) => ({
+        label: P.sandbox(P.sandboxModes[mode] ?? mode),
+        when: (s: Schemas['Service']) => s.sandboxMode !== mode,
+        done: P.sandboxSet,
+        call: { operation: 'serviceSandbox' as const, args: (s: Schemas['Service']) => ({ body: { id: s.id, mode } }) },
+      })),
+    ],
+    empty: P.noServicesAdmin,
+  }),
+  listScreen({
+    path: '/run_management',
+    title: '执行记录',
+    access: ADMIN,
+    kind: 'list',
+    menu: 'admin',
+    operation: 'runListPage',
+    search: true,
+    urlFilters: ['platformId', 'userId', 'serviceId'],
+    chips: [{ field: 'state', label: P.state, options: P.runStates }],
+    item: runItem(
+      (r) => P.runRow(r.userAccount, r.platformName),
+      (r) => `${runWhen(r)}${r.result ? ` · ${r.result}` : ''}`,
+    ),
+    empty: P.noRunsAdmin,
+  }),
 ];

@@ -102,12 +102,12 @@ describe('deep links (signed in)', () => {
     ({ api } = await newSignedInUser('deep'));
   });
 
-  it('opens /gxy/update directly, with its title and the coming-soon notice', async () => {
+  it('opens /gxy/update directly, with its title and its settings form', async () => {
     const { context, page } = await newPhone(browser, { session: api, announcementRead: true });
     try {
       await page.goto('/gxy/update');
       await expect.poll(() => page.locator('.adm-nav-bar-title').textContent()).toBe('修改工学云信息');
-      await page.getByText('功能即将开放', { exact: true }).waitFor();
+      await page.getByText('签到时间', { exact: true }).waitFor();
       expect(pathOf(page)).toBe('/gxy/update');
       // A deep link has no history of its own: the back arrow goes home.
       await page.locator('.adm-nav-bar-back-arrow').click();

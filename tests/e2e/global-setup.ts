@@ -73,6 +73,11 @@ export default async function setup(project: TestProject) {
       ADMIN_PASSWORD,
       LOG_LEVEL: 'warn',
       WEB_ROOT: join(ROOT, 'dist/web'),
+      // The scheduler runs in this server: it looks for due runs often, and the sandbox platform answers quickly and
+      // never fails at random, so a run started from a screen ends within a second or two, always the same way.
+      SCHEDULER_POLL_MS: '200',
+      SANDBOX_LATENCY_MS: '50',
+      SANDBOX_FAILURE_PERCENT: '0',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

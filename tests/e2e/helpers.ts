@@ -59,6 +59,28 @@ export class ApiSession {
   }
 }
 
+/** A coin-moving call as the app makes it: with an Idempotency-Key (the shared ApiSession sends none). */
+export async function keyed<K extends OperationId>(
+  session: ApiSession,
+  operationId: K,
+  body: RequestBody<K>,
+): Promise<ResponseData<K>> {
+  const { method, path } = OPERATIONS[operationId];
+  const response = await fetch(url(path), {
+    method: method.toUpperCase(),
+    headers: {
+      'X-Requested-With': 'XMLHttpRequest',
+      'content-type': 'application/json',
+      'Idempotency-Key': crypto.randomUUID(),
+      cookie: `sid=${session.sid}`,
+    },
+    body: JSON.stringify(body),
+  });
+  const json = (await response.json()) as { code: number; message: string; data: ResponseData<K> };
+  if (json.code !== 0) throw new Error(`${operationId} failed: ${response.status} ${json.code} ${json.message}`);
+  return json.data;
+}
+
 export interface TestUser {
   id: number;
   userAccount: string;
@@ -133,6 +155,8 @@ export interface ContextOptions {
    * itself once per session does not cover what a test taps. The announcement tests leave it unset.
    */
   announcementRead?: boolean;
+  /** The phone's time zone (the browser's own by default); the site's is Asia/Shanghai. */
+  timezoneId?: string;
 }
 
 /** A phone: 390×844, touch, zh-CN; optionally signed in. */
@@ -147,6 +171,7 @@ export async function newPhone(
     isMobile: true,
     hasTouch: true,
     locale: 'zh-CN',
+    ...(options.timezoneId ? { timezoneId: options.timezoneId } : {}),
   });
   if (options.session?.sid) {
     await context.addCookies([
@@ -225,4 +250,29 @@ export async function shot(page: Page, name: string): Promise<string> {
   const path = resolve(SHOT_DIR, `${name}.png`);
   await page.screenshot({ path, animations: 'disabled', caret: 'hide' });
   return path;
+}
+
+export const dialog = (page: Page) => page.locator('.adm-dialog .adm-dialog-body');
+export const toast = (page: Page, text: string | RegExp) => page.locator('.adm-toast-main', { hasText: text });
+
+export async function openScreen(page: Page, path: string, title: string) {
+  await page.goto(path);
+  await page.locator('.adm-nav-bar-title', { hasText: title }).waitFor();
+}
+
+/** Waits for the dialog showing `text`, then taps its 确定 (the confirm's OK, or the alert's only button). */
+export async function answerDialog(page: Page, text: string | RegExp) {
+  const shown = dialog(page).filter({ hasText: text });
+  await shown.waitFor();
+  await overlaysSettled(page);
+  await shown.getByRole('button', { name: '确定' }).click();
+  await shown.waitFor({ state: 'detached' });
+}
+
+/** Taps a list row, then an action of the sheet it opens. */
+export async function rowAction(page: Page, row: string, action: string) {
+  await page.locator('.adm-list-item', { hasText: row }).first().click();
+  await page.locator('.adm-action-sheet').waitFor();
+  await overlaysSettled(page);
+  await page.locator('.adm-action-sheet-button-item', { hasText: action }).click();
 }

@@ -1,17 +1,21 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OperationId, RequestBody, ResponseData } from '../../src/api/operations';
-import { OPERATIONS } from '../../src/api/generated/operations.gen';
 import {
   PASSWORD,
+  answerDialog,
+  dialog,
+  keyed,
   launchBrowser,
   loginAdmin,
   loginApi,
   newPhone,
   overlaysSettled,
+  openScreen as open,
   pathOf,
+  rowAction,
   shot,
   siteInformation,
+  toast,
   uniqueAccount,
   url,
   type ApiSession,
@@ -26,28 +30,6 @@ let browser: Browser;
 let adminApi: ApiSession;
 let buyer: TestUser & { api: ApiSession };
 let payee: TestUser & { api: ApiSession };
-
-/** A coin-moving call as the app makes it: with an Idempotency-Key (the shared ApiSession sends none). */
-async function keyed<K extends OperationId>(
-  session: ApiSession,
-  operationId: K,
-  body: RequestBody<K>,
-): Promise<ResponseData<K>> {
-  const { method, path } = OPERATIONS[operationId];
-  const response = await fetch(url(path), {
-    method: method.toUpperCase(),
-    headers: {
-      'X-Requested-With': 'XMLHttpRequest',
-      'content-type': 'application/json',
-      'Idempotency-Key': crypto.randomUUID(),
-      cookie: `sid=${session.sid}`,
-    },
-    body: JSON.stringify(body),
-  });
-  const json = (await response.json()) as { code: number; message: string; data: ResponseData<K> };
-  if (json.code !== 0) throw new Error(`${operationId} failed: ${response.status} ${json.code} ${json.message}`);
-  return json.data;
-}
 
 async function addUser(prefix: string): Promise<TestUser & { api: ApiSession }> {
   const userAccount = uniqueAccount(prefix);
@@ -66,31 +48,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
-
-const dialog = (page: Page) => page.locator('.adm-dialog .adm-dialog-body');
-const toast = (page: Page, text: string | RegExp) => page.locator('.adm-toast-main', { hasText: text });
-
-async function open(page: Page, path: string, title: string) {
-  await page.goto(path);
-  await page.locator('.adm-nav-bar-title', { hasText: title }).waitFor();
-}
-
-/** Waits for the dialog showing `text`, then taps its 确定 (the confirm's OK, or the alert's only button). */
-async function answerDialog(page: Page, text: string | RegExp) {
-  const shown = dialog(page).filter({ hasText: text });
-  await shown.waitFor();
-  await overlaysSettled(page);
-  await shown.getByRole('button', { name: '确定' }).click();
-  await shown.waitFor({ state: 'detached' });
-}
-
-/** Taps a list row, then an action of the sheet it opens. */
-async function rowAction(page: Page, row: string, action: string) {
-  await page.locator('.adm-list-item', { hasText: row }).first().click();
-  await page.locator('.adm-action-sheet').waitFor();
-  await overlaysSettled(page);
-  await page.locator('.adm-action-sheet-button-item', { hasText: action }).click();
-}
 
 /** The value shown beside 积分余额 on my page. */
 const shownBalance = (page: Page) =>

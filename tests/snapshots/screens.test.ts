@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import * as config from '../../screens.config';
-import type { DetailScreen, ListScreen } from '../../src/web/config/types';
+import type { ComposedScreen, DetailScreen, ListScreen, Part, RowAction } from '../../src/web/config/types';
 import { resolveForm, type AnyFormScreen } from '../../src/web/renderers/FormRenderer';
 
 // What every generic screen renders, written down: a change to openapi.yaml or to a screen's config shows up here as
 // a snapshot diff in review, next to the change that caused it. The screens are collected from everything
 // screens.config.ts exports (the map, and the forms hand screens embed), so a new screen needs no new test line.
 
-type Generic = ListScreen<any> | DetailScreen<any> | AnyFormScreen;
+type Generic = ListScreen<any> | DetailScreen<any> | AnyFormScreen | ComposedScreen<any>;
 const isGeneric = (value: unknown): value is Generic =>
   typeof value === 'object' &&
   value !== null &&
-  ['list', 'detail', 'form'].includes((value as { kind?: unknown }).kind as string);
+  ['list', 'detail', 'form', 'composed'].includes((value as { kind?: unknown }).kind as string);
 
 function collect(value: unknown, found: Set<Generic>): Set<Generic> {
   if (isGeneric(value)) found.add(value);
@@ -23,7 +23,12 @@ function collect(value: unknown, found: Set<Generic>): Set<Generic> {
 }
 
 const generic = [...collect(Object.values(config), new Set())];
-const operationOf = (screen: Generic) => (screen.kind === 'form' ? screen.submit : screen.operation);
+const operationOf = (screen: Generic) =>
+  screen.kind === 'form'
+    ? screen.submit
+    : screen.kind === 'composed'
+      ? (screen.load?.operation ?? '-')
+      : screen.operation;
 const nameOf = (screen: Generic) => `${screen.kind} ${screen.path} (${String(operationOf(screen))})`;
 const byKind = <K extends Generic['kind']>(kind: K) =>
   generic.filter((s): s is Extract<Generic, { kind: K }> => s.kind === kind);
@@ -39,19 +44,51 @@ function describeList(screen: ListScreen<any>) {
     urlFilters: screen.urlFilters ?? [],
     addLink: screen.addLink ?? null,
     download: screen.download ? { label: screen.download.label, href: screen.download.href(sample) } : null,
-    rowActions: (screen.rowActions ?? []).map((a) => ({
-      label: a.label,
-      color: a.color ?? 'light',
-      ...('call' in a ? { operation: a.call.operation, confirms: Boolean(a.confirm) } : { link: true }),
-      conditional: Boolean(a.when),
-    })),
+    ...(screen.chips ? { chips: screen.chips.map((c) => ({ field: c.field, values: Object.keys(c.options) })) } : {}),
+    rowActions: describeActions(screen.rowActions),
+    ...(screen.item.tag ? { tag: true } : {}),
     empty: screen.empty ?? null,
   };
 }
 
+function describeActions(actions: readonly RowAction<any>[] | undefined) {
+  return (actions ?? []).map((a) => ({
+    label: a.label,
+    color: a.color ?? 'light',
+    ...('call' in a ? { operation: a.call.operation, confirms: Boolean(a.confirm) } : { link: true }),
+    conditional: Boolean(a.when),
+  }));
+}
+
+/** A composed screen's parts as data, each in the terms of its own kind. */
+function describePart(part: Part<any>) {
+  switch (part.type) {
+    case 'detail':
+      return {
+        type: part.type,
+        fields: part.fields.map((f) => ({ label: f.label, tag: Boolean(f.tag) })),
+        actions: describeActions(part.actions),
+      };
+    case 'list':
+      return {
+        type: part.type,
+        title: part.title ?? null,
+        operation: part.operation,
+        filtered: Boolean(part.filter),
+        live: Boolean(part.live),
+        tag: Boolean(part.item.tag),
+        rowActions: describeActions(part.rowActions),
+        empty: part.empty ?? null,
+      };
+    case 'cards':
+      return { type: part.type, title: part.title ?? null, operation: part.operation, empty: part.empty };
+  }
+}
+
 describe('generic screens and the contract', () => {
   it('has screens of every generic kind to check', () => {
-    for (const kind of ['list', 'detail', 'form'] as const) expect(byKind(kind).length, kind).toBeGreaterThan(0);
+    for (const kind of ['list', 'detail', 'form', 'composed'] as const)
+      expect(byKind(kind).length, kind).toBeGreaterThan(0);
   });
 
   it('collects the forms hand screens embed', () => {
@@ -81,6 +118,7 @@ describe('generic screens and the contract', () => {
       it('renders the schema and uiSchema of the snapshot', () => {
         expect({
           operation: form.operation,
+          ...(form.into ? { into: form.into } : {}),
           fields: form.fields,
           fixed: form.fixed,
           schema: form.schema,
@@ -93,6 +131,17 @@ describe('generic screens and the contract', () => {
   for (const screen of byKind('list')) {
     it(`${nameOf(screen)} renders the list of the snapshot`, () => {
       expect(describeList(screen)).toMatchSnapshot();
+    });
+  }
+
+  for (const screen of byKind('composed')) {
+    it(`${nameOf(screen)} renders the parts of the snapshot`, () => {
+      expect({
+        load: screen.load?.operation ?? null,
+        access: screen.access,
+        unavailable: Boolean(screen.unavailable),
+        body: (screen.body as readonly Part<any>[]).map(describePart),
+      }).toMatchSnapshot();
     });
   }
 

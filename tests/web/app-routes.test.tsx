@@ -44,6 +44,15 @@ const SITE = {
 function answer(signedIn: boolean) {
   call.mockImplementation(async (op: string) => {
     if (op === 'basicInformationGet') return SITE;
+    if (op === 'serviceMy' || op === 'platformList') return [];
+    if (op === 'platformOverview')
+      return {
+        kind: { code: 'demo', title: '演示平台', settings: 'ClockInSettings' },
+        platform: null,
+        service: null,
+        today: 0,
+        total: 0,
+      };
     if (op === 'userGetLogin') {
       if (signedIn) return USER;
       throw new ApiError('请先登录', 'envelope', { code: 40100, status: 401 });
@@ -70,7 +79,8 @@ describe('routes from screens.config.ts', () => {
     answer(true);
     const withDemo = [...screens, ...platformScreens({ code: 'demo', title: '演示平台', settings: 'ClockInSettings' })];
     const router = open('/demo', withDemo);
-    expect(await view.findByText('功能即将开放', undefined, { timeout: 10_000 })).toBeTruthy();
+    expect(await view.findByText('该平台暂未开放', undefined, { timeout: 10_000 })).toBeTruthy();
+    expect(call).toHaveBeenCalledWith('platformOverview', expect.objectContaining({ query: { kind: 'demo' } }));
     expect(view.getAllByText('演示平台').length).toBeGreaterThan(0);
     await router.navigate('/demo/update');
     expect(await view.findByText('修改演示平台信息')).toBeTruthy();
@@ -80,7 +90,7 @@ describe('routes from screens.config.ts', () => {
   it('fetches the current user before each navigation to a signed-in screen', async () => {
     answer(true);
     const router = open('/clockInfo');
-    await view.findByText('功能即将开放', undefined, { timeout: 10_000 });
+    await view.findByText('暂时没有开放的平台', undefined, { timeout: 10_000 });
     const before = call.mock.calls.filter(([op]) => op === 'userGetLogin').length;
     await router.navigate('/notice');
     await view.findByText('消息通知');

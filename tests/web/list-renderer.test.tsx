@@ -120,7 +120,16 @@ describe('ListRenderer', () => {
     fireEvent.click(await view.findByText('用户8（user_8）'));
     await waitFor(() => expect(actionSheet).toHaveBeenCalled());
     const offered = vi.mocked(actionSheet).mock.calls[0]![0];
-    expect(offered.map((a) => a.text)).toEqual(['详情', '积分明细', '编辑', '重置密码', '设为代理', '封禁', '删除']);
+    expect(offered.map((a) => a.text)).toEqual([
+      '详情',
+      '积分明细',
+      '服务',
+      '编辑',
+      '重置密码',
+      '设为代理',
+      '封禁',
+      '删除',
+    ]);
 
     fireEvent.click(view.getByText('用户7（user_7）'));
     await waitFor(() => expect(actionSheet).toHaveBeenCalledTimes(2));
@@ -160,6 +169,7 @@ describe('ListRenderer', () => {
     expect(vi.mocked(actionSheet).mock.calls[0]![0].map((a) => a.text)).toEqual([
       '详情',
       '积分明细',
+      '服务',
       '编辑',
       '重置密码',
     ]);

@@ -25,6 +25,10 @@ async function componentFor(screen: Screen): Promise<ComponentType> {
       const { DetailRenderer } = await import('../renderers/DetailRenderer');
       return () => <DetailRenderer screen={screen} />;
     }
+    case 'composed': {
+      const { ComposedRenderer } = await import('../renderers/ComposedRenderer');
+      return () => <ComposedRenderer screen={screen} />;
+    }
     case 'pending': {
       const { Pending } = await import('../shell/Pending');
       return Pending;

@@ -1,6 +1,6 @@
 import type { ComponentType } from 'react';
 import type { OperationInput } from '../../api/client';
-import type { OperationId, RequestBody, ResponseData } from '../../api/operations';
+import type { OperationId, RequestBody, ResponseData, Schemas } from '../../api/operations';
 import type { Role } from '../../api/generated/operations.gen';
 
 // The screen map's vocabulary. A screen is a typed union keyed on `kind`, so the type checker, not the runtime,
@@ -65,6 +65,21 @@ export type ActionCall<R, K extends OperationId = OperationId> = {
   [P in K]: { operation: P; args: (row: R) => OperationArgs<P> };
 }[K];
 
+/** A state shown as a coloured tag that also says it in words (colour is never the only signal). */
+export type Tone = 'default' | 'primary' | 'success' | 'warning' | 'danger';
+export interface TagValue {
+  text: string;
+  tone: Tone;
+}
+
+/** How a list row reads: its title, a line under it, a short text on the right and an optional state tag. */
+export interface ListItem<R> {
+  title: (row: R) => string;
+  description?: (row: R) => string;
+  extra?: (row: R) => string;
+  tag?: (row: R) => TagValue | null;
+}
+
 export interface ListScreen<K extends PageOperation = PageOperation> extends ScreenBase {
   kind: 'list';
   operation: K;
@@ -72,12 +87,10 @@ export interface ListScreen<K extends PageOperation = PageOperation> extends Scr
   search?: boolean;
   sortFields?: readonly { field: string; label: string }[];
   // NoInfer: the operation alone decides K; the row callbacks are then checked against its rows.
-  item: {
-    title: (row: RowOf<NoInfer<K>>) => string;
-    description?: (row: RowOf<NoInfer<K>>) => string;
-    extra?: (row: RowOf<NoInfer<K>>) => string;
-  };
+  item: ListItem<RowOf<NoInfer<K>>>;
   rowActions?: readonly RowAction<RowOf<NoInfer<K>>>[];
+  /** One-tap filters above the list: a field of the operation's query and the words for its values. */
+  chips?: readonly { field: string; label: string; options: Readonly<Record<string, string>> }[];
   /** A link above the list, e.g. to the add form. */
   addLink?: { label: string; to: string };
   /** URL parameters passed on to the operation as filters (e.g. an admin's ?userId= on a statement). */
@@ -105,9 +118,22 @@ export type FormLoad<K extends FormOperation, L extends OperationId = OperationI
 /** Widgets a form screen may pick for a field, beyond the ones its type picks. */
 export type FormWidget = 'expiry' | 'yuan';
 
+/** Component schemas of openapi.yaml that a platform kind may name as its settings (one per family of platforms). */
+export type SettingsSchemaName = Extract<keyof Schemas, `${string}Settings`>;
+
+/** A choice among fixed values for a field whose schema has no enum (a weekday, a platform kind). */
+export type Choice = { value: string | number; label: string };
+
 export interface FormScreen<K extends FormOperation = FormOperation> extends ScreenBase {
   kind: 'form';
   submit: K;
+  /**
+   * The form is drawn from this settings schema instead of the body, and its values are sent as the body's `into`
+   * field (a service's settings); the load's other fields (the platform's id) go with them.
+   */
+  settings?: { schema: SettingsSchemaName; into: keyof RequestBody<K> & string };
+  /** Fields picked from fixed values (one, or several for an array field), by the shown schema's field names. */
+  choices?: Readonly<Record<string, readonly Choice[]>>;
   /** Fields shown, in order; the others are hidden. Typed by the operation's body. */
   fields?: readonly (keyof RequestBody<K> & string)[];
   /** Multi-line fields. */
@@ -157,8 +183,84 @@ export interface PendingScreen extends ScreenBase {
   kind: 'pending';
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each screen was checked by its helper; the map erases K
-export type Screen = ListScreen<any> | FormScreen<any> | DetailScreen<any> | CustomScreen | PendingScreen;
+/** A value of a loaded record shown on a detail part: computed from the record, so a wrong field fails the type check. */
+export interface ShowField<D> {
+  label: string;
+  value: (data: D) => string;
+  tag?: (data: D) => TagValue | null;
+}
+
+/** The loaded record as a card: a heading, label/value rows and buttons (the same actions as a list's rows). */
+export interface DetailPart<D> {
+  type: 'detail';
+  title?: (data: D) => string;
+  /** A line under the heading (a hint such as 'set up first'). */
+  note?: (data: D) => string | null;
+  fields: readonly ShowField<D>[];
+  actions?: readonly RowAction<D>[];
+}
+
+/** Operations that take no input and answer a plain array (no paging): a cards part shows them all. */
+export type ArrayOperation = {
+  [K in OperationId]: ResponseData<K> extends readonly unknown[]
+    ? Record<string, never> extends OperationInput<K>
+      ? K
+      : never
+    : never;
+}[OperationId];
+type ItemOf<K extends ArrayOperation> = ResponseData<K> extends readonly (infer R)[] ? R : never;
+
+/** A paged operation as an infinite list inside a composed screen, filtered by the screen's record. */
+export type ListPart<D> = {
+  [L in PageOperation]: {
+    type: 'list';
+    title?: string;
+    operation: L;
+    /** The query's filters, from the record (the service's id); a null leaves the list out. */
+    filter?: (data: D) => Partial<RequestBody<L>> | null;
+    item: ListItem<RowOf<L>>;
+    rowActions?: readonly RowAction<RowOf<L>>[];
+    /** Rows still under way (a run due or running): while one shows, the list looks again every few seconds. */
+    live?: (row: RowOf<L>) => boolean;
+    empty?: string;
+  };
+}[PageOperation];
+
+/** An operation answering an array, one card per item, each a link. */
+export type CardsPart = {
+  [C in ArrayOperation]: {
+    type: 'cards';
+    title?: string;
+    operation: C;
+    card: {
+      title: (item: ItemOf<C>) => string;
+      tag?: (item: ItemOf<C>) => TagValue | null;
+      lines?: (item: ItemOf<C>) => readonly string[];
+      to: (item: ItemOf<C>) => string;
+    };
+    /** Shown when there are no items. */
+    empty: string;
+  };
+}[ArrayOperation];
+
+export type Part<D> = DetailPart<D> | ListPart<D> | CardsPart;
+
+/**
+ * A screen of several generic parts, one above the other (amis' `body`): e.g. a record with actions above a list of
+ * what belongs to it. `load` reads the record the detail parts show and the list parts filter by.
+ */
+export interface ComposedScreen<K extends OperationId = OperationId> extends ScreenBase {
+  kind: 'composed';
+  load?: { operation: K; args: (search: URLSearchParams) => OperationArgs<K> };
+  /** A text instead of the body when the record says there is nothing to show yet (not an error). */
+  unavailable?: (data: ResponseData<NoInfer<K>>) => { title: string; description: string } | null;
+  body: readonly Part<ResponseData<NoInfer<K>>>[];
+}
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- each screen was checked by its helper; the map erases K */
+export type Screen =
+  ListScreen<any> | FormScreen<any> | DetailScreen<any> | ComposedScreen<any> | CustomScreen | PendingScreen;
+/* eslint-enable @typescript-eslint/no-explicit-any */
 
 /**
  * Keep each list's row type tied to its own operation while the map holds them together. They answer the plain
@@ -167,3 +269,4 @@ export type Screen = ListScreen<any> | FormScreen<any> | DetailScreen<any> | Cus
 export const listScreen = <K extends PageOperation>(screen: ListScreen<K>): Screen => screen;
 export const formScreen = <K extends FormOperation>(screen: FormScreen<K>): Screen => screen;
 export const detailScreen = <K extends OperationId>(screen: DetailScreen<K>): Screen => screen;
+export const composedScreen = <K extends OperationId>(screen: ComposedScreen<K>): Screen => screen;

@@ -1,23 +1,12 @@
 import { useCallback } from 'react';
-import { Button, ErrorBlock, InfiniteScroll, List, PullToRefresh, SearchBar, Skeleton, SwipeAction } from 'antd-mobile';
-import { Link, useNavigate, useSearchParams } from 'react-router-dom';
-import type { ListScreen, RowAction } from '../config/types';
-import { actionSheet } from '../feedback';
+import { Button, PullToRefresh, SearchBar } from 'antd-mobile';
+import { Link, useSearchParams } from 'react-router-dom';
+import type { ListItem, ListScreen, RowAction } from '../config/types';
 import { messages as t } from '../i18n/zh-CN';
-import { sessionStore } from '../state/session';
-import { useStore } from '../state/store';
 import { readListQuery, writeListQuery, type ListQuery } from './list/list-query';
-import { actionsFor, useRowAction } from './list/row-actions';
+import { ListRows } from './list/ListRows';
 import { usePagedList } from './list/usePagedList';
 import './list/list.css';
-
-const SWIPE_COLORS = {
-  primary: 'primary',
-  warning: 'warning',
-  danger: 'danger',
-  light: 'light',
-  success: 'success',
-} as const;
 
 /**
  * Rows are opaque here: screens.config.ts typed each list's row callbacks against its own operation, so the renderer
@@ -25,17 +14,42 @@ const SWIPE_COLORS = {
  */
 type Row = unknown;
 type ErasedListScreen = Omit<ListScreen, 'item' | 'rowActions'> & {
-  item: { title(row: Row): string; description?(row: Row): string; extra?(row: Row): string };
+  item: ListItem<Row>;
   rowActions?: readonly RowAction<Row>[];
 };
 
-/** Any paged operation as an infinite list: search, sort, pull to refresh, and row actions by swipe or tap. */
+/** A row of toggle buttons: one per choice, the active one pressed. */
+function Toggles({
+  label,
+  items,
+  onPick,
+}: {
+  label: string;
+  items: { key: string; text: string; active: boolean }[];
+  onPick: (key: string) => void;
+}) {
+  return (
+    <div className="list-sort" role="group" aria-label={label}>
+      {items.map(({ key, text, active }) => (
+        <button
+          key={key}
+          type="button"
+          className={active ? 'list-sort-item active' : 'list-sort-item'}
+          aria-pressed={active}
+          onClick={() => onPick(key)}
+        >
+          {text}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+/** Any paged operation as an infinite list: search, filters, sort, pull to refresh, and row actions. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the map's lists, each typed by its own operation
 export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
   const screen = typed as unknown as ErasedListScreen;
   const [params, setParams] = useSearchParams();
-  const navigate = useNavigate();
-  const { role } = useStore(sessionStore);
   const query = readListQuery(params, screen);
   const update = (patch: Partial<ListQuery>) =>
     setParams(writeListQuery({ ...query, current: 1, ...patch }), { replace: true });
@@ -43,18 +57,7 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
     (current: number) => setParams((p) => writeListQuery({ ...readListQuery(p, screen), current }), { replace: true }),
     [setParams, screen],
   );
-  const list = usePagedList<unknown>(screen.operation, query, onPagesLoaded);
-  const runAction = useRowAction();
-
-  const act = async (action: RowAction<unknown>, row: unknown) => {
-    if ('to' in action) return navigate(action.to(row));
-    if (await runAction(action, row)) await list.reload();
-  };
-
-  const openSheet = (row: unknown, actions: RowAction<unknown>[]) =>
-    actionSheet(
-      actions.map((a) => ({ text: a.label, danger: a.color === 'danger', onAction: () => void act(a, row) })),
-    );
+  const list = usePagedList<Row>(screen.operation, query, onPagesLoaded);
 
   return (
     <div className="list-screen">
@@ -83,30 +86,38 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
           )}
         </div>
       )}
+      {screen.chips?.map((chip) => (
+        <Toggles
+          key={chip.field}
+          label={chip.label}
+          items={[
+            { key: '', text: t.list.all(chip.label), active: !query.filters[chip.field] },
+            ...Object.entries(chip.options).map(([value, text]) => ({
+              key: value,
+              text,
+              active: query.filters[chip.field] === value,
+            })),
+          ]}
+          onPick={(value) => {
+            const others = Object.entries(query.filters).filter(([name]) => name !== chip.field);
+            update({ filters: Object.fromEntries(value ? [...others, [chip.field, value]] : others) });
+          }}
+        />
+      ))}
       {screen.sortFields && (
-        <div className="list-sort" role="group" aria-label={t.list.sort}>
-          {screen.sortFields.map(({ field, label }) => {
+        <Toggles
+          label={t.list.sort}
+          items={screen.sortFields.map(({ field, label }) => {
             const active = query.sortField === field;
             const order = active && query.sortOrder === 'ascend' ? 'ascend' : 'descend';
-            return (
-              <button
-                key={field}
-                type="button"
-                className={active ? 'list-sort-item active' : 'list-sort-item'}
-                aria-pressed={active}
-                onClick={() =>
-                  update({
-                    sortField: field,
-                    sortOrder: active ? (order === 'ascend' ? 'descend' : 'ascend') : 'descend',
-                  })
-                }
-              >
-                {label}
-                {active ? (order === 'ascend' ? ' ↑' : ' ↓') : ''}
-              </button>
-            );
+            return { key: field, text: `${label}${active ? (order === 'ascend' ? ' ↑' : ' ↓') : ''}`, active };
           })}
-        </div>
+          onPick={(field) => {
+            const active = query.sortField === field;
+            const ascending = active && query.sortOrder === 'ascend';
+            update({ sortField: field, sortOrder: active ? (ascending ? 'descend' : 'ascend') : 'descend' });
+          }}
+        />
       )}
       <PullToRefresh
         onRefresh={list.reload}
@@ -115,58 +126,7 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
         refreshingText={t.list.refreshing}
         completeText={t.list.refreshed}
       >
-        {list.status === 'loading' && list.rows.length === 0 ? (
-          <div className="list-skeleton" aria-busy="true" aria-label={t.shell.loading}>
-            <Skeleton.Title animated />
-            <Skeleton.Paragraph lineCount={5} animated />
-          </div>
-        ) : list.status === 'error' && list.rows.length === 0 ? (
-          <ErrorBlock status="default" title={t.shell.loadFailed} description={t.fetchFailedTryLater}>
-            <Button color="primary" onClick={list.reload}>
-              {t.shell.retry}
-            </Button>
-          </ErrorBlock>
-        ) : list.rows.length === 0 ? (
-          <ErrorBlock status="empty" title={t.list.empty} description={screen.empty ?? ''} />
-        ) : (
-          <>
-            <div className="list-total">{t.list.total(list.total)}</div>
-            <List>
-              {list.rows.map((row, index) => {
-                const actions = actionsFor(screen.rowActions, row, role);
-                const item = (
-                  <List.Item
-                    description={screen.item.description?.(row)}
-                    extra={screen.item.extra?.(row)}
-                    arrowIcon={actions.length > 0}
-                    onClick={actions.length > 0 ? () => openSheet(row, actions) : undefined}
-                  >
-                    {screen.item.title(row)}
-                  </List.Item>
-                );
-                const key = (row as { id?: number }).id ?? index;
-                return actions.length > 0 ? (
-                  <SwipeAction
-                    key={key}
-                    rightActions={actions.map((a, i) => ({
-                      key: String(i),
-                      text: a.label,
-                      color: SWIPE_COLORS[a.color ?? 'light'],
-                      onClick: () => void act(a, row),
-                    }))}
-                  >
-                    {item}
-                  </SwipeAction>
-                ) : (
-                  <div key={key}>{item}</div>
-                );
-              })}
-            </List>
-            <InfiniteScroll loadMore={list.loadMore} hasMore={list.hasMore}>
-              {list.hasMore ? t.shell.loading : t.list.noMore}
-            </InfiniteScroll>
-          </>
-        )}
+        <ListRows list={list} item={screen.item} rowActions={screen.rowActions} empty={screen.empty} />
       </PullToRefresh>
     </div>
   );

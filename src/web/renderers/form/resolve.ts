@@ -15,7 +15,10 @@ export const everyFormHasASchema: [MissingSchema] extends [never] ? true : Missi
 export type AnyFormScreen = FormScreen<any>;
 
 export interface ResolvedForm {
+  /** The schema drawn and validated: the operation's body, or the settings schema of a settings form. */
   operation: FormSchemaId;
+  /** A settings form: the body field its values are sent as. */
+  into?: string;
   /** The generated schema itself, untouched: the precompiled validator checks its root schema is this one. */
   schema: RJSFSchema;
   uiSchema: UiSchema;
@@ -51,6 +54,8 @@ function fieldUi(
       'ui:placeholder': t.form.yuanPlaceholder,
     };
   if (widget) return { 'ui:widget': widget };
+  const choices = screen.choices?.[name];
+  if (choices) return { 'ui:widget': 'choices', 'ui:options': { choices, multiple: property.type === 'array' } };
   if (property.enum) {
     if (labels)
       ui['ui:enumNames'] = Object.fromEntries(property.enum.map((v) => [String(v), labels[String(v)] ?? String(v)]));
@@ -68,7 +73,7 @@ function fieldUi(
 }
 
 export function resolveForm(screen: AnyFormScreen): ResolvedForm {
-  const operation = screen.submit as FormSchemaId;
+  const operation = (screen.settings?.schema ?? screen.submit) as FormSchemaId;
   const schema = formSchemas[operation] as unknown as RJSFSchema;
   const properties = (schema.properties ?? {}) as Record<string, PropertySchema>;
   // `fixed` reads values from the URL; its keys do not depend on them.
@@ -84,6 +89,7 @@ export function resolveForm(screen: AnyFormScreen): ResolvedForm {
     ...fixed,
     ...Object.keys(screen.widgets ?? {}),
     ...Object.keys(screen.enumLabels ?? {}),
+    ...Object.keys(screen.choices ?? {}),
   ]) {
     if (!(name in properties)) throw new Error(`${screen.path}: ${operation} has no field ${name}`);
   }
@@ -93,5 +99,13 @@ export function resolveForm(screen: AnyFormScreen): ResolvedForm {
       ? fieldUi(screen, name, property, textareas.includes(name))
       : { 'ui:widget': 'hidden' };
   }
-  return { operation, schema, uiSchema, fields, fixed, patternMessages: formPatternMessages[operation] };
+  return {
+    operation,
+    ...(screen.settings ? { into: screen.settings.into } : {}),
+    schema,
+    uiSchema,
+    fields,
+    fixed,
+    patternMessages: formPatternMessages[operation],
+  };
 }

@@ -1,6 +1,11 @@
 import { withTheme } from '@rjsf/core';
+import { arrayTemplates, buttonTemplates } from './arrays';
 import { templates } from './templates';
 import { widgets } from './widgets';
+import './form.css';
 
 /** @rjsf/core's Form with the antd-mobile theme: widgets and templates registered once, as rjsf themes do. */
-export const ThemedForm = withTheme({ widgets, templates });
+export const ThemedForm = withTheme({
+  widgets,
+  templates: { ...templates, ...arrayTemplates, ButtonTemplates: buttonTemplates },
+});

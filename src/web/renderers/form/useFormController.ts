@@ -43,10 +43,11 @@ function fieldOfMessage(form: ResolvedForm, message: string): string | undefined
     .sort((a, b) => b.title.length - a.title.length)[0]?.name;
 }
 
-/** The loaded record, reduced to the shown fields it has a value for. */
+/** The loaded record, reduced to the shown fields it has a value for (a settings form: those of its settings). */
 function prefill(form: ResolvedForm, record: unknown): Data {
   if (record === null || typeof record !== 'object') return {};
-  const source = record as Data;
+  const source = (form.into ? (record as Data)[form.into] : record) as Data | null | undefined;
+  if (!source || typeof source !== 'object') return {};
   return Object.fromEntries(
     form.fields
       .filter((name) => source[name] !== undefined && source[name] !== null)
@@ -104,6 +105,7 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
   const [formData, setFormData] = useState<Data | null>(null);
   const [extraErrors, setExtraErrors] = useState<ErrorSchema>({});
   const [submitted, setSubmitted] = useState(false);
+  const [beside, setBeside] = useState<Data>({});
 
   // The validator and, for an edit form, the record to edit; the form shows once both are here.
   useEffect(() => {
@@ -111,12 +113,15 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
     setFailure(null);
     setFormData(null);
     const load = screen.load as FormLoad<never> | undefined;
-    const record = load
-      ? readRecord(load, search, controller.signal).then((data) => prefill(form, data))
-      : Promise.resolve({});
+    const record = load ? readRecord(load, search, controller.signal) : Promise.resolve({});
     Promise.all([loadValidator(form), record]).then(
-      ([v, values]) => {
+      ([v, loaded]) => {
         if (controller.signal.aborted) return;
+        const values = prefill(form, loaded);
+        // A settings form sends its values as one body field; the load's other fields (the platform) go beside it.
+        if (form.into && loaded && typeof loaded === 'object') {
+          setBeside(Object.fromEntries(Object.entries(loaded).filter(([name]) => name !== form.into)));
+        }
         setValidator(v);
         setFormData({ ...(load ? {} : ((screen.initial as Data | undefined) ?? {})), ...values, ...fixed });
       },
@@ -174,7 +179,8 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
         return field !== undefined;
       };
       // The form was drawn and validated from this operation's own body schema: here its erased values meet the call.
-      const input = { body: { ...values, ...fixed } } as OperationInput<FormOperation>;
+      const body = form.into ? { ...beside, ...fixed, [form.into]: values } : { ...values, ...fixed };
+      const input = { body } as OperationInput<FormOperation>;
       const outcome = await run(input, { report: onField });
       if (!outcome.ok) return;
       toast(screen.done ?? t.form.done);
@@ -183,7 +189,7 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
       else if (location.key !== 'default') void navigate(-1);
       else void navigate('/', { replace: true });
     },
-    [screen, form, fixed, navigate, location.key, onDone, run],
+    [screen, form, fixed, beside, navigate, location.key, onDone, run],
   );
 
   if (failure) return { status: 'failed', failure, retry: () => setAttempt((n) => n + 1) };

@@ -73,6 +73,38 @@ function SelectWidget(props: WidgetProps) {
   );
 }
 
+/**
+ * A field picked from fixed values the screen map gives (`ui:widget: 'choices'`): one value, or several for an array
+ * field (kept in the order of the choices, so Monday comes before Friday whatever order they were tapped in).
+ */
+function ChoicesWidget(props: WidgetProps) {
+  const choices = (props.options.choices ?? []) as readonly { value: string | number; label: string }[];
+  const multiple = props.options.multiple === true;
+  const picked: (string | number)[] = Array.isArray(props.value)
+    ? (props.value as (string | number)[])
+    : props.value === undefined || props.value === null
+      ? []
+      : [props.value as string | number];
+  return (
+    <div id={props.id}>
+      <Selector
+        options={choices.map((c) => ({ label: c.label, value: c.value }))}
+        multiple={multiple}
+        value={picked}
+        disabled={props.disabled || props.readonly}
+        onChange={(values) => {
+          if (!multiple) {
+            props.onChange(values[0] ?? props.options.emptyValue);
+            return;
+          }
+          const ordered = choices.map((c) => c.value).filter((v) => values.includes(v));
+          props.onChange(ordered.length > 0 ? ordered : undefined);
+        }}
+      />
+    </div>
+  );
+}
+
 function CheckboxWidget(props: WidgetProps) {
   return (
     <Switch
@@ -151,6 +183,7 @@ function YuanWidget(props: WidgetProps) {
 
 export const widgets: RegistryWidgetsType = {
   expiry: ExpiryWidget,
+  choices: ChoicesWidget,
   yuan: YuanWidget,
   TextWidget,
   PasswordWidget,

@@ -16,7 +16,7 @@ export const DEFAULT_PAGE_SIZE = 20;
 
 export function readListQuery(
   params: URLSearchParams,
-  screen: Pick<ListScreen, 'sortFields' | 'urlFilters' | 'search'>,
+  screen: Pick<ListScreen, 'sortFields' | 'urlFilters' | 'search' | 'chips'>,
 ): ListQuery {
   const pageSize = Number(params.get('pageSize'));
   const current = Number(params.get('current'));
@@ -29,7 +29,9 @@ export function readListQuery(
     pageSize: Number.isInteger(pageSize) && pageSize >= 1 && pageSize <= 100 ? pageSize : DEFAULT_PAGE_SIZE,
     current: Number.isInteger(current) && current >= 1 && current <= 50 ? current : 1,
     filters: Object.fromEntries(
-      (screen.urlFilters ?? []).flatMap((name) => (params.get(name) ? [[name, params.get(name)!]] : [])),
+      [...(screen.urlFilters ?? []), ...(screen.chips ?? []).map((c) => c.field)].flatMap((name) =>
+        params.get(name) ? [[name, params.get(name)!]] : [],
+      ),
     ),
   };
 }

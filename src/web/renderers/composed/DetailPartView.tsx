@@ -1,0 +1,64 @@
+import { Button, Card, List } from 'antd-mobile';
+import { useNavigate } from 'react-router-dom';
+import type { DetailPart, RowAction } from '../../config/types';
+import { messages as t } from '../../i18n/zh-CN';
+import { sessionStore } from '../../state/session';
+import { useStore } from '../../state/store';
+import { actionsFor, useRowAction } from '../list/row-actions';
+import { StateTag } from '../StateTag';
+
+type Data = unknown;
+
+/** The record as a card: heading, rows of values (some with a state tag) and the actions this user may take. */
+export function DetailPartView({
+  part,
+  data,
+  onChanged,
+}: {
+  part: DetailPart<Data>;
+  data: Data;
+  onChanged: () => void;
+}) {
+  const navigate = useNavigate();
+  const { role } = useStore(sessionStore);
+  // The same hook as a list's row actions: confirmation, the operation through useOperation, the toast.
+  const runAction = useRowAction();
+  const actions = actionsFor(part.actions, data, role);
+  const note = part.note?.(data);
+
+  const act = async (action: RowAction<Data>) => {
+    if ('to' in action) return navigate(action.to(data));
+    if (await runAction(action, data)) onChanged();
+  };
+
+  return (
+    <Card title={part.title?.(data)} className="composed-detail">
+      {note ? <div className="composed-note">{note}</div> : null}
+      <List className="composed-fields">
+        {part.fields.map((field) => {
+          const tag = field.tag?.(data);
+          return (
+            <List.Item key={field.label} extra={tag ? <StateTag value={tag} /> : field.value(data) || '—'}>
+              {field.label}
+            </List.Item>
+          );
+        })}
+      </List>
+      {actions.length > 0 ? (
+        <div className="composed-actions" role="group" aria-label={t.composed.actions}>
+          {actions.map((action) => (
+            <Button
+              key={action.label}
+              size="small"
+              color={action.color === 'light' ? 'default' : (action.color ?? 'default')}
+              fill={action.color === 'primary' ? 'solid' : 'outline'}
+              onClick={() => void act(action)}
+            >
+              {action.label}
+            </Button>
+          ))}
+        </div>
+      ) : null}
+    </Card>
+  );
+}

@@ -1,0 +1,297 @@
+import { cleanup, fireEvent, render, screen as view, waitFor } from '@testing-library/react';
+import { createMemoryRouter, RouterProvider } from 'react-router-dom';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { screens } from '../../screens.config';
+import { api } from '../../src/web/api';
+import type { ComposedScreen, FormScreen, ListScreen } from '../../src/web/config/types';
+import { actionSheet, confirm } from '../../src/web/feedback';
+import { ComposedRenderer } from '../../src/web/renderers/ComposedRenderer';
+import { FormRenderer } from '../../src/web/renderers/FormRenderer';
+import { ListRenderer } from '../../src/web/renderers/ListRenderer';
+import { signIn } from '../../src/web/state/session';
+
+// The composed renderer on the screens the platform entries of screens.config.ts generate: a platform page in each of
+// its states (off shelf, on shelf without a service, with a running one), /clockInfo's cards, and the edit page's
+// settings form. The API is faked.
+
+vi.mock('../../src/web/api', () => ({ api: { call: vi.fn() } }));
+vi.mock('../../src/web/feedback', () => ({ toast: vi.fn(), confirm: vi.fn(), actionSheet: vi.fn(), alert: vi.fn() }));
+const call = vi.mocked(api.call) as unknown as ReturnType<typeof vi.fn>;
+
+const screenAt = (path: string) => screens.find((s) => s.path === path);
+
+const PLATFORM = {
+  id: 3,
+  kind: 'gxy',
+  kindTitle: '工学云',
+  settingsSchema: 'ClockInSettings',
+  name: '工学云专业版',
+  description: '',
+  price: 2,
+  billingUnit: 'per_run',
+  retryLimit: 3,
+  status: 1,
+  sort: 0,
+  services: 1,
+  createdAt: 0,
+  updatedAt: 0,
+};
+const SERVICE = {
+  id: 11,
+  userId: 1,
+  userAccount: 'me_0001',
+  platformId: 3,
+  platformName: '工学云专业版',
+  kind: 'gxy',
+  settings: { days: [1, 2, 3, 4, 5], checkInTime: '08:30', notify: 'inbox' },
+  state: 'active',
+  nextRunAt: new Date(2026, 10, 24, 8, 30).getTime(),
+  succeeded: 4,
+  failed: 1,
+  lastRunState: 'succeeded',
+  lastRunAt: new Date(2026, 10, 23, 8, 30).getTime(),
+  sandboxMode: 'auto',
+  createdAt: 0,
+  updatedAt: 0,
+};
+const run = (id: number, state: string) => ({
+  id,
+  serviceId: 11,
+  userId: 1,
+  userAccount: 'me_0001',
+  platformId: 3,
+  platformName: '工学云专业版',
+  kind: 'gxy',
+  trigger: 'schedule',
+  scheduledAt: new Date(2026, 10, 20 + id, 8, 30).getTime(),
+  state,
+  attempts: 1,
+  startedAt: null,
+  finishedAt: null,
+  nextAttemptAt: null,
+  result: '',
+  charged: 2,
+  chargeReference: null,
+  refundReference: null,
+  createdAt: 0,
+});
+const overview = (platform: unknown, service: unknown) => ({
+  kind: { code: 'gxy', title: '工学云', settings: 'ClockInSettings' },
+  platform,
+  service,
+  today: 1,
+  total: 4,
+});
+
+function open(path: string, element: React.ReactNode) {
+  const router = createMemoryRouter(
+    [
+      { path, element },
+      { path: '*', element: <div>elsewhere</div> },
+    ],
+    { initialEntries: [path] },
+  );
+  render(<RouterProvider router={router} />);
+  return router;
+}
+const openPlatform = () =>
+  open('/gxy', <ComposedRenderer screen={screenAt('/gxy') as ComposedScreen<'platformOverview'>} />);
+
+beforeEach(() => {
+  call.mockReset();
+  vi.mocked(confirm).mockReset();
+  vi.mocked(actionSheet).mockReset();
+  signIn({
+    id: 1,
+    userAccount: 'me_0001',
+    userName: '我',
+    userRole: 'user',
+    email: null,
+    invitationCode: 'BBBBBBBB',
+    coin: 10,
+    createdAt: 0,
+  });
+});
+afterEach(cleanup);
+
+describe('a platform page (/gxy)', () => {
+  it('says the platform is not open yet when nothing is on shelf, and reads no runs', async () => {
+    call.mockResolvedValue(overview(null, null));
+    openPlatform();
+    expect(await view.findByText('该平台暂未开放')).toBeTruthy();
+    expect(call).toHaveBeenCalledWith('platformOverview', expect.objectContaining({ query: { kind: 'gxy' } }));
+    expect(call.mock.calls.map(([op]) => op)).not.toContain('runMy');
+    expect(view.queryByText('启动')).toBeNull();
+  });
+
+  it('on shelf without a service: shows the price and leads to the settings before anything can start', async () => {
+    call.mockResolvedValue(overview(PLATFORM, null));
+    const router = openPlatform();
+    expect(await view.findByText('工学云专业版')).toBeTruthy();
+    expect(view.getByText('2 积分 / 每次执行')).toBeTruthy();
+    expect(view.getAllByText('未开通').length).toBeGreaterThan(0);
+    expect(view.getByText('还没有设置，请先填写设置再启动服务。')).toBeTruthy();
+    expect(view.queryByText('启动')).toBeNull();
+    expect(view.queryByText('立即执行')).toBeNull();
+    expect(call.mock.calls.map(([op]) => op)).not.toContain('runMy');
+    fireEvent.click(view.getByText('去设置'));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/gxy/update'));
+  });
+
+  it('with a running service: state, counts, runs with their outcomes in words, and run now through the hook', async () => {
+    call.mockImplementation(async (op: string) => {
+      if (op === 'platformOverview') return overview(PLATFORM, SERVICE);
+      if (op === 'runMy')
+        return { records: [run(2, 'succeeded'), run(1, 'refunded')], total: 2, current: 1, pageSize: 20 };
+      if (op === 'serviceRunNow') return run(3, 'due');
+      throw new Error(`unexpected ${op}`);
+    });
+    vi.mocked(confirm).mockResolvedValue(true);
+    openPlatform();
+    expect(await view.findByText('运行中')).toBeTruthy();
+    expect(view.getByText('2026-11-24 08:30')).toBeTruthy();
+    expect(view.getByText('1')).toBeTruthy();
+    expect(view.getByText('4')).toBeTruthy();
+    for (const label of ['立即执行', '暂停', '停止', '修改设置']) expect(view.getByText(label)).toBeTruthy();
+    expect(view.queryByText('启动')).toBeNull();
+    // Outcomes are tags that say the state in words, not colour alone.
+    expect(await view.findAllByText('成功')).toBeTruthy();
+    expect(view.getAllByText('失败已退款').length).toBeGreaterThan(0);
+    expect(call).toHaveBeenCalledWith('runMy', { body: { serviceId: 11, current: 1, pageSize: 20 } });
+
+    const reads = call.mock.calls.filter(([op]) => op === 'platformOverview').length;
+    fireEvent.click(view.getByText('立即执行'));
+    await waitFor(() =>
+      expect(call).toHaveBeenCalledWith(
+        'serviceRunNow',
+        expect.objectContaining({ body: { id: 11 }, idempotencyKey: expect.any(String) }),
+      ),
+    );
+    expect(confirm).toHaveBeenCalled();
+    // The page reads its record again after the action.
+    await waitFor(() =>
+      expect(call.mock.calls.filter(([op]) => op === 'platformOverview').length).toBeGreaterThan(reads),
+    );
+  });
+
+  it('does not run a refused confirmation', async () => {
+    call.mockImplementation(async (op: string) => {
+      if (op === 'platformOverview') return overview(PLATFORM, { ...SERVICE, state: 'paused' });
+      if (op === 'runMy') return { records: [], total: 0, current: 1, pageSize: 20 };
+      throw new Error(`unexpected ${op}`);
+    });
+    vi.mocked(confirm).mockResolvedValue(false);
+    openPlatform();
+    expect(await view.findByText('已暂停')).toBeTruthy();
+    expect(view.getByText('启动')).toBeTruthy();
+    fireEvent.click(view.getByText('停止'));
+    await waitFor(() => expect(confirm).toHaveBeenCalled());
+    expect(call.mock.calls.map(([op]) => op)).not.toContain('serviceStop');
+  });
+});
+
+describe('/clockInfo', () => {
+  const hub = () => open('/clockInfo', <ComposedRenderer screen={screenAt('/clockInfo') as ComposedScreen} />);
+
+  it('shows one card per service that leads to its platform page', async () => {
+    call.mockImplementation(async (op: string) => {
+      if (op === 'serviceMy') return [SERVICE];
+      if (op === 'platformList') return [PLATFORM];
+      throw new Error(`unexpected ${op}`);
+    });
+    const router = hub();
+    expect(await view.findByText('成功 4 · 失败 1')).toBeTruthy();
+    expect(view.getByText('运行中')).toBeTruthy();
+    expect(view.getByText('下次执行：2026-11-24 08:30')).toBeTruthy();
+    fireEvent.click(view.getAllByText('工学云专业版')[0]!);
+    await waitFor(() => expect(router.state.location.pathname).toBe('/gxy'));
+  });
+
+  it('without services, says so and lists the platforms on shelf', async () => {
+    call.mockImplementation(async (op: string) => (op === 'platformList' ? [PLATFORM] : []));
+    hub();
+    expect(await view.findByText('还没有开通任何平台服务。从下面已开放的平台中选一个开始吧。')).toBeTruthy();
+    expect(await view.findByText('工学云专业版')).toBeTruthy();
+    expect(view.getByText('2 积分 / 每次执行')).toBeTruthy();
+  });
+});
+
+describe('the edit page (/gxy/update)', () => {
+  it('loads the current settings and saves them as the service settings of the platform on shelf', async () => {
+    call.mockImplementation(async (op: string) => {
+      if (op === 'platformOverview') return overview(PLATFORM, SERVICE);
+      if (op === 'serviceSave') return SERVICE;
+      throw new Error(`unexpected ${op}`);
+    });
+    const form = screenAt('/gxy/update') as FormScreen<'serviceSave'>;
+    const router = open('/gxy/update', <FormRenderer screen={form} />);
+    const time = await view.findByDisplayValue<HTMLInputElement>('08:30', undefined, { timeout: 5000 });
+    fireEvent.change(time, { target: { value: '09:15' } });
+    fireEvent.click(view.getByText('星期六'));
+    fireEvent.click(view.getByText('提交'));
+    await waitFor(() =>
+      expect(call).toHaveBeenCalledWith(
+        'serviceSave',
+        expect.objectContaining({
+          body: {
+            platformId: 3,
+            settings: { days: [1, 2, 3, 4, 5, 6], checkInTime: '09:15', notify: 'inbox' },
+          },
+        }),
+      ),
+    );
+    await waitFor(() => expect(router.state.location.pathname).toBe('/gxy'));
+  });
+});
+
+describe('/service_management', () => {
+  it("filters by the user in the URL and by a state chip, and pauses anyone's running service", async () => {
+    signIn({
+      id: 1,
+      userAccount: 'admin',
+      userName: '管理员',
+      userRole: 'admin',
+      email: null,
+      invitationCode: 'AAAAAAAA',
+      coin: 0,
+      createdAt: 0,
+    });
+    call.mockImplementation(async (op: string) => {
+      if (op === 'serviceListPage')
+        return { records: [{ ...SERVICE, userAccount: 'bob_0002' }], total: 1, current: 1, pageSize: 20 };
+      if (op === 'servicePause') return { ...SERVICE, state: 'paused' };
+      throw new Error(`unexpected ${op}`);
+    });
+    vi.mocked(confirm).mockResolvedValue(true);
+    const list = screenAt('/service_management') as ListScreen<'serviceListPage'>;
+    const router = createMemoryRouter([{ path: list.path, element: <ListRenderer screen={list} /> }], {
+      initialEntries: ['/service_management?userId=2'],
+    });
+    render(<RouterProvider router={router} />);
+    expect(await view.findByText('bob_0002 · 工学云专业版')).toBeTruthy();
+    expect(call).toHaveBeenCalledWith('serviceListPage', { body: { userId: 2, current: 1, pageSize: 20 } });
+
+    fireEvent.click(view.getByRole('button', { name: '已暂停' }));
+    await waitFor(() =>
+      expect(call).toHaveBeenCalledWith('serviceListPage', {
+        body: { userId: 2, state: 'paused', current: 1, pageSize: 20 },
+      }),
+    );
+    expect(router.state.location.search).toBe('?userId=2&state=paused');
+
+    fireEvent.click(view.getByText('bob_0002 · 工学云专业版'));
+    await waitFor(() => expect(actionSheet).toHaveBeenCalled());
+    const offered = vi.mocked(actionSheet).mock.calls[0]![0];
+    expect(offered.map((a) => a.text)).toEqual([
+      '暂停',
+      '执行记录',
+      '沙箱：总是成功',
+      '沙箱：首次失败后成功',
+      '沙箱：永久失败',
+    ]);
+    offered[0]!.onAction();
+    await waitFor(() =>
+      expect(call).toHaveBeenCalledWith('servicePause', expect.objectContaining({ body: { id: 11 } })),
+    );
+  });
+});
