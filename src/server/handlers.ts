@@ -4,6 +4,7 @@ import { healthHandlers } from './modules/health/handlers.js';
 import { mallHandlers } from './modules/mall/handlers.js';
 import { orderHandlers } from './modules/orders/handlers.js';
 import { platformHandlers } from './modules/platforms/handlers.js';
+import { quotaHandlers } from './modules/quotas/handlers.js';
 import { redeemHandlers } from './modules/redeem/handlers.js';
 import { runHandlers } from './modules/runs/handlers.js';
 import { serviceHandlers } from './modules/services/handlers.js';
@@ -21,5 +22,6 @@ export const handlers: Handlers = {
   ...platformHandlers,
   ...serviceHandlers,
   ...runHandlers,
+  ...quotaHandlers,
   ...healthHandlers,
 };
