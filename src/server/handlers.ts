@@ -1,4 +1,5 @@
 import type { Handlers } from './http/handler-types.js';
+import { aiHandlers } from './modules/ai/handlers.js';
 import { coinHandlers } from './modules/coins/handlers.js';
 import { healthHandlers } from './modules/health/handlers.js';
 import { mallHandlers } from './modules/mall/handlers.js';
@@ -23,5 +24,6 @@ export const handlers: Handlers = {
   ...serviceHandlers,
   ...runHandlers,
   ...quotaHandlers,
+  ...aiHandlers,
   ...healthHandlers,
 };
