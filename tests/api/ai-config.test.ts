@@ -163,7 +163,10 @@ describe('AI 润色 on the site texts', () => {
     const polished = await adminCall<Schemas['AiPolishResult']>('aiPolish', {
       body: { field: 'noticeBar', text: '周六维护 停服务' },
     });
-    expect([polished.code, polished.data]).toEqual([0, { text: '本周六系统维护，期间暂停服务，敬请谅解。' }]);
+    expect([polished.code, polished.data]).toEqual([
+      0,
+      { ok: true, message: '已生成', text: '本周六系统维护，期间暂停服务，敬请谅解。' },
+    ]);
     const [sent] = fake.received;
     expect(sent!.body.model).toBe('test-model-1');
     expect(sent!.body.messages?.map((m) => m.role)).toEqual(['system', 'user']);
@@ -173,23 +176,27 @@ describe('AI 润色 on the site texts', () => {
     expect(after.noticeBar).toBe(site.noticeBar);
   });
 
-  it('refuses when AI is off, and maps the endpoint’s failures to envelope codes', async () => {
+  it('refuses when AI is off or the budget is spent, and answers the endpoint’s failures as reasons', async () => {
     await configure({ enabled: 0, dailyBudget: 10_000 });
-    const ask = () => adminCall('aiPolish', { body: { field: 'noticeAnnouncement', text: '明天放假' } });
+    const ask = () =>
+      adminCall<Schemas['AiPolishResult']>('aiPolish', { body: { field: 'noticeAnnouncement', text: '明天放假' } });
     const off = await ask();
     expect([off.status, off.code, off.message]).toEqual([400, 40000, 'AI 功能未开启']);
 
     await configure({ dailyBudget: 10_000 });
-    const cases: [FakeOpenAi['mode'], number, number][] = [
-      ['401', 500, 50001],
-      ['429', 429, 42900],
-      ['malformed', 500, 50001],
+    const cases: [FakeOpenAi['mode'], string][] = [
+      ['401', 'AI 接口拒绝了 API Key（401），请检查密钥'],
+      ['429', 'AI 接口请求过于频繁或额度不足（429），请稍后再试'],
+      ['malformed', 'AI 接口的回答格式不正确'],
     ];
-    for (const [mode, status, code] of cases) {
+    for (const [mode, message] of cases) {
       fake.mode = mode;
       const failed = await ask();
-      expect([mode, failed.status, failed.code]).toEqual([mode, status, code]);
+      expect([mode, failed.status, failed.data]).toEqual([mode, 200, { ok: false, message, text: null }]);
     }
+    await configure({ dailyBudget: 0 });
+    const spent = await ask();
+    expect([spent.status, spent.code, spent.message]).toEqual([429, 42900, '今日 AI 请求次数已用完']);
     const user = await app().newUser();
     const refused = await user.client.call('aiPolish', { body: { field: 'noticeBar', text: '你好' } });
     expect([refused.status, refused.code]).toEqual([403, 40101]);

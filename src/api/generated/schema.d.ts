@@ -1265,7 +1265,8 @@ export interface paths {
         /**
          * 管理员：AI 润色站点文字（公告、通知栏），结果由管理员决定采用或放弃
          * @description 只根据管理员自己写的文字起草或润色站点公告和通知栏，不会保存任何内容；不为用户写报告、日志或打卡内容。
-         *     AI 未开启 400 / 40000；今日次数用完或对方限流 429 / 42900；无法连接、密钥无效、超时或回答格式不对 500 / 50001。
+         *     AI 未开启或未设置密钥 400 / 40000；今日次数用完 429 / 42900。接口本身的失败（无法连接、密钥无效、超时、对方限流、回答格式不对）
+         *     以 200 答复，ok 为 false，message 说明原因，与测试连接相同。
          */
         post: operations["aiPolish"];
         delete?: never;
@@ -2362,8 +2363,8 @@ export interface components {
         /**
          * @example {
          *       "enabled": 1,
-         *       "baseUrl": "https://api.example.com/v1",
-         *       "model": "gpt-4o-mini",
+         *       "baseUrl": "http://127.0.0.1:11434/v1",
+         *       "model": "qwen2.5:7b",
          *       "timeoutMs": 15000,
          *       "dailyBudget": 100,
          *       "apiKeySet": true,
@@ -2401,8 +2402,12 @@ export interface components {
             text: string & components["schemas"]["MultiLineText"];
         };
         AiPolishResult: {
+            /** 是否成功 */
+            ok: boolean;
+            /** 结果说明 */
+            message: string;
             /** 润色后的文字 */
-            text: string;
+            text: string | null;
         };
         /**
          * 服务状态
@@ -4790,8 +4795,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "enabled": 1,
-                 *       "baseUrl": "https://api.example.com/v1",
-                 *       "model": "gpt-4o-mini",
+                 *       "baseUrl": "http://127.0.0.1:11434/v1",
+                 *       "model": "qwen2.5:7b",
                  *       "apiKey": "sk-example-key",
                  *       "timeoutMs": 15000,
                  *       "dailyBudget": 100
@@ -4874,6 +4879,8 @@ export interface operations {
                      *       "code": 0,
                      *       "message": "ok",
                      *       "data": {
+                     *         "ok": true,
+                     *         "message": "已生成",
                      *         "text": "本周末系统维护，期间暂停服务，给您带来不便敬请谅解。"
                      *       }
                      *     }

@@ -1,6 +1,6 @@
 import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
-import { AppError, ErrorCode, badParams, tooManyRequests } from '../../http/errors.js';
+import { badParams, tooManyRequests } from '../../http/errors.js';
 import { siteDay } from '../../jobs/site-time.js';
 import { writeAudit } from '../audit/repo.js';
 import type { SessionUser } from '../sessions/service.js';
@@ -132,15 +132,14 @@ export async function polish(app: AppContext, input: Schemas['AiPolishRequest'])
     `你是一个中文网站的运营编辑。请把管理员写的${WHAT[input.field]}润色得通顺、简洁、礼貌，` +
     '保持原意和其中的事实（时间、数字、名称），不要编造新信息。只输出润色后的文字，不要解释。';
   try {
-    return {
-      text: await complete(saved.endpoint, [
-        { role: 'system', content: system },
-        { role: 'user', content: input.text },
-      ]),
-    };
+    const text = await complete(saved.endpoint, [
+      { role: 'system', content: system },
+      { role: 'user', content: input.text },
+    ]);
+    return { ok: true, message: '已生成', text };
   } catch (error) {
-    if (!(error instanceof AiCallError)) throw error;
-    if (error.failure.kind === 'rate') throw tooManyRequests(error.message, 60);
-    throw new AppError(ErrorCode.OPERATION_FAILED, error.message);
+    // The endpoint's own failure is an answer to show, as in test connection, not a failure of this server.
+    if (error instanceof AiCallError) return { ok: false, message: error.message, text: null };
+    throw error;
   }
 }
