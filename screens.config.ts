@@ -411,8 +411,8 @@ export const screens: Screen[] = [
     },
     addLink: { label: t.quota.grant, to: '/add_quota' },
     item: {
-      title: (g) => `${g.userAccount} · ${t.quota.row(g, t.quota.units[g.unit]!)}`,
-      description: (g) => t.quota.detail(g.reason, g.createdAt, g.expiresAt),
+      title: (g) => t.quota.row(g.userAccount, g.remaining, g.amount, t.quota.units[g.unit]!),
+      description: (g) => t.quota.detail(g),
       extra: (g) => t.quota.statuses[g.status] ?? g.status,
     },
     rowActions: [

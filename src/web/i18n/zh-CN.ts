@@ -253,10 +253,11 @@ export const zhCN = {
     unitLabels: { runs: '按次（按次计费的平台）', days: '按天（按天计费的平台）' },
     statuses: { active: '可用', expired: '已过期', used: '已用完', revoked: '已收回' } as Record<string, string>,
     allPlatforms: '全部平台',
-    row: (g: { platformName: string | null; remaining: number; amount: number; unit: string }, units: string) =>
-      `${g.platformName ?? '全部平台'} · 剩余 ${g.remaining}/${g.amount} ${units}`,
-    detail: (reason: string, createdAt: number, expiresAt: number | null) =>
-      `${reason} · ${dateTime(createdAt)} 发放${expiresAt === null ? ' · 不过期' : ` · ${dateTime(expiresAt)} 到期`}`,
+    row: (account: string, remaining: number, amount: number, units: string) =>
+      `${account} · 剩余 ${remaining}/${amount} ${units}`,
+    detail: (g: { platformName: string | null; reason: string; createdAt: number; expiresAt: number | null }) =>
+      `${g.platformName ?? '全部平台'} · ${g.reason} · ${dateTime(g.createdAt)} 发放` +
+      (g.expiresAt === null ? ' · 不过期' : ` · ${dateTime(g.expiresAt)} 到期`),
     grant: '发放额度',
     granted: '额度已发放',
     revoke: '收回',
