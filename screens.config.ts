@@ -5,6 +5,7 @@ import {
   formScreen,
   listScreen,
   type Choice,
+  type FieldAction,
   type Screen,
   type SettingsSchemaName,
   type SignedInRole,
@@ -74,6 +75,14 @@ const settingsChoices: Partial<Record<SettingsSchemaName, Record<string, readonl
   ClockInSettings: { days: P.weekdays.map((label, i) => ({ value: i + 1, label })) },
 };
 
+/** 'AI 润色' by one of the site texts on /system: the admin's own words in, a draft to accept or discard out. */
+const polishAction = (field: Schemas['AiPolishRequest']['field']): FieldAction => ({
+  label: t.ai.polish,
+  operation: 'aiPolish',
+  args: (text) => ({ body: { field, text } }),
+  pick: (r) => ({ value: r.text, message: r.message }),
+});
+
 /** A platform's service page and its edit page: one entry, two routes. */
 export function platformScreens({ code, title, settings }: PlatformEntry): Screen[] {
   const edit = `/${code}/update`;
@@ -101,6 +110,7 @@ export function platformScreens({ code, title, settings }: PlatformEntry): Scree
             { label: P.nextRun, value: (o) => timeOrDash(o.service?.nextRunAt ?? null) },
             { label: P.today, value: (o) => String(o.today) },
             { label: P.total, value: (o) => String(o.total) },
+            { label: P.freeQuota, value: (o) => P.quotaValue(o.quota) },
           ],
           actions: [
             { label: P.setUp, color: 'primary', when: (o) => !o.service, to: () => edit },
@@ -266,7 +276,17 @@ export const screens: Screen[] = [
     title: '账号信息',
     access: SIGNED_IN,
     kind: 'composed',
+    load: { operation: 'quotaMy', args: () => ({ query: {} }) },
     body: [
+      {
+        type: 'detail',
+        title: () => P.freeQuota,
+        note: () => P.quotaHint,
+        fields: [
+          { label: P.quotaRuns, value: (q) => P.times(q.runs) },
+          { label: P.quotaDays, value: (q) => P.days(q.days) },
+        ],
+      },
       {
         type: 'cards',
         title: P.myServices,
@@ -425,6 +445,11 @@ export const screens: Screen[] = [
     textareas: ['noticeAnnouncement', 'pointsNotification'],
     fixed: () => ({ id: 1 }),
     load: { operation: 'basicInformationGet', args: () => ({ query: { id: 1 } }) },
+    fieldActions: {
+      noticeBar: polishAction('noticeBar'),
+      noticeAnnouncementTitle: polishAction('noticeAnnouncementTitle'),
+      noticeAnnouncement: polishAction('noticeAnnouncement'),
+    },
     done: t.form.saved,
   }),
   listScreen({
@@ -541,9 +566,80 @@ export const screens: Screen[] = [
     fixed: (q) => ({ id: Number(q.get('id')) }),
     done: t.form.passwordReset,
   }),
-  { path: '/clockVip', title: '免费额度管理', access: ADMIN, kind: 'pending', menu: 'admin' },
+  listScreen({
+    path: '/clockVip',
+    title: '免费额度管理',
+    access: ADMIN,
+    notice: t.notice.clockVip,
+    kind: 'list',
+    menu: 'admin',
+    operation: 'quotaListPage',
+    search: true,
+    chips: [{ field: 'status', label: t.quota.status, options: t.quota.statuses }],
+    addLink: { label: t.quota.grant, to: '/add_quota' },
+    item: {
+      title: (g) => t.quota.row(g.userAccount, g.remaining, g.amount, t.quota.units[g.unit]!),
+      description: (g) => t.quota.detail(g),
+      extra: (g) => t.quota.statuses[g.status] ?? g.status,
+    },
+    rowActions: [
+      {
+        label: t.quota.revoke,
+        color: 'danger',
+        when: (g) => g.revokedAt === null && g.remaining > 0,
+        confirm: (g) => t.quota.revokeAsk(g.userAccount, g.remaining, t.quota.units[g.unit]!),
+        done: t.quota.revoked,
+        call: { operation: 'quotaRevoke', args: (g) => ({ body: { id: g.id } }) },
+      },
+    ],
+    empty: t.quota.empty,
+  }),
+  formScreen({
+    path: '/add_quota',
+    title: '发放免费额度',
+    access: ADMIN,
+    kind: 'form',
+    submit: 'quotaGrant',
+    fields: ['userAccount', 'unit', 'amount', 'platformId', 'expiresAt', 'reason'],
+    enumLabels: { unit: t.quota.unitLabels },
+    widgets: { expiresAt: 'expiry' },
+    initial: { unit: 'runs' },
+    fixed: (q) => (q.get('userAccount') ? { userAccount: q.get('userAccount')! } : {}),
+    done: t.quota.granted,
+  }),
   { path: '/tasks', title: '批量任务', access: ADMIN, kind: 'pending', menu: 'admin' },
-  { path: '/ai/config', title: 'AI 配置', access: ADMIN, kind: 'pending', menu: 'admin' },
+  formScreen({
+    path: '/ai/config',
+    title: 'AI 配置',
+    access: ADMIN,
+    notice: t.notice.aiConfig,
+    kind: 'form',
+    menu: 'admin',
+    submit: 'aiConfigUpdate',
+    fields: ['enabled', 'baseUrl', 'model', 'apiKey', 'timeoutMs', 'dailyBudget'],
+    enumLabels: { enabled: t.ai.enabled },
+    widgets: { apiKey: 'password' },
+    load: {
+      operation: 'aiConfigGet',
+      args: () => ({}),
+      pick: ({ enabled, baseUrl, model, timeoutMs, dailyBudget }) => ({
+        enabled,
+        baseUrl,
+        model,
+        timeoutMs,
+        dailyBudget,
+      }),
+    },
+    actions: [
+      {
+        label: t.ai.test,
+        operation: 'aiConfigTest',
+        args: () => ({}),
+        show: (r) => ({ title: r.ok ? t.ai.testOk : t.ai.testFailed, content: r.reply ?? r.message }),
+      },
+    ],
+    done: t.form.saved,
+  }),
   {
     path: '/coinChange',
     title: '积分变动',

@@ -1,9 +1,11 @@
 import type { Handlers } from './http/handler-types.js';
+import { aiHandlers } from './modules/ai/handlers.js';
 import { coinHandlers } from './modules/coins/handlers.js';
 import { healthHandlers } from './modules/health/handlers.js';
 import { mallHandlers } from './modules/mall/handlers.js';
 import { orderHandlers } from './modules/orders/handlers.js';
 import { platformHandlers } from './modules/platforms/handlers.js';
+import { quotaHandlers } from './modules/quotas/handlers.js';
 import { redeemHandlers } from './modules/redeem/handlers.js';
 import { runHandlers } from './modules/runs/handlers.js';
 import { serviceHandlers } from './modules/services/handlers.js';
@@ -21,5 +23,7 @@ export const handlers: Handlers = {
   ...platformHandlers,
   ...serviceHandlers,
   ...runHandlers,
+  ...quotaHandlers,
+  ...aiHandlers,
   ...healthHandlers,
 };

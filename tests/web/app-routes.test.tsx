@@ -45,6 +45,7 @@ function answer(signedIn: boolean) {
   call.mockImplementation(async (op: string) => {
     if (op === 'basicInformationGet') return SITE;
     if (op === 'serviceMy' || op === 'platformList') return [];
+    if (op === 'quotaMy') return { runs: 0, days: 0 };
     if (op === 'platformOverview')
       return {
         kind: { code: 'demo', title: '演示平台', settings: 'ClockInSettings' },
@@ -52,6 +53,7 @@ function answer(signedIn: boolean) {
         service: null,
         today: 0,
         total: 0,
+        quota: { runs: 0, days: 0 },
       };
     if (op === 'userGetLogin') {
       if (signedIn) return USER;

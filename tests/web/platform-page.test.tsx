@@ -81,6 +81,7 @@ const overview = (platform: unknown, service: unknown) => ({
   service,
   today: 1,
   total: 4,
+  quota: { runs: 3, days: 0 },
 });
 
 function open(path: string, element: React.ReactNode) {
@@ -129,6 +130,7 @@ describe('a platform page (/gxy)', () => {
     const router = openPlatform();
     expect(await view.findByText('工学云专业版')).toBeTruthy();
     expect(view.getByText('2 积分 / 每次执行')).toBeTruthy();
+    expect(view.getByText('3 次 · 0 天')).toBeTruthy();
     expect(view.getAllByText('未开通').length).toBeGreaterThan(0);
     expect(view.getByText('还没有设置，请先填写设置再启动服务。')).toBeTruthy();
     expect(view.queryByText('启动')).toBeNull();
@@ -195,12 +197,15 @@ describe('/clockInfo', () => {
 
   it('shows one card per service that leads to its platform page', async () => {
     call.mockImplementation(async (op: string) => {
+      if (op === 'quotaMy') return { runs: 5, days: 2 };
       if (op === 'serviceMy') return [SERVICE];
       if (op === 'platformList') return [PLATFORM];
       throw new Error(`unexpected ${op}`);
     });
     const router = hub();
     expect(await view.findByText('成功 4 · 失败 1')).toBeTruthy();
+    expect(view.getByText('5 次')).toBeTruthy();
+    expect(view.getByText('2 天')).toBeTruthy();
     expect(view.getByText('运行中')).toBeTruthy();
     expect(view.getByText('下次执行：2026-11-24 08:30')).toBeTruthy();
     fireEvent.click(view.getAllByText('工学云专业版')[0]!);
@@ -208,7 +213,9 @@ describe('/clockInfo', () => {
   });
 
   it('without services, says so and lists the platforms on shelf', async () => {
-    call.mockImplementation(async (op: string) => (op === 'platformList' ? [PLATFORM] : []));
+    call.mockImplementation(async (op: string) =>
+      op === 'quotaMy' ? { runs: 0, days: 0 } : op === 'platformList' ? [PLATFORM] : [],
+    );
     hub();
     expect(await view.findByText('还没有开通任何平台服务。从下面已开放的平台中选一个开始吧。')).toBeTruthy();
     expect(await view.findByText('工学云专业版')).toBeTruthy();

@@ -4,6 +4,88 @@
 // serviceSave's `settings`). Each has a precompiled validator in ./validators/<id>.gen.js.
 
 export const formSchemas = {
+  aiConfigUpdate: {
+    "$id": "aiConfigUpdate",
+    "type": "object",
+    "properties": {
+      "enabled": {
+        "type": "integer",
+        "title": "开启",
+        "enum": [
+          0,
+          1
+        ]
+      },
+      "baseUrl": {
+        "type": "string",
+        "title": "接口地址",
+        "minLength": 8,
+        "maxLength": 200,
+        "pattern": "^https?://[^\\s]+$"
+      },
+      "model": {
+        "type": "string",
+        "title": "模型",
+        "minLength": 1,
+        "maxLength": 100,
+        "pattern": "^[^\\p{C}]*$"
+      },
+      "timeoutMs": {
+        "type": "integer",
+        "title": "超时（毫秒）",
+        "minimum": 1000,
+        "maximum": 120000
+      },
+      "dailyBudget": {
+        "type": "integer",
+        "title": "每日请求上限",
+        "minimum": 0,
+        "maximum": 100000
+      },
+      "apiKey": {
+        "type": "string",
+        "title": "API Key（不填则不修改）",
+        "writeOnly": true,
+        "maxLength": 200,
+        "pattern": "^[\\x21-\\x7E]*$"
+      }
+    },
+    "required": [
+      "enabled",
+      "baseUrl",
+      "model",
+      "timeoutMs",
+      "dailyBudget"
+    ],
+    "additionalProperties": false
+  },
+  aiPolish: {
+    "$id": "aiPolish",
+    "type": "object",
+    "properties": {
+      "field": {
+        "type": "string",
+        "title": "要润色的文字",
+        "enum": [
+          "noticeBar",
+          "noticeAnnouncementTitle",
+          "noticeAnnouncement"
+        ]
+      },
+      "text": {
+        "type": "string",
+        "title": "原文",
+        "minLength": 1,
+        "maxLength": 2000,
+        "pattern": "^[^\\p{Cs}\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$"
+      }
+    },
+    "required": [
+      "field",
+      "text"
+    ],
+    "additionalProperties": false
+  },
   basicInformationAdd: {
     "$id": "basicInformationAdd",
     "type": "object",
@@ -766,6 +848,120 @@ export const formSchemas = {
         "minimum": 0,
         "maximum": 9999
       },
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      }
+    },
+    "required": [
+      "id"
+    ],
+    "additionalProperties": false
+  },
+  quotaGrant: {
+    "$id": "quotaGrant",
+    "type": "object",
+    "properties": {
+      "userAccount": {
+        "type": "string",
+        "title": "账号",
+        "minLength": 4,
+        "maxLength": 16,
+        "pattern": "^[A-Za-z0-9_]+$"
+      },
+      "platformId": {
+        "type": "integer",
+        "title": "平台编号（不填为全部平台）",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "unit": {
+        "type": "string",
+        "title": "额度单位",
+        "description": "runs：按次计费平台的执行次数；days：按天计费平台的天数",
+        "enum": [
+          "runs",
+          "days"
+        ]
+      },
+      "amount": {
+        "type": "integer",
+        "title": "数量",
+        "minimum": 1,
+        "maximum": 10000
+      },
+      "expiresAt": {
+        "type": "integer",
+        "title": "过期时间（不填为不过期）",
+        "description": "毫秒时间戳（UTC）",
+        "minimum": 0
+      },
+      "reason": {
+        "type": "string",
+        "title": "原因",
+        "minLength": 1,
+        "maxLength": 100,
+        "pattern": "^[^\\p{C}]*$"
+      }
+    },
+    "required": [
+      "userAccount",
+      "unit",
+      "amount",
+      "reason"
+    ],
+    "additionalProperties": false
+  },
+  quotaListPage: {
+    "$id": "quotaListPage",
+    "type": "object",
+    "properties": {
+      "current": {
+        "type": "integer",
+        "title": "页码",
+        "default": 1,
+        "minimum": 1,
+        "maximum": 100000
+      },
+      "pageSize": {
+        "type": "integer",
+        "title": "每页条数",
+        "default": 10,
+        "minimum": 1,
+        "maximum": 100
+      },
+      "searchText": {
+        "type": "string",
+        "title": "搜索内容",
+        "maxLength": 32,
+        "pattern": "^[^\\p{C}]*$"
+      },
+      "platformId": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "status": {
+        "type": "string",
+        "title": "额度状态",
+        "description": "active 可用；expired 已过期；used 已用完；revoked 已收回",
+        "enum": [
+          "active",
+          "expired",
+          "used",
+          "revoked"
+        ]
+      }
+    },
+    "additionalProperties": false
+  },
+  quotaRevoke: {
+    "$id": "quotaRevoke",
+    "type": "object",
+    "properties": {
       "id": {
         "type": "integer",
         "title": "编号",
@@ -1658,6 +1854,8 @@ export type FormSchemaId = keyof typeof formSchemas;
 
 /** The contract's x-message per field: what follows the field's title when its pattern does not match. */
 export const formPatternMessages: Record<FormSchemaId, Readonly<Record<string, string>>> = {
+  aiConfigUpdate: {"apiKey":"只能包含字母、数字和英文符号，不能有空格","baseUrl":"应以 http:// 或 https:// 开头，不含空格","model":"不能包含控制字符或换行"},
+  aiPolish: {"text":"不能包含控制字符"},
   basicInformationAdd: {"analyticsUrl":"须为 https:// 开头、带有效域名的地址，或留空","coinName":"不能包含控制字符或换行","noticeAnnouncement":"不能包含控制字符","noticeAnnouncementTitle":"不能包含控制字符或换行","noticeBar":"不能包含控制字符或换行","pointsNotification":"不能包含控制字符","websiteName":"不能包含控制字符或换行"},
   basicInformationDelete: {},
   basicInformationListPage: {"coinName":"不能包含控制字符","noticeBar":"不能包含控制字符","pointsNotification":"不能包含控制字符"},
@@ -1676,6 +1874,9 @@ export const formPatternMessages: Record<FormSchemaId, Readonly<Record<string, s
   platformListPage: {"kind":"应为 2–8 个小写字母","searchText":"不能包含控制字符"},
   platformShelf: {},
   platformUpdate: {"description":"不能包含控制字符","name":"不能包含控制字符或换行"},
+  quotaGrant: {"reason":"不能包含控制字符或换行","userAccount":"只能包含字母、数字和下划线"},
+  quotaListPage: {"searchText":"不能包含控制字符"},
+  quotaRevoke: {},
   redeemDisable: {},
   redeemGenerate: {"note":"不能包含控制字符或换行"},
   redeemListPage: {"batchId":"格式不正确"},

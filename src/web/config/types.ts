@@ -116,7 +116,30 @@ export type FormLoad<K extends FormOperation, L extends OperationId = OperationI
 }[L];
 
 /** Widgets a form screen may pick for a field, beyond the ones its type picks. */
-export type FormWidget = 'expiry' | 'yuan';
+export type FormWidget = 'expiry' | 'yuan' | 'password';
+
+/**
+ * A button by a field that asks an operation for a new value of it (AI 润色), shown to the user to accept or discard;
+ * nothing changes until they accept. `args` builds the call from the field's current text; `pick` reads the answer.
+ */
+export type FieldAction<P extends OperationId = OperationId> = {
+  [K in P]: {
+    label: string;
+    operation: K;
+    args: (text: string) => OperationArgs<K>;
+    pick: (data: ResponseData<K>) => { value: string | null; message: string };
+  };
+}[P];
+
+/** A button under the form that calls an operation on its own (test connection) and shows what it answered. */
+export type FormAction<P extends OperationId = OperationId> = {
+  [K in P]: {
+    label: string;
+    operation: K;
+    args: () => OperationArgs<K>;
+    show: (data: ResponseData<K>) => { title: string; content: string };
+  };
+}[P];
 
 /** Component schemas of openapi.yaml that a platform kind may name as its settings (one per family of platforms). */
 export type SettingsSchemaName = Extract<keyof Schemas, `${string}Settings`>;
@@ -142,7 +165,7 @@ export interface FormScreen<K extends FormOperation = FormOperation> extends Scr
   enumLabels?: Partial<Record<keyof RequestBody<K> & string, Readonly<Record<string, string>>>>;
   /**
    * A widget other than the one the field's type picks: `expiry` (a choice of days, sent as a timestamp), `yuan` (a
-   * price in fen entered in yuan).
+   * price in fen entered in yuan), `password` (a secret the server never shows: masked, blank keeps the saved one).
    */
   widgets?: Partial<Record<keyof RequestBody<K> & string, FormWidget>>;
   /** Values a new form starts with (shown and editable); a loaded record and `fixed` override them. */
@@ -150,6 +173,10 @@ export interface FormScreen<K extends FormOperation = FormOperation> extends Scr
   /** Fields filled from the URL and not shown (e.g. the id being edited). */
   fixed?: (search: URLSearchParams) => Partial<RequestBody<K>>;
   load?: FormLoad<K>;
+  /** Buttons by fields that suggest a new value (AI 润色), by field. */
+  fieldActions?: Partial<Record<keyof RequestBody<K> & string, FieldAction>>;
+  /** Buttons under the submit button that call another operation and show its answer (测试连接). */
+  actions?: readonly FormAction[];
   submitLabel?: string;
   done?: string;
   /** Where to go after success; back by default. */

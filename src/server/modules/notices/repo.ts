@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 
-export type NoticeKind = 'run_failed' | 'run_skipped' | 'service_paused';
+export type NoticeKind = 'run_failed' | 'run_skipped' | 'service_paused' | 'quota_granted';
 
 export interface NewNotice {
   userId: number;

@@ -53,6 +53,9 @@ function fieldUi(
       'ui:title': t.form.yuanTitle(property.title ?? name),
       'ui:placeholder': t.form.yuanPlaceholder,
     };
+  // A secret the server never answers: masked, not filled in by the browser, blank keeps the saved one.
+  if (widget === 'password')
+    return { 'ui:widget': 'password', 'ui:placeholder': t.form.keepSecret, 'ui:autocomplete': 'off' };
   if (widget) return { 'ui:widget': widget };
   const choices = screen.choices?.[name];
   if (choices) return { 'ui:widget': 'choices', 'ui:options': { choices, multiple: property.type === 'array' } };

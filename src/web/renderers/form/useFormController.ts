@@ -79,6 +79,8 @@ export type FormController =
       submitting: boolean;
       submitLabel: string;
       onChange: (event: IChangeEvent<Data>) => void;
+      /** Sets one field from outside the inputs (an accepted AI draft). */
+      setField: (name: string, value: unknown) => void;
       onSubmit: (event: IChangeEvent<Data>) => Promise<void>;
       onError: (errors: RJSFValidationError[]) => void;
     };
@@ -148,6 +150,10 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
     });
     setFormData(next);
   }, []);
+  const setField = useCallback((name: string, value: unknown) => {
+    setExtraErrors(({ [name]: _dropped, ...rest }) => rest);
+    setFormData((data) => ({ ...(data ?? {}), [name]: value }));
+  }, []);
 
   const onError = useCallback(
     (errors: RJSFValidationError[]) => {
@@ -204,6 +210,7 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
     submitting: submission.busy,
     submitLabel: screen.submitLabel ?? t.form.submit,
     onChange,
+    setField,
     onSubmit,
     onError,
   };
