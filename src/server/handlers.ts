@@ -1,7 +1,9 @@
 import type { Handlers } from './http/handler-types.js';
 import { coinHandlers } from './modules/coins/handlers.js';
 import { healthHandlers } from './modules/health/handlers.js';
+import { taskHandlers } from './modules/batches/handlers.js';
 import { mallHandlers } from './modules/mall/handlers.js';
+import { noticeHandlers } from './modules/notices/handlers.js';
 import { orderHandlers } from './modules/orders/handlers.js';
 import { platformHandlers } from './modules/platforms/handlers.js';
 import { redeemHandlers } from './modules/redeem/handlers.js';
@@ -21,5 +23,7 @@ export const handlers: Handlers = {
   ...platformHandlers,
   ...serviceHandlers,
   ...runHandlers,
+  ...noticeHandlers,
+  ...taskHandlers,
   ...healthHandlers,
 };

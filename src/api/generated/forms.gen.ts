@@ -461,6 +461,97 @@ export const formSchemas = {
     ],
     "additionalProperties": false
   },
+  noticeBroadcast: {
+    "$id": "noticeBroadcast",
+    "type": "object",
+    "properties": {
+      "title": {
+        "type": "string",
+        "title": "标题",
+        "minLength": 1,
+        "maxLength": 50,
+        "pattern": "\\S"
+      },
+      "body": {
+        "type": "string",
+        "title": "内容",
+        "minLength": 1,
+        "maxLength": 500,
+        "pattern": "\\S"
+      },
+      "role": {
+        "type": "string",
+        "title": "收件人",
+        "description": "all 全部用户；其余为该角色的用户",
+        "default": "all",
+        "enum": [
+          "all",
+          "user",
+          "agent",
+          "admin"
+        ]
+      }
+    },
+    "required": [
+      "title",
+      "body",
+      "role"
+    ],
+    "additionalProperties": false
+  },
+  noticeDelete: {
+    "$id": "noticeDelete",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      }
+    },
+    "required": [
+      "id"
+    ],
+    "additionalProperties": false
+  },
+  noticeMy: {
+    "$id": "noticeMy",
+    "type": "object",
+    "properties": {
+      "current": {
+        "type": "integer",
+        "title": "页码",
+        "default": 1,
+        "minimum": 1,
+        "maximum": 100000
+      },
+      "pageSize": {
+        "type": "integer",
+        "title": "每页条数",
+        "default": 10,
+        "minimum": 1,
+        "maximum": 100
+      }
+    },
+    "additionalProperties": false
+  },
+  noticeRead: {
+    "$id": "noticeRead",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      }
+    },
+    "required": [
+      "id"
+    ],
+    "additionalProperties": false
+  },
   orderCancel: {
     "$id": "orderCancel",
     "type": "object",
@@ -1153,6 +1244,110 @@ export const formSchemas = {
     ],
     "additionalProperties": false
   },
+  taskCancel: {
+    "$id": "taskCancel",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      }
+    },
+    "required": [
+      "id"
+    ],
+    "additionalProperties": false
+  },
+  taskFailures: {
+    "$id": "taskFailures",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "current": {
+        "type": "integer",
+        "title": "页码",
+        "default": 1,
+        "minimum": 1,
+        "maximum": 100000
+      },
+      "pageSize": {
+        "type": "integer",
+        "title": "每页条数",
+        "default": 10,
+        "minimum": 1,
+        "maximum": 100
+      }
+    },
+    "required": [
+      "id"
+    ],
+    "additionalProperties": false
+  },
+  taskListPage: {
+    "$id": "taskListPage",
+    "type": "object",
+    "properties": {
+      "current": {
+        "type": "integer",
+        "title": "页码",
+        "default": 1,
+        "minimum": 1,
+        "maximum": 100000
+      },
+      "pageSize": {
+        "type": "integer",
+        "title": "每页条数",
+        "default": 10,
+        "minimum": 1,
+        "maximum": 100
+      },
+      "state": {
+        "type": "string",
+        "title": "状态",
+        "enum": [
+          "queued",
+          "running",
+          "done",
+          "cancelled",
+          "failed"
+        ]
+      }
+    },
+    "additionalProperties": false
+  },
+  taskPlatform: {
+    "$id": "taskPlatform",
+    "type": "object",
+    "properties": {
+      "platformId": {
+        "type": "integer",
+        "title": "平台",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "action": {
+        "type": "string",
+        "title": "操作",
+        "description": "run 全部立即执行一次；pause 全部暂停",
+        "enum": [
+          "run",
+          "pause"
+        ]
+      }
+    },
+    "required": [
+      "platformId",
+      "action"
+    ],
+    "additionalProperties": false
+  },
   userAdd: {
     "$id": "userAdd",
     "type": "object",
@@ -1667,6 +1862,10 @@ export const formPatternMessages: Record<FormSchemaId, Readonly<Record<string, s
   mallListPage: {"searchText":"不能包含控制字符"},
   mallShelf: {},
   mallUpdate: {"coinName":"不能包含控制字符或换行"},
+  noticeBroadcast: {},
+  noticeDelete: {},
+  noticeMy: {},
+  noticeRead: {},
   orderCancel: {},
   orderConfirm: {},
   orderListPage: {"searchText":"不能包含控制字符"},
@@ -1689,6 +1888,10 @@ export const formPatternMessages: Record<FormSchemaId, Readonly<Record<string, s
   serviceSave: {},
   serviceStart: {},
   serviceStop: {},
+  taskCancel: {},
+  taskFailures: {},
+  taskListPage: {},
+  taskPlatform: {},
   userAdd: {"userAccount":"只能包含字母、数字和下划线","userName":"不能包含控制字符，首尾不能是空格","userPassword":"只能包含字母、数字和英文符号，不能有空格"},
   userAddCoin: {"description":"不能包含控制字符或换行","userAccount":"只能包含字母、数字和下划线"},
   userBindEmail: {"captcha":"应为 6 位数字"},

@@ -6,6 +6,7 @@ import * as redeemCodes from './2026_11_22_0004_redeem_codes.js';
 import * as searchKeys from './2026_11_23_0005_search_keys.js';
 import * as platformServices from './2026_11_23_0006_platform_services.js';
 import * as sandbox from './2026_11_23_0007_sandbox.js';
+import * as batches from './2026_11_23_0010_batches.js';
 
 /** Listed statically so the bundled server carries its migrations; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_0005_search_keys': searchKeys,
   '2026_11_23_0006_platform_services': platformServices,
   '2026_11_23_0007_sandbox': sandbox,
+  '2026_11_23_0010_batches': batches,
 };
