@@ -1776,8 +1776,9 @@ export const formSchemas = {
       "notify": {
         "type": "string",
         "title": "结果通知",
-        "description": "inbox 站内消息；email 站内消息并发邮件到绑定的邮箱",
+        "description": "失败、跳过和暂停总会发站内消息；none 成功时不通知；inbox 成功也发站内消息；email 成功也通知，并且每条消息 同时发邮件到绑定的邮箱（每个用户每小时最多 10 封）",
         "enum": [
+          "none",
           "inbox",
           "email"
         ]
@@ -1834,8 +1835,9 @@ export const formSchemas = {
       "notify": {
         "type": "string",
         "title": "结果通知",
-        "description": "inbox 站内消息；email 站内消息并发邮件到绑定的邮箱",
+        "description": "失败、跳过和暂停总会发站内消息；none 成功时不通知；inbox 成功也发站内消息；email 成功也通知，并且每条消息 同时发邮件到绑定的邮箱（每个用户每小时最多 10 封）",
         "enum": [
+          "none",
           "inbox",
           "email"
         ]

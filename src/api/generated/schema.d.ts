@@ -2219,10 +2219,10 @@ export interface components {
         Weekday: number;
         /**
          * 结果通知
-         * @description inbox 站内消息；email 站内消息并发邮件到绑定的邮箱
+         * @description 失败、跳过和暂停总会发站内消息；none 成功时不通知；inbox 成功也发站内消息；email 成功也通知，并且每条消息 同时发邮件到绑定的邮箱（每个用户每小时最多 10 封）
          * @enum {string}
          */
-        NotifyChannel: "inbox" | "email";
+        NotifyChannel: "none" | "inbox" | "email";
         /**
          * 打卡设置
          * @description 打卡类平台：在选定的星期几、设定的时间签到（可选签退）。不含位置、设备或报告内容。
