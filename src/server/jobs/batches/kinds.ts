@@ -73,9 +73,9 @@ export const recipients = (db: Db, p: Pick<BroadcastParams, 'role' | 'maxUserId'
 export const activeServices = (db: Db, p: Pick<PlatformParams, 'platformId' | 'maxServiceId'>) =>
   db
     .selectFrom('services')
-    .where('platformId', '=', p.platformId)
-    .where('state', '=', 'active')
-    .where('id', '<=', p.maxServiceId);
+    .where('services.platformId', '=', p.platformId)
+    .where('services.state', '=', 'active')
+    .where('services.id', '<=', p.maxServiceId);
 
 const broadcast: BatchWork = {
   next: async (trx, batch, limit) =>
