@@ -6,6 +6,7 @@ import { mallHandlers } from './modules/mall/handlers.js';
 import { noticeHandlers } from './modules/notices/handlers.js';
 import { orderHandlers } from './modules/orders/handlers.js';
 import { platformHandlers } from './modules/platforms/handlers.js';
+import { quotaHandlers } from './modules/quotas/handlers.js';
 import { redeemHandlers } from './modules/redeem/handlers.js';
 import { runHandlers } from './modules/runs/handlers.js';
 import { serviceHandlers } from './modules/services/handlers.js';
@@ -25,5 +26,6 @@ export const handlers: Handlers = {
   ...runHandlers,
   ...noticeHandlers,
   ...taskHandlers,
+  ...quotaHandlers,
   ...healthHandlers,
 };

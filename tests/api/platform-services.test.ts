@@ -22,6 +22,7 @@ describe('platforms', () => {
       service: null,
       today: 0,
       total: 0,
+      quota: { runs: 0, days: 0 },
     });
     const unknown = await user.client.call('platformOverview', { query: { kind: 'nope' } });
     expect([unknown.status, unknown.code]).toEqual([404, 40400]);

@@ -869,6 +869,120 @@ export const formSchemas = {
     ],
     "additionalProperties": false
   },
+  quotaGrant: {
+    "$id": "quotaGrant",
+    "type": "object",
+    "properties": {
+      "userAccount": {
+        "type": "string",
+        "title": "账号",
+        "minLength": 4,
+        "maxLength": 16,
+        "pattern": "^[A-Za-z0-9_]+$"
+      },
+      "platformId": {
+        "type": "integer",
+        "title": "平台编号（不填为全部平台）",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "unit": {
+        "type": "string",
+        "title": "额度单位",
+        "description": "runs：按次计费平台的执行次数；days：按天计费平台的天数",
+        "enum": [
+          "runs",
+          "days"
+        ]
+      },
+      "amount": {
+        "type": "integer",
+        "title": "数量",
+        "minimum": 1,
+        "maximum": 10000
+      },
+      "expiresAt": {
+        "type": "integer",
+        "title": "过期时间（不填为不过期）",
+        "description": "毫秒时间戳（UTC）",
+        "minimum": 0
+      },
+      "reason": {
+        "type": "string",
+        "title": "原因",
+        "minLength": 1,
+        "maxLength": 100,
+        "pattern": "^[^\\p{C}]*$"
+      }
+    },
+    "required": [
+      "userAccount",
+      "unit",
+      "amount",
+      "reason"
+    ],
+    "additionalProperties": false
+  },
+  quotaListPage: {
+    "$id": "quotaListPage",
+    "type": "object",
+    "properties": {
+      "current": {
+        "type": "integer",
+        "title": "页码",
+        "default": 1,
+        "minimum": 1,
+        "maximum": 100000
+      },
+      "pageSize": {
+        "type": "integer",
+        "title": "每页条数",
+        "default": 10,
+        "minimum": 1,
+        "maximum": 100
+      },
+      "searchText": {
+        "type": "string",
+        "title": "搜索内容",
+        "maxLength": 32,
+        "pattern": "^[^\\p{C}]*$"
+      },
+      "platformId": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "status": {
+        "type": "string",
+        "title": "额度状态",
+        "description": "active 可用；expired 已过期；used 已用完；revoked 已收回",
+        "enum": [
+          "active",
+          "expired",
+          "used",
+          "revoked"
+        ]
+      }
+    },
+    "additionalProperties": false
+  },
+  quotaRevoke: {
+    "$id": "quotaRevoke",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      }
+    },
+    "required": [
+      "id"
+    ],
+    "additionalProperties": false
+  },
   redeemDisable: {
     "$id": "redeemDisable",
     "type": "object",
@@ -1877,6 +1991,9 @@ export const formPatternMessages: Record<FormSchemaId, Readonly<Record<string, s
   platformListPage: {"kind":"应为 2–8 个小写字母","searchText":"不能包含控制字符"},
   platformShelf: {},
   platformUpdate: {"description":"不能包含控制字符","name":"不能包含控制字符或换行"},
+  quotaGrant: {"reason":"不能包含控制字符或换行","userAccount":"只能包含字母、数字和下划线"},
+  quotaListPage: {"searchText":"不能包含控制字符"},
+  quotaRevoke: {},
   redeemDisable: {},
   redeemGenerate: {"note":"不能包含控制字符或换行"},
   redeemListPage: {"batchId":"格式不正确"},

@@ -1118,6 +1118,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/quota/grant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员：给用户发放免费额度（次数或天数，某个平台或全部平台）
+         * @description 按次（runs）的额度用于按次计费（per_run）平台的执行，按天（days）的额度用于按天计费（per_day）平台的当天费用；一次性计费（one_off）的平台不使用额度。
+         *     指定平台时单位须与平台的计费方式一致，否则 400 / 40000。写入额度记录（grant）和审计日志，通知用户。同一个 Idempotency-Key 重试只发放一次，配不同内容得到 409 / 40900。
+         */
+        post: operations["quotaGrant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/quota/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员：收回一笔额度中未使用的部分
+         * @description 写入一条 revoke 记录（剩余变为 0）和审计日志；已使用的不退回。已收回的再次收回不变（幂等）。
+         */
+        post: operations["quotaRevoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/quota/list/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** 管理员：额度发放记录分页（新的在前），按账号或平台名称搜索，按状态筛选 */
+        post: operations["quotaListPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/quota/my": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 我可用的免费额度（未过期、未收回的剩余），可按平台
+         * @description 给出平台编号时只算该平台可用的（该平台的和全部平台的额度）。
+         */
+        get: operations["quotaMy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/service/save": {
         parameters: {
             query?: never;
@@ -2356,6 +2434,8 @@ export interface components {
         };
         PlatformOverview: {
             kind: components["schemas"]["PlatformKind"];
+            /** 我在该平台可用的免费额度（未上架时为 0） */
+            quota: components["schemas"]["QuotaBalance"];
             /** 平台（未上架时为空） */
             platform: components["schemas"]["Platform"] | null;
             /** 我的服务（未创建时为空） */
@@ -2364,6 +2444,95 @@ export interface components {
             today: number;
             /** 累计成功次数 */
             total: number;
+        };
+        /**
+         * 额度单位
+         * @description runs：按次计费平台的执行次数；days：按天计费平台的天数
+         * @enum {string}
+         */
+        QuotaUnit: "runs" | "days";
+        /**
+         * 额度状态
+         * @description active 可用；expired 已过期；used 已用完；revoked 已收回
+         * @enum {string}
+         */
+        QuotaStatus: "active" | "expired" | "used" | "revoked";
+        QuotaGrantRequest: {
+            userAccount: components["schemas"]["UserAccount"];
+            /** 平台编号（不填为全部平台） */
+            platformId?: number & components["schemas"]["Id"];
+            unit: components["schemas"]["QuotaUnit"];
+            /** 数量 */
+            amount: number;
+            /** 过期时间（不填为不过期） */
+            expiresAt?: number & components["schemas"]["Timestamp"];
+            /** 原因 */
+            reason: string & components["schemas"]["SingleLineText"];
+        };
+        /**
+         * @example {
+         *       "id": 1,
+         *       "userId": 2,
+         *       "userAccount": "alice_01",
+         *       "platformId": 1,
+         *       "platformName": "工学云",
+         *       "unit": "runs",
+         *       "amount": 10,
+         *       "remaining": 8,
+         *       "used": 2,
+         *       "reason": "新用户体验",
+         *       "expiresAt": 1798000000000,
+         *       "revokedAt": null,
+         *       "status": "active",
+         *       "actorAccount": "admin",
+         *       "createdAt": 1795000000000
+         *     }
+         */
+        QuotaGrant: {
+            id: components["schemas"]["Id"];
+            userId: components["schemas"]["Id"];
+            /** 账号 */
+            userAccount: string;
+            /** 平台编号（空为全部平台） */
+            platformId: number | null;
+            /** 平台名称 */
+            platformName: string | null;
+            unit: components["schemas"]["QuotaUnit"];
+            /** 发放数量 */
+            amount: number;
+            /** 剩余 */
+            remaining: number;
+            /** 已使用 */
+            used: number;
+            /** 原因 */
+            reason: string;
+            /** 过期时间 */
+            expiresAt: number | null;
+            /** 收回时间 */
+            revokedAt: number | null;
+            status: components["schemas"]["QuotaStatus"];
+            /** 发放人 */
+            actorAccount: string | null;
+            createdAt: components["schemas"]["Timestamp"];
+        };
+        QuotaQuery: {
+            current?: components["schemas"]["Current"];
+            pageSize?: components["schemas"]["PageSize"];
+            searchText?: components["schemas"]["SearchText"];
+            platformId?: components["schemas"]["Id"];
+            status?: components["schemas"]["QuotaStatus"];
+        };
+        QuotaGrantPage: {
+            records: components["schemas"]["QuotaGrant"][];
+            total: number;
+            current: number;
+            pageSize: number;
+        };
+        QuotaBalance: {
+            /** 剩余免费次数 */
+            runs: number;
+            /** 剩余免费天数 */
+            days: number;
         };
         /**
          * 服务状态
@@ -2656,6 +2825,17 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["Envelope"] & {
                     data: components["schemas"]["Task"];
+                };
+            };
+        };
+        /** @description 成功，返回这笔额度 */
+        OkQuotaGrant: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Envelope"] & {
+                    data: components["schemas"]["QuotaGrant"];
                 };
             };
         };
@@ -4688,6 +4868,147 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    quotaGrant: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description 每次尝试一个新值（如 UUID）；重试用同一个值，只生效一次；同一个值配不同的请求内容得到 409 / 40900。
+                 * @example 7f3c9a2e-1b4d-4e8f-9a6b-2c1d0e9f8a7b
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userAccount": "alice_01",
+                 *       "platformId": 1,
+                 *       "unit": "runs",
+                 *       "amount": 10,
+                 *       "expiresAt": 1798000000000,
+                 *       "reason": "新用户体验"
+                 *     }
+                 */
+                "application/json": components["schemas"]["QuotaGrantRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkQuotaGrant"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    quotaRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkQuotaGrant"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    quotaListPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "current": 1,
+                 *       "pageSize": 10,
+                 *       "searchText": "alice",
+                 *       "status": "active"
+                 *     }
+                 */
+                "application/json": components["schemas"]["QuotaQuery"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["QuotaGrantPage"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    quotaMy: {
+        parameters: {
+            query?: {
+                /** @example 1 */
+                platformId?: components["schemas"]["Id"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 0,
+                     *       "message": "ok",
+                     *       "data": {
+                     *         "runs": 8,
+                     *         "days": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["QuotaBalance"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["ServerError"];
         };
     };

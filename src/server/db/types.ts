@@ -1,5 +1,6 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { Role } from '../../api/generated/operations.gen.js';
+import type { QuotaAiTables } from './tables-quota-ai.js';
 
 /** Times are UTC epoch milliseconds in both databases, so comparisons and ordering need no dialect care. */
 type EpochMs = number;
@@ -234,6 +235,8 @@ export interface RunsTable {
   charged: Generated<number>;
   chargeReference: string | null;
   refundReference: string | null;
+  /** The free-quota grant that paid this run (null: coins, or nothing to pay). */
+  quotaGrantId: Generated<number | null>;
   createdAt: EpochMs;
 }
 
@@ -243,6 +246,7 @@ export interface ServiceChargesTable {
   runId: number | null;
   amount: number;
   reference: string;
+  quotaGrantId: Generated<number | null>;
   createdAt: EpochMs;
 }
 
@@ -307,7 +311,7 @@ export interface SandboxCheckinsTable {
   receivedAt: EpochMs;
 }
 
-export interface Database {
+export interface Database extends QuotaAiTables {
   users: UsersTable;
   sessions: SessionsTable;
   siteInformation: SiteInformationTable;

@@ -104,6 +104,7 @@ export const claimContext = (db: Db, runId: number) =>
       'runs.attempts',
       'runs.charged',
       'runs.chargeReference',
+      'runs.quotaGrantId',
       'services.state as serviceState',
       'services.settings',
       'services.sandboxMode',

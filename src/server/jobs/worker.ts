@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import * as events from '../modules/notices/events.js';
 import { mailNotice, wantsNotice } from '../modules/notices/mail.js';
 import { insertNotice, type NewNotice } from '../modules/notices/repo.js';
+import { refundQuota } from '../modules/quotas/ledger.js';
 import { charge, refund, runPeriod } from '../modules/services/billing.js';
 import type { Connector, ConnectorResult } from './connectors/connector.js';
 import { claimContext, lockNextClaimable, recordOnService, updateRun, type ClaimContext } from './queue.js';
@@ -65,6 +66,8 @@ export class Worker {
         const outcome = await charge(trx, {
           userId: run.userId,
           serviceId: run.serviceId,
+          platformId: run.platformId,
+          billingUnit: run.billingUnit,
           period,
           runId: run.id,
           price: Number(run.price),
@@ -88,6 +91,7 @@ export class Worker {
           return settle('skipped', '积分不足，已跳过并暂停服务');
         }
         if (outcome.kind === 'charged') paid = { charged: outcome.amount, chargeReference: outcome.reference };
+        if (outcome.kind === 'quota') paid = { quotaGrantId: outcome.grantId, chargeReference: outcome.reference };
       }
       const attempt = Number(run.attempts) + 1;
       const leased = await updateRun(trx, id, expect, {
@@ -163,7 +167,8 @@ export class Worker {
         return;
       }
       const charged = Number(run.charged);
-      const refunded = charged > 0 && run.chargeReference !== null;
+      const quotaGrantId = run.quotaGrantId === null ? null : Number(run.quotaGrantId);
+      const refunded = (charged > 0 || quotaGrantId !== null) && run.chargeReference !== null;
       // The state change first: if the lease was lost, another process owns the outcome and nothing is refunded here.
       if (
         !(await updateRun(trx, run.id, held, {
@@ -176,13 +181,23 @@ export class Worker {
       )
         return;
       if (refunded) {
-        const reference = await refund(trx, {
-          userId: run.userId,
-          amount: charged,
-          chargeReference: run.chargeReference!,
-          description: `${run.platformName}：执行 #${run.id} 失败退款`,
-          now,
-        });
+        // A run paid by free quota gets its unit back; one paid in coins, its coins.
+        const reference =
+          quotaGrantId !== null
+            ? await refundQuota(trx, {
+                grantId: quotaGrantId,
+                userId: run.userId,
+                runId: run.id,
+                chargeReference: run.chargeReference!,
+                now,
+              })
+            : await refund(trx, {
+                userId: run.userId,
+                amount: charged,
+                chargeReference: run.chargeReference!,
+                description: `${run.platformName}：执行 #${run.id} 失败退款`,
+                now,
+              });
         await updateRun(trx, run.id, { state: 'refunded' }, { refundReference: reference });
       }
       await recordOnService(trx, run.serviceId, refunded ? 'refunded' : 'failed', now);
@@ -190,7 +205,7 @@ export class Worker {
         userId: run.userId,
         kind: 'run_failed',
         title: '执行失败',
-        body: `${run.platformName}的执行 #${run.id} 失败：${result.message}${refunded ? `，已退回 ${charged} 积分` : ''}。`,
+        body: `${run.platformName}的执行 #${run.id} 失败：${result.message}${refunded ? `，${quotaGrantId !== null ? '已退回 1 次免费额度' : `已退回 ${charged} 积分`}` : ''}。`,
       };
       await insertNotice(trx, failed, now);
       return failed;

@@ -6,6 +6,7 @@ import type { CoinEntryKind } from '../../db/types.js';
 import { badParams, conflict } from '../../http/errors.js';
 import {
   applyToBalance,
+  claimIdempotencyKey,
   findIdempotencyKey,
   insertEntry,
   insertIdempotencyKey,
@@ -122,4 +123,34 @@ export async function idempotent<T>(
     if (!first) throw error;
     return replay(first, scope) as T;
   }
+}
+
+/**
+ * The promise of `idempotent`, inside a transaction the caller already holds (a batch task grants many items in its
+ * own). The key is claimed with ON CONFLICT DO NOTHING, which waits for a concurrent holder of the key to commit and
+ * then finds its result, so no unique violation aborts the caller's transaction. If the caller rolls back, the key
+ * goes with it and a retry does the work.
+ */
+export async function idempotentIn<T>(
+  trx: Db,
+  scope: IdempotencyScope,
+  now: number,
+  work: () => Promise<T>,
+): Promise<T> {
+  const claimed = await claimIdempotencyKey(trx, {
+    actorId: scope.actorId,
+    key: scope.key,
+    operation: scope.operation,
+    requestHash: hashOf(scope.operation, scope.request),
+    response: '',
+    createdAt: now,
+  });
+  if (!claimed) {
+    const first = await findIdempotencyKey(trx, scope.actorId, scope.key);
+    if (!first) throw new Error('idempotency key claimed but not found');
+    return replay(first, scope) as T;
+  }
+  const result = await work();
+  await recordIdempotentResult(trx, scope.actorId, scope.key, JSON.stringify(result));
+  return result;
 }

@@ -2,11 +2,14 @@ import type { Db } from '../../db/database.js';
 import type { BillingUnit } from '../../db/types.js';
 import { AppError, ErrorCode } from '../../http/errors.js';
 import { moveCoins } from '../coins/ledger.js';
+import { useQuota } from '../quotas/ledger.js';
 
 /** What one charge is asked for: a service, the period it pays for, and the price at that moment. */
 export interface ChargeRequest {
   userId: number;
   serviceId: number;
+  platformId: number;
+  billingUnit: BillingUnit;
   /** 'run:<id>' (per_run), 'day:<yyyy-mm-dd>' (per_day, site time zone) or 'once' (one_off). */
   period: string;
   runId: number | null;
@@ -17,9 +20,11 @@ export interface ChargeRequest {
 
 export type ChargeOutcome =
   | { kind: 'charged'; amount: number; reference: string }
+  /** Paid by one unit of the user's free quota (grant `grantId`); no coins moved. */
+  | { kind: 'quota'; grantId: number; reference: string }
   /** The period was paid already (an earlier run today, the start of a one-off service, or a retry of this run). */
   | { kind: 'covered' }
-  /** Nothing to pay: a free platform. Free quota (next issue) answers here too. */
+  /** Nothing to pay: a free platform. */
   | { kind: 'free' }
   | { kind: 'insufficient' };
 
@@ -35,7 +40,8 @@ export const chargeReference = (serviceId: number, period: string) => `svc-${ser
 /**
  * The one place a service is charged, inside the caller's transaction (so the charge, the run's state and the ledger
  * entry commit together). The period row is claimed first: its primary key makes a period paid once however many
- * processes or retries ask. Not enough coins leaves no trace (the claim is taken back) and answers `insufficient`.
+ * processes or retries ask. Free quota pays before coins (a usable grant of the platform's unit, see quotas/ledger.ts).
+ * Not enough coins leaves no trace (the claim is taken back) and answers `insufficient`.
  */
 export async function charge(trx: Db, request: ChargeRequest): Promise<ChargeOutcome> {
   if (request.price <= 0) return { kind: 'free' };
@@ -54,6 +60,23 @@ export async function charge(trx: Db, request: ChargeRequest): Promise<ChargeOut
     .returning('serviceId')
     .executeTakeFirst();
   if (!claimed) return { kind: 'covered' };
+  const grantId = await useQuota(trx, {
+    userId: request.userId,
+    platformId: request.platformId,
+    billingUnit: request.billingUnit,
+    chargeReference: reference,
+    runId: request.runId,
+    now: request.now,
+  });
+  if (grantId !== null) {
+    await trx
+      .updateTable('serviceCharges')
+      .set({ amount: 0, quotaGrantId: grantId })
+      .where('serviceId', '=', request.serviceId)
+      .where('period', '=', request.period)
+      .execute();
+    return { kind: 'quota', grantId, reference };
+  }
   try {
     await moveCoins(trx, {
       postings: [

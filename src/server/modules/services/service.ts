@@ -7,6 +7,7 @@ import type { ServiceState } from '../../db/types.js';
 import { badParams, conflict, notFound } from '../../http/errors.js';
 import { siteDay } from '../../jobs/site-time.js';
 import { writeAudit } from '../audit/repo.js';
+import { balance as quotaBalance } from '../quotas/service.js';
 import { idempotent } from '../coins/ledger.js';
 import { findKindOr404, kindOf } from '../platforms/kinds.js';
 import * as platforms from '../platforms/repo.js';
@@ -92,6 +93,8 @@ export async function start(app: AppContext, actor: SessionUser, id: number, key
       const paid = await charge(trx, {
         userId: actor.id,
         serviceId: id,
+        platformId: platform.id,
+        billingUnit: platform.billingUnit,
         period: 'once',
         runId: null,
         price: Number(platform.price),
@@ -234,8 +237,16 @@ export async function overview(
 ): Promise<Schemas['PlatformOverview']> {
   const kind = findKindOr404(code);
   const platform = await platforms.firstOnShelf(app.db, kind.code);
-  if (!platform) return { kind: { ...kind }, platform: null, service: null, today: 0, total: 0 };
+  const none = { runs: 0, days: 0 };
+  if (!platform) return { kind: { ...kind }, platform: null, service: null, today: 0, total: 0, quota: none };
   const service = await repo.findByUserAndPlatform(app.db, actor.id, platform.id);
   const counts = await countSucceeded(app.db, actor.id, siteDay(app.now(), app.config.jobs.timeZone), platform.id);
-  return { kind: { ...kind }, platform: platformView(platform), service: service ? toView(service) : null, ...counts };
+  const quota = await quotaBalance(app.db, actor.id, app.now(), platform.id);
+  return {
+    kind: { ...kind },
+    platform: platformView(platform),
+    service: service ? toView(service) : null,
+    ...counts,
+    quota,
+  };
 }

@@ -18,6 +18,8 @@ type UserHandlers = Omit<
   | `run${string}`
   | `notice${string}`
   | `task${string}`
+  | `quota${string}`
+  | `ai${string}`
   | 'userClockCount'
   | 'healthGet'
 >;
