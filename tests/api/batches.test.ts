@@ -19,7 +19,9 @@ describe('a broadcast to 10,000 users', () => {
   it('answers at once, then completes in chunks: one notice per recipient, progress to done', async () => {
     const ids = await insertUsers(db(), 10_000, 'bc', app().clock.now());
     const admin = await app().admin();
-    const started = await admin.ok('noticeBroadcast', { body: { title: '全员通知', body: '系统升级完成。', role: 'agent' } });
+    const started = await admin.ok('noticeBroadcast', {
+      body: { title: '全员通知', body: '系统升级完成。', role: 'agent' },
+    });
     expect(started).toMatchObject({ kind: 'broadcast', state: 'queued', total: 10_000, done: 0, failed: 0 });
     // Nothing is written by the request itself.
     expect((await noticeCounts(db(), 'broadcast')).size).toBe(0);
@@ -82,8 +84,7 @@ describe("a platform's services", () => {
     const pause = await admin.ok('taskPlatform', { body: { platformId, action: 'pause' } });
     await app().built.scheduler.tick();
     expect(await task(pause.id)).toMatchObject({ state: 'done', total: 2, done: 2 });
-    for (const s of services)
-      expect((await admin.ok('serviceGet', { query: { id: s.id } })).state).toBe('paused');
+    for (const s of services) expect((await admin.ok('serviceGet', { query: { id: s.id } })).state).toBe('paused');
     const told = await noticeCounts(db(), 'service_paused');
     expect([told.get(users[0]!.id), told.get(users[1]!.id), told.get(users[2]!.id)]).toEqual([1, 1, undefined]);
   });
@@ -114,4 +115,63 @@ it('only admins may start or see batches', async () => {
   const user = await app().newUser();
   const r = await user.client.call('taskListPage', { body: {} });
   expect([r.status, r.code]).toEqual([403, 40101]);
+});
+
+describe('a quota grant from a CSV', () => {
+  const grantsOf = async (userIds: number[]) =>
+    db().selectFrom('quotaGrants').select(['userId', 'amount', 'reason']).where('userId', 'in', userIds).execute();
+
+  it('grants each listed account once, with the amount of its line', async () => {
+    const ids = await insertUsers(db(), 2000, 'qgrt', app().clock.now());
+    const csv = ['userAccount,amount', ...ids.map((_, i) => `qgrt${i},${(i % 5) + 1}`)].join('\n') + '\n';
+    const admin = await app().admin();
+    const started = await admin.ok('taskQuotaGrant', { body: { csv, unit: 'runs', reason: '批量活动' } });
+    expect(started).toMatchObject({ kind: 'quota_grant', state: 'queued', total: 2000 });
+    await app().built.scheduler.tick();
+    expect(await task(started.id)).toMatchObject({ state: 'done', done: 2000, failed: 0 });
+    const grants = await grantsOf(ids);
+    expect(grants).toHaveLength(2000);
+    const byUser = new Map(grants.map((g) => [g.userId, Number(g.amount)]));
+    expect(ids.every((id, i) => byUser.get(id) === (i % 5) + 1)).toBe(true);
+    expect((await noticeCounts(db(), 'quota_granted')).get(ids[0]!)).toBe(1);
+  });
+
+  it('reports a malformed CSV line by line and starts nothing', async () => {
+    const [known] = await insertUsers(db(), 1, 'mfmf', app().clock.now());
+    const admin = await app().admin();
+    const before = (await admin.ok('taskListPage', { body: {} })).total;
+    const csv = ['userAccount,amount', 'mfmf0,2', '', 'nobody_here,1', 'mfmf0,3', 'mfmf0', 'MFMF0,x'].join('\n');
+    const r = await admin.call('taskQuotaGrant', { body: { csv, unit: 'runs', reason: '测试' } });
+    expect([r.status, r.code]).toEqual([400, 40000]);
+    expect(r.message).toContain('CSV 有 5 处错误，任务未开始');
+    for (const part of [
+      '第 3 行：空行',
+      '第 4 行：账号 nobody_here 不存在或已注销',
+      '第 5 行：账号 mfmf0 与第 2 行重复',
+      '第 6 行：应为两列：账号,数量',
+      '第 7 行：数量应为 1 到 10000 的整数',
+    ])
+      expect(r.message).toContain(part);
+    const header = await admin.call('taskQuotaGrant', {
+      body: { csv: 'account;amount\nmf0,1', unit: 'runs', reason: '测试' },
+    });
+    expect(header.message).toContain('第 1 行：表头应为 userAccount,amount');
+    expect((await admin.ok('taskListPage', { body: {} })).total).toBe(before);
+    expect(await grantsOf([known!])).toEqual([]);
+  });
+
+  it('lists the lines that failed while it ran, with reasons, and downloads them as CSV', async () => {
+    const ids = await insertUsers(db(), 3, 'flfl', app().clock.now());
+    const admin = await app().admin();
+    const csv = 'userAccount,amount\nflfl0,1\nflfl1,1\nflfl2,1\n';
+    const { id } = await admin.ok('taskQuotaGrant', { body: { csv, unit: 'runs', reason: '测试' } });
+    // Deleted after the start: its line fails when its turn comes; the others are granted.
+    await db().updateTable('users').set({ deletedAt: app().clock.now() }).where('id', '=', ids[1]!).execute();
+    await app().built.scheduler.tick();
+    expect(await task(id)).toMatchObject({ state: 'done', total: 3, done: 2, failed: 1, result: '部分失败' });
+    const failures = await admin.ok('taskFailures', { body: { id } });
+    expect(failures.records).toEqual([{ seq: 3, label: 'flfl1', error: '账号不存在或已注销' }]);
+    const file = await admin.call('taskFailuresExport', { query: { id } });
+    expect(String(file.data)).toContain('3,flfl1,账号不存在或已注销');
+  });
 });

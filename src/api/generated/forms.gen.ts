@@ -1462,6 +1462,53 @@ export const formSchemas = {
     ],
     "additionalProperties": false
   },
+  taskQuotaGrant: {
+    "$id": "taskQuotaGrant",
+    "type": "object",
+    "properties": {
+      "csv": {
+        "type": "string",
+        "title": "名单（CSV）",
+        "description": "表头 userAccount,amount，每行一个账号和数量；可以粘贴，也可以选择文件",
+        "minLength": 1,
+        "maxLength": 1000000
+      },
+      "platformId": {
+        "type": "integer",
+        "title": "平台编号（不填为全部平台）",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "unit": {
+        "type": "string",
+        "title": "额度单位",
+        "description": "runs：按次计费平台的执行次数；days：按天计费平台的天数",
+        "enum": [
+          "runs",
+          "days"
+        ]
+      },
+      "expiresAt": {
+        "type": "integer",
+        "title": "过期时间（不填为不过期）",
+        "description": "毫秒时间戳（UTC）",
+        "minimum": 0
+      },
+      "reason": {
+        "type": "string",
+        "title": "原因",
+        "minLength": 1,
+        "maxLength": 100,
+        "pattern": "^[^\\p{C}]*$"
+      }
+    },
+    "required": [
+      "csv",
+      "unit",
+      "reason"
+    ],
+    "additionalProperties": false
+  },
   userAdd: {
     "$id": "userAdd",
     "type": "object",
@@ -2011,6 +2058,7 @@ export const formPatternMessages: Record<FormSchemaId, Readonly<Record<string, s
   taskFailures: {},
   taskListPage: {},
   taskPlatform: {},
+  taskQuotaGrant: {"reason":"不能包含控制字符或换行"},
   userAdd: {"userAccount":"只能包含字母、数字和下划线","userName":"不能包含控制字符，首尾不能是空格","userPassword":"只能包含字母、数字和英文符号，不能有空格"},
   userAddCoin: {"description":"不能包含控制字符或换行","userAccount":"只能包含字母、数字和下划线"},
   userBindEmail: {"captcha":"应为 6 位数字"},

@@ -104,5 +104,6 @@ export const OPERATIONS = {
   taskOutput: { method: 'get', path: '/api/task/output', roles: ['admin'], stateChanging: false, idempotent: false },
   taskCancel: { method: 'post', path: '/api/task/cancel', roles: ['admin'], stateChanging: true, idempotent: false },
   taskPlatform: { method: 'post', path: '/api/task/platform', roles: ['admin'], stateChanging: true, idempotent: false },
+  taskQuotaGrant: { method: 'post', path: '/api/task/quota', roles: ['admin'], stateChanging: true, idempotent: false },
   taskStatements: { method: 'post', path: '/api/task/statements', roles: ['admin'], stateChanging: true, idempotent: false },
 } as const satisfies Record<OperationId, OperationInfo>;

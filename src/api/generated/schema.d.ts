@@ -1649,6 +1649,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/task/quota": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员：按 CSV 名单批量发放免费额度（批量任务）
+         * @description CSV 第一行是表头 userAccount,amount，其后每行一个账号和数量。整个文件先检查：空行、列数不对、数量不对、 账号重复或不存在都逐行报告（400 / 40000，消息列出行号和原因），有任何错误就不开始，不会只执行一部分。 检查通过后创建任务并立即返回；每个账号的发放带自己的幂等键，任务中断后继续也不会重复发放。
+         */
+        post: operations["taskQuotaGrant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/task/statements": {
         parameters: {
             query?: never;
@@ -2793,6 +2813,20 @@ export interface components {
              * @enum {string}
              */
             action: "run" | "pause";
+        };
+        TaskQuotaRequest: {
+            /**
+             * 名单（CSV）
+             * @description 表头 userAccount,amount，每行一个账号和数量；可以粘贴，也可以选择文件
+             */
+            csv: string;
+            /** 平台编号（不填为全部平台） */
+            platformId?: number & components["schemas"]["Id"];
+            unit: components["schemas"]["QuotaUnit"];
+            /** 过期时间（不填为不过期） */
+            expiresAt?: number & components["schemas"]["Timestamp"];
+            /** 原因 */
+            reason: string & components["schemas"]["SingleLineText"];
         };
     };
     responses: {
@@ -5806,6 +5840,34 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["TaskPlatformRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkTask"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    taskQuotaGrant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "csv": "userAccount,amount\nalice_01,5\nbob_02,3\n",
+                 *       "unit": "runs",
+                 *       "reason": "活动奖励"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TaskQuotaRequest"];
             };
         };
         responses: {

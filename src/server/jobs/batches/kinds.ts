@@ -1,10 +1,13 @@
+import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import type { BatchKind } from '../../db/types.js';
 import * as batches from '../../modules/batches/repo.js';
 import * as events from '../../modules/notices/events.js';
 import { insertNotices } from '../../modules/notices/repo.js';
+import { grantQuota } from '../../modules/quotas/service.js';
 import { enqueueManualRun } from '../../modules/services/service.js';
+import { findLiveByAccount } from '../../modules/users/repo.js';
 
 /** One unit of a batch: its sequence number (the cursor moves over these), a label to name it in a failure. */
 export interface BatchItem {
@@ -46,6 +49,9 @@ export interface PlatformParams {
   platformName: string;
   maxServiceId: number;
 }
+
+/** A quota batch's grant, the same for every line; each line names the account and the amount. */
+export type QuotaParams = Omit<Schemas['QuotaGrantRequest'], 'userAccount' | 'amount'>;
 
 export interface StatementsParams {
   maxEntryId: number;
@@ -183,10 +189,23 @@ export const BATCH_WORK: Record<BatchKind, BatchWork> = {
   platform_run: platformServices('run'),
   platform_pause: platformServices('pause'),
   statements,
-  // Filled in by the quota module's batch (grant to a list of accounts).
   quota_grant: {
     listed: true,
     next: (trx, batch, limit) => batches.pendingItems(trx, batch.id, batch.cursor, limit),
-    apply: (_app, _trx, _batch, items) => Promise.resolve(new Map(items.map((i) => [i.seq, '暂不支持'] as const))),
+    apply: (_app, trx, batch, items, now) =>
+      eachItem(items, async (item) => {
+        const p = batch.params as QuotaParams;
+        // Checked again here: an account may have been deleted, an expiry passed, since the batch started.
+        if (!(await findLiveByAccount(trx, item.label))) return '账号不存在或已注销';
+        if (p.expiresAt !== undefined && p.expiresAt <= now) return '过期时间已过';
+        // One key per item: even a grant repeated by a resumed chunk would answer the first grant and grant nothing.
+        await grantQuota(trx, {
+          actorId: batch.createdBy,
+          idempotencyKey: `task-${batch.id}-${item.seq}`,
+          request: { ...p, userAccount: item.label, amount: Number(item.payload) },
+          now,
+        });
+        return undefined;
+      }),
   },
 };

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { AppError } from '../../http/errors.js';
 import * as repo from '../../modules/batches/repo.js';
 import { BATCH_WORK, type BatchItem, type HeldBatch } from './kinds.js';
 
@@ -93,7 +94,8 @@ export class BatchRunner {
       const batch: HeldBatch = { ...held, cursor: Number(held.cursor), params: JSON.parse(held.params) };
       const [item] = await BATCH_WORK[batch.kind].next(trx, batch, 1);
       if (!item) return;
-      await repo.recordItem(trx, { batchId: id, ...label(item) }, { state: 'failed', error: '执行出错' });
+      const reason = error instanceof AppError ? error.message : '执行出错';
+      await repo.recordItem(trx, { batchId: id, ...label(item) }, { state: 'failed', error: reason });
       await repo.advance(trx, id, item.seq, 0, 1);
     });
   }

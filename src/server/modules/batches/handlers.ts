@@ -11,6 +11,7 @@ type TaskHandlers = Pick<
   | 'taskCancel'
   | 'taskPlatform'
   | 'taskStatements'
+  | 'taskQuotaGrant'
 >;
 
 export const taskHandlers: TaskHandlers = {
@@ -22,4 +23,5 @@ export const taskHandlers: TaskHandlers = {
   taskCancel: ({ app, actor, body }) => batches.cancel(app, actor, body.id),
   taskPlatform: ({ app, actor, body }) => batches.startPlatform(app, actor, body),
   taskStatements: ({ app, actor }) => batches.startStatements(app, actor),
+  taskQuotaGrant: ({ app, actor, body }) => batches.startQuotaGrant(app, actor, body),
 };

@@ -3,7 +3,7 @@ import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import { mapPage } from '../../db/paging.js';
-import { conflict, notFound } from '../../http/errors.js';
+import { badParams, conflict, notFound } from '../../http/errors.js';
 import type { CsvFile } from '../../http/handler-types.js';
 import {
   activeServices,
@@ -11,10 +11,13 @@ import {
   STATEMENT_HEADER,
   type BroadcastParams,
   type PlatformParams,
+  type QuotaParams,
   type StatementsParams,
 } from '../../jobs/batches/kinds.js';
 import { writeAudit } from '../audit/repo.js';
 import * as platforms from '../platforms/repo.js';
+import { quotaUnitFor } from '../quotas/ledger.js';
+import { describeErrors, parseGrantCsv, type LineError } from './grant-csv.js';
 import type { SessionUser } from '../sessions/service.js';
 import * as repo from './repo.js';
 
@@ -96,6 +99,55 @@ export async function startPlatform(app: AppContext, actor: SessionUser, input: 
     params,
     total: Number((await activeServices(app.db, params).select(COUNT).executeTakeFirstOrThrow()).n),
   });
+}
+
+/** Live accounts among these, by lower-case name: one query per 500 names. */
+async function liveAccounts(db: Db, names: readonly string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (let i = 0; i < names.length; i += 500) {
+    const rows = await db
+      .selectFrom('users')
+      .select(sql<string>`lower(user_account)`.as('account'))
+      .where('deletedAt', 'is', null)
+      .where(sql<boolean>`lower(user_account) in (${sql.join(names.slice(i, i + 500).map((n) => n.toLowerCase()))})`)
+      .execute();
+    for (const r of rows) found.add(r.account);
+  }
+  return found;
+}
+
+/** Grants quota to the accounts of a CSV; the whole file is checked first and any bad line starts nothing. */
+export async function startQuotaGrant(app: AppContext, actor: SessionUser, input: Schemas['TaskQuotaRequest']) {
+  const { csv, ...grant } = input;
+  const params: QuotaParams = grant;
+  let platformName = '全部平台';
+  if (grant.platformId !== undefined) {
+    const platform = await platforms.findPlatform(app.db, grant.platformId);
+    if (!platform) throw notFound('平台不存在');
+    if (quotaUnitFor(platform.billingUnit) !== grant.unit) throw badParams('额度单位与平台的计费方式不一致');
+    platformName = platform.name;
+  }
+  if (grant.expiresAt !== undefined && grant.expiresAt <= app.now()) throw badParams('过期时间须晚于现在');
+  const { rows, errors } = parseGrantCsv(csv);
+  const live = await liveAccounts(
+    app.db,
+    rows.map((r) => r.userAccount),
+  );
+  const unknown: LineError[] = rows
+    .filter((r) => !live.has(r.userAccount.toLowerCase()))
+    .map((r) => ({ line: r.line, message: `账号 ${r.userAccount} 不存在或已注销` }));
+  if (errors.length + unknown.length > 0) throw badParams(describeErrors([...errors, ...unknown]));
+  return start(
+    app,
+    actor,
+    {
+      kind: 'quota_grant',
+      title: `发放${platformName}额度给 ${rows.length} 个账号`,
+      params,
+      total: rows.length,
+    },
+    rows.map((r) => ({ seq: r.line, label: r.userAccount, payload: String(r.amount) })),
+  );
 }
 
 export async function startStatements(app: AppContext, actor: SessionUser) {
