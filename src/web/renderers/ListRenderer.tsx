@@ -1,14 +1,16 @@
-import { useCallback } from 'react';
-import { Button, ErrorBlock, InfiniteScroll, List, PullToRefresh, SearchBar, Skeleton, SwipeAction } from 'antd-mobile';
+import { useCallback, useEffect, useRef } from 'react';
+import { Badge, Button, ErrorBlock, InfiniteScroll, List, PullToRefresh, SearchBar, Skeleton, SwipeAction } from 'antd-mobile';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
-import type { ListScreen, RowAction } from '../config/types';
-import { actionSheet } from '../feedback';
+import type { ActionCall, ListScreen, Progress, RowAction } from '../config/types';
+import { actionSheet, alert } from '../feedback';
 import { messages as t } from '../i18n/zh-CN';
 import { sessionStore } from '../state/session';
 import { useStore } from '../state/store';
 import { readListQuery, writeListQuery, type ListQuery } from './list/list-query';
 import { actionsFor, useRowAction } from './list/row-actions';
 import { usePagedList } from './list/usePagedList';
+import { ListToolbar } from './list/ListToolbar';
+import { ProgressLine } from './ProgressLine';
 import './list/list.css';
 
 const SWIPE_COLORS = {
@@ -24,10 +26,32 @@ const SWIPE_COLORS = {
  * only passes rows back to them.
  */
 type Row = unknown;
-type ErasedListScreen = Omit<ListScreen, 'item' | 'rowActions'> & {
+type ErasedListScreen = Omit<ListScreen, 'item' | 'rowActions' | 'highlight' | 'open' | 'progress' | 'poll'> & {
   item: { title(row: Row): string; description?(row: Row): string; extra?(row: Row): string };
   rowActions?: readonly RowAction<Row>[];
+  highlight?: (row: Row) => boolean;
+  open?: { call: ActionCall<Row>; dialog: (row: Row) => { title: string; content: string } };
+  progress?: (row: Row) => Progress;
+  poll?: { everyMs: number; while?: (row: Row) => boolean };
 };
+
+/**
+ * Reloads the pages shown every `everyMs` while some row still asks for it (a job running), and not while the tab
+ * is hidden. The latest reload is kept in a ref, so the timer is not restarted on every render.
+ */
+function usePolling(poll: ErasedListScreen['poll'], rows: unknown[], reload: () => Promise<void>) {
+  const latest = useRef(reload);
+  latest.current = reload;
+  const wanted = poll !== undefined && (poll.while ? rows.some(poll.while) : true);
+  const everyMs = poll?.everyMs ?? 0;
+  useEffect(() => {
+    if (!wanted) return;
+    const timer = setInterval(() => {
+      if (document.visibilityState !== 'hidden') void latest.current();
+    }, everyMs);
+    return () => clearInterval(timer);
+  }, [wanted, everyMs]);
+}
 
 /** Any paged operation as an infinite list: search, sort, pull to refresh, and row actions by swipe or tap. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the map's lists, each typed by its own operation
@@ -45,10 +69,23 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
   );
   const list = usePagedList<unknown>(screen.operation, query, onPagesLoaded);
   const runAction = useRowAction();
+  usePolling(screen.poll, list.rows, list.reload);
+
+  const changed = async () => {
+    screen.onChange?.();
+    await list.reload();
+  };
 
   const act = async (action: RowAction<unknown>, row: unknown) => {
     if ('to' in action) return navigate(action.to(row));
-    if (await runAction(action, row)) await list.reload();
+    if (await runAction(action, row)) await changed();
+  };
+
+  /** Opening a row: the dialog at once, the call (mark read) quietly behind it. */
+  const open = async (row: unknown) => {
+    const { title, content } = screen.open!.dialog(row);
+    void alert(title, content);
+    if (await runAction({ call: screen.open!.call }, row, { quiet: true })) await changed();
   };
 
   const openSheet = (row: unknown, actions: RowAction<unknown>[]) =>
@@ -58,6 +95,7 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
 
   return (
     <div className="list-screen">
+      {screen.toolbar && <ListToolbar actions={screen.toolbar} onDone={changed} />}
       {(screen.search || screen.addLink || screen.download) && (
         <div className="list-toolbar">
           {screen.search && (
@@ -134,14 +172,40 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
             <List>
               {list.rows.map((row, index) => {
                 const actions = actionsFor(screen.rowActions, row, role);
+                const highlighted = screen.highlight?.(row) ?? false;
+                const description = screen.item.description?.(row);
                 const item = (
                   <List.Item
-                    description={screen.item.description?.(row)}
+                    description={
+                      screen.progress ? (
+                        <>
+                          {description}
+                          <ProgressLine {...screen.progress(row)} />
+                        </>
+                      ) : (
+                        description
+                      )
+                    }
                     extra={screen.item.extra?.(row)}
-                    arrowIcon={actions.length > 0}
-                    onClick={actions.length > 0 ? () => openSheet(row, actions) : undefined}
+                    arrowIcon={screen.open !== undefined || actions.length > 0}
+                    onClick={
+                      screen.open
+                        ? () => void open(row)
+                        : actions.length > 0
+                          ? () => openSheet(row, actions)
+                          : undefined
+                    }
                   >
-                    {screen.item.title(row)}
+                    {highlighted ? (
+                      <span className="list-row-highlight">
+                        <Badge content={Badge.dot} style={{ marginRight: 6 }}>
+                          <span />
+                        </Badge>
+                        {screen.item.title(row)}
+                      </span>
+                    ) : (
+                      screen.item.title(row)
+                    )}
                   </List.Item>
                 );
                 const key = (row as { id?: number }).id ?? index;

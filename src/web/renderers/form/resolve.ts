@@ -50,6 +50,7 @@ function fieldUi(
       'ui:title': t.form.yuanTitle(property.title ?? name),
       'ui:placeholder': t.form.yuanPlaceholder,
     };
+  if (widget === 'csvFile') return { 'ui:widget': widget, 'ui:placeholder': t.tasks.csvPlaceholder };
   if (widget) return { 'ui:widget': widget };
   if (property.enum) {
     if (labels)
