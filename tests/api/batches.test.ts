@@ -71,7 +71,7 @@ describe("a platform's services", () => {
     const services = [];
     for (const u of users) services.push(await startService(u.client, platformId, EVERY_DAY));
     // One already paused by its owner: not a target.
-    await users[2]!.client.ok('servicePause', { body: { id: services[2]!.id } });
+    await users[2].client.ok('servicePause', { body: { id: services[2]!.id } });
     const admin = await app().admin();
 
     const run = await admin.ok('taskPlatform', { body: { platformId, action: 'run' } });
@@ -86,7 +86,7 @@ describe("a platform's services", () => {
     expect(await task(pause.id)).toMatchObject({ state: 'done', total: 2, done: 2 });
     for (const s of services) expect((await admin.ok('serviceGet', { query: { id: s.id } })).state).toBe('paused');
     const told = await noticeCounts(db(), 'service_paused');
-    expect([told.get(users[0]!.id), told.get(users[1]!.id), told.get(users[2]!.id)]).toEqual([1, 1, undefined]);
+    expect([told.get(users[0].id), told.get(users[1].id), told.get(users[2].id)]).toEqual([1, 1, undefined]);
   });
 });
 

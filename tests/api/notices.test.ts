@@ -113,8 +113,7 @@ describe('each event writes one notice for the right user', () => {
       body: { coinName: `套餐${Date.now() % 10000}`, amount: 100, addCoin: 30, status: 1, sort: 0 },
     });
     const buyer = await app().newUser();
-    const order = async () =>
-      (await buyer.client.ok('orderSubmit', { body: { packageId }, headers: idem() })) as { id: number };
+    const order = async () => buyer.client.ok<{ id: number }>('orderSubmit', { body: { packageId }, headers: idem() });
     const paid = await order();
     const n = await expectOneNotice(
       () => admin.ok('orderConfirm', { body: { id: paid.id }, headers: idem() }),

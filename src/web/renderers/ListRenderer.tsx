@@ -1,5 +1,15 @@
 import { useCallback, useEffect, useRef } from 'react';
-import { Badge, Button, ErrorBlock, InfiniteScroll, List, PullToRefresh, SearchBar, Skeleton, SwipeAction } from 'antd-mobile';
+import {
+  Badge,
+  Button,
+  ErrorBlock,
+  InfiniteScroll,
+  List,
+  PullToRefresh,
+  SearchBar,
+  Skeleton,
+  SwipeAction,
+} from 'antd-mobile';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import type { ActionCall, ListScreen, Progress, RowAction } from '../config/types';
 import { actionSheet, alert } from '../feedback';
@@ -41,7 +51,9 @@ type ErasedListScreen = Omit<ListScreen, 'item' | 'rowActions' | 'highlight' | '
  */
 function usePolling(poll: ErasedListScreen['poll'], rows: unknown[], reload: () => Promise<void>) {
   const latest = useRef(reload);
-  latest.current = reload;
+  useEffect(() => {
+    latest.current = reload;
+  });
   const wanted = poll !== undefined && (poll.while ? rows.some(poll.while) : true);
   const everyMs = poll?.everyMs ?? 0;
   useEffect(() => {

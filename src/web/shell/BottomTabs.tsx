@@ -1,4 +1,4 @@
-import { Badge, TabBar } from 'antd-mobile';
+import { TabBar } from 'antd-mobile';
 import { AppOutline, GlobalOutline, ShopbagOutline, UserOutline } from 'antd-mobile-icons';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { messages as t } from '../i18n/zh-CN';

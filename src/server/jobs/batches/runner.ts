@@ -76,7 +76,8 @@ export class BatchRunner {
       const failures = await work.apply(app, trx, batch, items, now);
       for (const item of items) {
         const error = failures.get(item.seq);
-        if (error !== undefined) await repo.recordItem(trx, { batchId: id, ...label(item) }, { state: 'failed', error });
+        if (error !== undefined)
+          await repo.recordItem(trx, { batchId: id, ...label(item) }, { state: 'failed', error });
         else if (work.listed) await repo.recordItem(trx, { batchId: id, ...label(item) }, { state: 'done' });
       }
       await repo.advance(trx, id, items.at(-1)!.seq, items.length - failures.size, failures.size);

@@ -66,8 +66,7 @@ export const pageFailures = (db: Db, batchId: number, query: { current?: number;
   const failed = () => db.selectFrom('batchItems').where('batchId', '=', batchId).where('state', '=', 'failed');
   return paginate(
     query,
-    (limit, offset) =>
-      failed().select(['seq', 'label', 'error']).orderBy('seq').limit(limit).offset(offset).execute(),
+    (limit, offset) => failed().select(['seq', 'label', 'error']).orderBy('seq').limit(limit).offset(offset).execute(),
     failed,
   );
 };

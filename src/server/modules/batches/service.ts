@@ -42,7 +42,14 @@ export const toView = (b: repo.BatchRow): Schemas['Task'] => ({
 });
 
 const maxId = async (db: Db, table: 'users' | 'services' | 'coinEntries') =>
-  Number((await db.selectFrom(table).select(sql<number | null>`max(id)`.as('m')).executeTakeFirst())?.m ?? 0);
+  Number(
+    (
+      await db
+        .selectFrom(table)
+        .select(sql<number | null>`max(id)`.as('m'))
+        .executeTakeFirst()
+    )?.m ?? 0,
+  );
 
 const COUNT = sql<number>`count(*)`.as('n');
 
@@ -196,7 +203,7 @@ export async function outputCsv(app: AppContext, id: number): Promise<CsvFile> {
   const batch = await requireBatch(app, id);
   if (!toView(batch).hasOutput) throw conflict('任务尚未完成或没有导出文件');
   const rows: (string | number | null)[][] = [STATEMENT_HEADER];
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const lines = await repo.readOutput(app.db, id, after, 1000);
     for (const l of lines) rows.push(JSON.parse(l.line) as (string | number | null)[]);
     if (lines.length < 1000) break;

@@ -30,7 +30,12 @@ export async function insertNotice(db: Db, notice: NewNotice, now: number): Prom
 }
 
 /** The same notice to many users in one statement (a broadcast's chunk). */
-export async function insertNotices(db: Db, userIds: readonly number[], notice: Omit<NewNotice, 'userId'>, now: number) {
+export async function insertNotices(
+  db: Db,
+  userIds: readonly number[],
+  notice: Omit<NewNotice, 'userId'>,
+  now: number,
+) {
   if (userIds.length === 0) return;
   await db
     .insertInto('notices')

@@ -126,7 +126,8 @@ async function changeState(
   await app.db.transaction().execute(async (trx) => {
     await repo.updateService(trx, id, { state: to, nextRunAt: null, updatedAt: now });
     if (service.userId !== actor.id) {
-      if (to === 'paused') await events.servicePaused(trx, { userId: service.userId, platformName: service.platformName }, now);
+      if (to === 'paused')
+        await events.servicePaused(trx, { userId: service.userId, platformName: service.platformName }, now);
       await writeAudit(
         trx,
         {

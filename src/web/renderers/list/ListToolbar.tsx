@@ -28,7 +28,8 @@ export function ListToolbar({ actions, onDone }: { actions: readonly ToolbarActi
           onClick={async () => {
             if ('to' in a) return navigate(a.to);
             const ask = a.confirm;
-            if (await runAction({ ...a, confirm: ask === undefined ? undefined : () => ask }, undefined)) await onDone();
+            if (await runAction({ ...a, confirm: ask === undefined ? undefined : () => ask }, undefined))
+              await onDone();
           }}
         >
           {a.label}
