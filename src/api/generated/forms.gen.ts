@@ -483,7 +483,6 @@ export const formSchemas = {
         "type": "string",
         "title": "收件人",
         "description": "all 全部用户；其余为该角色的用户",
-        "default": "all",
         "enum": [
           "all",
           "user",

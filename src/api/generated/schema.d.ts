@@ -2734,7 +2734,6 @@ export interface components {
             /**
              * 收件人
              * @description all 全部用户；其余为该角色的用户
-             * @default all
              * @enum {string}
              */
             role: "all" | "user" | "agent" | "admin";
@@ -5688,6 +5687,7 @@ export interface operations {
     taskGet: {
         parameters: {
             query: {
+                /** @example 1 */
                 id: components["schemas"]["Id"];
             };
             header?: never;
@@ -5745,6 +5745,7 @@ export interface operations {
     taskFailuresExport: {
         parameters: {
             query: {
+                /** @example 1 */
                 id: components["schemas"]["Id"];
             };
             header?: never;
@@ -5772,6 +5773,7 @@ export interface operations {
     taskOutput: {
         parameters: {
             query: {
+                /** @example 1 */
                 id: components["schemas"]["Id"];
             };
             header?: never;
