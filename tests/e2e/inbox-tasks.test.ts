@@ -89,12 +89,15 @@ describe('batch tasks', () => {
       await expect.poll(() => first.getByText('已完成').count(), { timeout: 20_000 }).toBe(1);
       const bar = first.getByRole('progressbar');
       expect(await bar.getAttribute('aria-valuenow')).toBe(await bar.getAttribute('aria-valuemax'));
+      await page.locator('.adm-toast-main').waitFor({ state: 'detached' });
       await keep(page, 'tasks');
       await first.click();
       await page.locator('.adm-action-sheet').getByText('详情', { exact: true }).click();
       await page.locator('.adm-nav-bar-title', { hasText: '任务详情' }).waitFor();
       await page.getByText('下载导出文件').waitFor();
       await page.getByText('没有失败的条目').waitFor();
+      // The action sheet's mask fades out after the navigation.
+      await page.locator('.adm-mask').first().waitFor({ state: 'hidden' });
       await keep(page, 'task-detail');
     } finally {
       await context.close();

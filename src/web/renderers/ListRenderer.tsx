@@ -210,9 +210,7 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
                   >
                     {highlighted ? (
                       <span className="list-row-highlight">
-                        <Badge content={Badge.dot} style={{ marginRight: 6 }}>
-                          <span />
-                        </Badge>
+                        <span className="list-row-dot" aria-hidden="true" />
                         {screen.item.title(row)}
                       </span>
                     ) : (
