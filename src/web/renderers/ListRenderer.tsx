@@ -1,15 +1,5 @@
 import { useCallback, useEffect, useRef } from 'react';
-import {
-  Badge,
-  Button,
-  ErrorBlock,
-  InfiniteScroll,
-  List,
-  PullToRefresh,
-  SearchBar,
-  Skeleton,
-  SwipeAction,
-} from 'antd-mobile';
+import { Button, ErrorBlock, InfiniteScroll, List, PullToRefresh, SearchBar, Skeleton, SwipeAction } from 'antd-mobile';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import type { ActionCall, ListScreen, Progress, RowAction } from '../config/types';
 import { actionSheet, alert } from '../feedback';
