@@ -1,5 +1,12 @@
 import type { Schemas } from './src/api/operations';
-import { detailScreen, formScreen, listScreen, type Screen, type SignedInRole } from './src/web/config/types';
+import {
+  detailScreen,
+  formScreen,
+  listScreen,
+  type FieldAction,
+  type Screen,
+  type SignedInRole,
+} from './src/web/config/types';
 import { messages as t } from './src/web/i18n/zh-CN';
 import { refreshUnread } from './src/web/state/unread';
 
@@ -24,6 +31,14 @@ export interface PlatformEntry {
   /** The settings form of the edit page and what the server validates a service's settings against. */
   settings: SettingsSchemaName;
 }
+
+/** 'AI 润色' by one of the site texts on /system: the admin's own words in, a draft to accept or discard out. */
+const polishAction = (field: Schemas['AiPolishRequest']['field']): FieldAction => ({
+  label: t.ai.polish,
+  operation: 'aiPolish',
+  args: (text) => ({ body: { field, text } }),
+  pick: (r) => ({ value: r.text, message: r.message }),
+});
 
 /** A platform's service page and its edit page: one entry, two routes. */
 export function platformScreens({ code, title }: PlatformEntry): Screen[] {
@@ -300,6 +315,11 @@ export const screens: Screen[] = [
     textareas: ['noticeAnnouncement', 'pointsNotification'],
     fixed: () => ({ id: 1 }),
     load: { operation: 'basicInformationGet', args: () => ({ query: { id: 1 } }) },
+    fieldActions: {
+      noticeBar: polishAction('noticeBar'),
+      noticeAnnouncementTitle: polishAction('noticeAnnouncementTitle'),
+      noticeAnnouncement: polishAction('noticeAnnouncement'),
+    },
     done: t.form.saved,
   }),
   listScreen({
@@ -415,7 +435,55 @@ export const screens: Screen[] = [
     fixed: (q) => ({ id: Number(q.get('id')) }),
     done: t.form.passwordReset,
   }),
-  { path: '/clockVip', title: '免费额度管理', access: ADMIN, kind: 'pending', menu: 'admin' },
+  listScreen({
+    path: '/clockVip',
+    title: '免费额度管理',
+    access: ADMIN,
+    notice: t.notice.clockVip,
+    kind: 'list',
+    menu: 'admin',
+    operation: 'quotaListPage',
+    search: true,
+    urlFilters: ['status'],
+    filterTabs: {
+      param: 'status',
+      label: t.quota.status,
+      options: (['active', 'expired', 'used', 'revoked'] as const).map((value) => ({
+        value,
+        label: t.quota.statuses[value]!,
+      })),
+    },
+    addLink: { label: t.quota.grant, to: '/add_quota' },
+    item: {
+      title: (g) => t.quota.row(g.userAccount, g.remaining, g.amount, t.quota.units[g.unit]!),
+      description: (g) => t.quota.detail(g),
+      extra: (g) => t.quota.statuses[g.status] ?? g.status,
+    },
+    rowActions: [
+      {
+        label: t.quota.revoke,
+        color: 'danger',
+        when: (g) => g.revokedAt === null && g.remaining > 0,
+        confirm: (g) => t.quota.revokeAsk(g.userAccount, g.remaining, t.quota.units[g.unit]!),
+        done: t.quota.revoked,
+        call: { operation: 'quotaRevoke', args: (g) => ({ body: { id: g.id } }) },
+      },
+    ],
+    empty: t.quota.empty,
+  }),
+  formScreen({
+    path: '/add_quota',
+    title: '发放免费额度',
+    access: ADMIN,
+    kind: 'form',
+    submit: 'quotaGrant',
+    fields: ['userAccount', 'unit', 'amount', 'platformId', 'expiresAt', 'reason'],
+    enumLabels: { unit: t.quota.unitLabels },
+    widgets: { expiresAt: 'expiry' },
+    initial: { unit: 'runs' },
+    fixed: (q) => (q.get('userAccount') ? { userAccount: q.get('userAccount')! } : {}),
+    done: t.quota.granted,
+  }),
   listScreen({
     path: '/tasks',
     title: '批量任务',
@@ -541,7 +609,38 @@ export const screens: Screen[] = [
     done: t.tasks.started,
     after: '/tasks',
   }),
-  { path: '/ai/config', title: 'AI 配置', access: ADMIN, kind: 'pending', menu: 'admin' },
+  formScreen({
+    path: '/ai/config',
+    title: 'AI 配置',
+    access: ADMIN,
+    notice: t.notice.aiConfig,
+    kind: 'form',
+    menu: 'admin',
+    submit: 'aiConfigUpdate',
+    fields: ['enabled', 'baseUrl', 'model', 'apiKey', 'timeoutMs', 'dailyBudget'],
+    enumLabels: { enabled: t.ai.enabled },
+    widgets: { apiKey: 'password' },
+    load: {
+      operation: 'aiConfigGet',
+      args: () => ({}),
+      pick: ({ enabled, baseUrl, model, timeoutMs, dailyBudget }) => ({
+        enabled,
+        baseUrl,
+        model,
+        timeoutMs,
+        dailyBudget,
+      }),
+    },
+    actions: [
+      {
+        label: t.ai.test,
+        operation: 'aiConfigTest',
+        args: () => ({}),
+        show: (r) => ({ title: r.ok ? t.ai.testOk : t.ai.testFailed, content: r.reply ?? r.message }),
+      },
+    ],
+    done: t.form.saved,
+  }),
   {
     path: '/coinChange',
     title: '积分变动',

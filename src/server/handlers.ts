@@ -1,4 +1,5 @@
 import type { Handlers } from './http/handler-types.js';
+import { aiHandlers } from './modules/ai/handlers.js';
 import { coinHandlers } from './modules/coins/handlers.js';
 import { healthHandlers } from './modules/health/handlers.js';
 import { taskHandlers } from './modules/batches/handlers.js';
@@ -27,5 +28,6 @@ export const handlers: Handlers = {
   ...noticeHandlers,
   ...taskHandlers,
   ...quotaHandlers,
+  ...aiHandlers,
   ...healthHandlers,
 };

@@ -23,7 +23,12 @@ export interface Envelope<T> {
   data: T;
 }
 
-type Init<K extends OperationId> = { query?: RequestQuery<K>; body?: RequestBody<K> };
+type Init<K extends OperationId> = {
+  query?: RequestQuery<K>;
+  body?: RequestBody<K>;
+  /** Extra headers, e.g. the Idempotency-Key of an operation that moves coins or quota. */
+  headers?: Record<string, string>;
+};
 
 /** The API by operationId, keeping the `sid` cookie between calls; every call carries `X-Requested-With`. */
 export class ApiSession {
@@ -35,7 +40,7 @@ export class ApiSession {
     for (const [k, v] of Object.entries(init.query ?? {})) {
       if (v !== undefined) target.searchParams.append(k, String(v));
     }
-    const headers: Record<string, string> = { 'X-Requested-With': 'XMLHttpRequest' };
+    const headers: Record<string, string> = { ...init.headers, 'X-Requested-With': 'XMLHttpRequest' };
     if (this.sid) headers.cookie = `sid=${this.sid}`;
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     const response = await fetch(target, {
@@ -217,9 +222,10 @@ export async function overlaysSettled(page: Page): Promise<void> {
   });
 }
 
-export const SHOT_DIR = resolve(import.meta.dirname, '../../test-results/e2e');
+/** Where screenshots go: test-results/e2e, or E2E_SHOT_DIR (to look at them outside the repository). */
+export const SHOT_DIR = process.env.E2E_SHOT_DIR ?? resolve(import.meta.dirname, '../../test-results/e2e');
 
-/** Saves a screenshot of the viewport as test-results/e2e/<name>.png (gitignored) and answers its path. */
+/** Saves a screenshot of the viewport as <SHOT_DIR>/<name>.png (gitignored) and answers its path. */
 export async function shot(page: Page, name: string): Promise<string> {
   mkdirSync(SHOT_DIR, { recursive: true });
   const path = resolve(SHOT_DIR, `${name}.png`);

@@ -4,6 +4,88 @@
 // serviceSave's `settings`). Each has a precompiled validator in ./validators/<id>.gen.js.
 
 export const formSchemas = {
+  aiConfigUpdate: {
+    "$id": "aiConfigUpdate",
+    "type": "object",
+    "properties": {
+      "enabled": {
+        "type": "integer",
+        "title": "开启",
+        "enum": [
+          0,
+          1
+        ]
+      },
+      "baseUrl": {
+        "type": "string",
+        "title": "接口地址",
+        "minLength": 8,
+        "maxLength": 200,
+        "pattern": "^https?://[^\\s]+$"
+      },
+      "model": {
+        "type": "string",
+        "title": "模型",
+        "minLength": 1,
+        "maxLength": 100,
+        "pattern": "^[^\\p{C}]*$"
+      },
+      "timeoutMs": {
+        "type": "integer",
+        "title": "超时（毫秒）",
+        "minimum": 1000,
+        "maximum": 120000
+      },
+      "dailyBudget": {
+        "type": "integer",
+        "title": "每日请求上限",
+        "minimum": 0,
+        "maximum": 100000
+      },
+      "apiKey": {
+        "type": "string",
+        "title": "API Key（不填则不修改）",
+        "writeOnly": true,
+        "maxLength": 200,
+        "pattern": "^[\\x21-\\x7E]*$"
+      }
+    },
+    "required": [
+      "enabled",
+      "baseUrl",
+      "model",
+      "timeoutMs",
+      "dailyBudget"
+    ],
+    "additionalProperties": false
+  },
+  aiPolish: {
+    "$id": "aiPolish",
+    "type": "object",
+    "properties": {
+      "field": {
+        "type": "string",
+        "title": "要润色的文字",
+        "enum": [
+          "noticeBar",
+          "noticeAnnouncementTitle",
+          "noticeAnnouncement"
+        ]
+      },
+      "text": {
+        "type": "string",
+        "title": "原文",
+        "minLength": 1,
+        "maxLength": 2000,
+        "pattern": "^[^\\p{Cs}\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$"
+      }
+    },
+    "required": [
+      "field",
+      "text"
+    ],
+    "additionalProperties": false
+  },
   basicInformationAdd: {
     "$id": "basicInformationAdd",
     "type": "object",
@@ -2015,6 +2097,8 @@ export type FormSchemaId = keyof typeof formSchemas;
 
 /** The contract's x-message per field: what follows the field's title when its pattern does not match. */
 export const formPatternMessages: Record<FormSchemaId, Readonly<Record<string, string>>> = {
+  aiConfigUpdate: {"apiKey":"只能包含字母、数字和英文符号，不能有空格","baseUrl":"应以 http:// 或 https:// 开头，不含空格","model":"不能包含控制字符或换行"},
+  aiPolish: {"text":"不能包含控制字符"},
   basicInformationAdd: {"analyticsUrl":"须为 https:// 开头、带有效域名的地址，或留空","coinName":"不能包含控制字符或换行","noticeAnnouncement":"不能包含控制字符","noticeAnnouncementTitle":"不能包含控制字符或换行","noticeBar":"不能包含控制字符或换行","pointsNotification":"不能包含控制字符","websiteName":"不能包含控制字符或换行"},
   basicInformationDelete: {},
   basicInformationListPage: {"coinName":"不能包含控制字符","noticeBar":"不能包含控制字符","pointsNotification":"不能包含控制字符"},

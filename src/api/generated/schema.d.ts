@@ -1196,6 +1196,85 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ai/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** 管理员：查看 AI 接口配置（不含密钥，只说明是否已设置） */
+        get: operations["aiConfigGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ai/config/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员：保存 AI 接口配置（OpenAI 兼容）
+         * @description 密钥加密保存（AES-GCM），从不返回；不填密钥表示不修改。写入审计日志（不含密钥）。
+         */
+        post: operations["aiConfigUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ai/config/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员：测试连接（用已保存的配置发一次真实请求）
+         * @description 计入每日请求次数。无论成败都以 200 答复，ok 为 false 时 message 说明原因（无法连接、密钥无效、超时、次数用完、请求过于频繁、回答格式不对）。
+         */
+        post: operations["aiConfigTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ai/polish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员：AI 润色站点文字（公告、通知栏），结果由管理员决定采用或放弃
+         * @description 只根据管理员自己写的文字起草或润色站点公告和通知栏，不会保存任何内容；不为用户写报告、日志或打卡内容。
+         *     AI 未开启或未设置密钥 400 / 40000；今日次数用完 429 / 42900。接口本身的失败（无法连接、密钥无效、超时、对方限流、回答格式不对）
+         *     以 200 答复，ok 为 false，message 说明原因，与测试连接相同。
+         */
+        post: operations["aiPolish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/service/save": {
         parameters: {
             query?: never;
@@ -2553,6 +2632,67 @@ export interface components {
             runs: number;
             /** 剩余免费天数 */
             days: number;
+        };
+        AiConfigFields: {
+            /** 开启 */
+            enabled?: number & components["schemas"]["RecordStatus"];
+            /** 接口地址 */
+            baseUrl?: string;
+            /** 模型 */
+            model?: string & components["schemas"]["SingleLineText"];
+            /** 超时（毫秒） */
+            timeoutMs?: number;
+            /** 每日请求上限 */
+            dailyBudget?: number;
+        };
+        /**
+         * @example {
+         *       "enabled": 1,
+         *       "baseUrl": "http://127.0.0.1:11434/v1",
+         *       "model": "qwen2.5:7b",
+         *       "timeoutMs": 15000,
+         *       "dailyBudget": 100,
+         *       "apiKeySet": true,
+         *       "usedToday": 3,
+         *       "updatedAt": 1795000000000
+         *     }
+         */
+        AiConfig: components["schemas"]["AiConfigFields"] & {
+            /** 已设置密钥 */
+            apiKeySet: boolean;
+            /** 今日已用次数 */
+            usedToday: number;
+            /** 修改时间 */
+            updatedAt: number | null;
+        };
+        AiConfigUpdateRequest: components["schemas"]["AiConfigFields"] & {
+            /** API Key（不填则不修改） */
+            apiKey?: string;
+        };
+        AiTestResult: {
+            /** 是否成功 */
+            ok: boolean;
+            /** 结果说明 */
+            message: string;
+            /** 模型的回答 */
+            reply: string | null;
+        };
+        AiPolishRequest: {
+            /**
+             * 要润色的文字
+             * @enum {string}
+             */
+            field: "noticeBar" | "noticeAnnouncementTitle" | "noticeAnnouncement";
+            /** 原文 */
+            text: string & components["schemas"]["MultiLineText"];
+        };
+        AiPolishResult: {
+            /** 是否成功 */
+            ok: boolean;
+            /** 结果说明 */
+            message: string;
+            /** 润色后的文字 */
+            text: string | null;
         };
         /**
          * 服务状态
@@ -5042,6 +5182,145 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    aiConfigGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["AiConfig"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    aiConfigUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": 1,
+                 *       "baseUrl": "http://127.0.0.1:11434/v1",
+                 *       "model": "qwen2.5:7b",
+                 *       "apiKey": "sk-example-key",
+                 *       "timeoutMs": 15000,
+                 *       "dailyBudget": 100
+                 *     }
+                 */
+                "application/json": components["schemas"]["AiConfigUpdateRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkBoolean"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    aiConfigTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 0,
+                     *       "message": "ok",
+                     *       "data": {
+                     *         "ok": true,
+                     *         "message": "连接成功",
+                     *         "reply": "你好！"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["AiTestResult"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    aiPolish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "field": "noticeBar",
+                 *       "text": "周末系统维护，暂停服务"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AiPolishRequest"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 0,
+                     *       "message": "ok",
+                     *       "data": {
+                     *         "ok": true,
+                     *         "message": "已生成",
+                     *         "text": "本周末系统维护，期间暂停服务，给您带来不便敬请谅解。"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["AiPolishResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
     };

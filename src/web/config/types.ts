@@ -118,6 +118,8 @@ export interface ListScreen<K extends PageOperation = PageOperation> extends Scr
   addLink?: { label: string; to: string };
   /** URL parameters passed on to the operation as filters (e.g. an admin's ?userId= on a statement). */
   urlFilters?: readonly string[];
+  /** A row of choices above the list for one URL filter (listed in urlFilters), '全部' first (e.g. active, expired). */
+  filterTabs?: { param: string; label: string; options: readonly { value: string; label: string }[] };
   /** A file download above the list (a CSV export), given the current URL parameters. */
   download?: { label: string; href: (search: URLSearchParams) => string };
   empty?: string;
@@ -139,7 +141,30 @@ export type FormLoad<K extends FormOperation, L extends OperationId = OperationI
 }[L];
 
 /** Widgets a form screen may pick for a field, beyond the ones its type picks. */
-export type FormWidget = 'expiry' | 'yuan' | 'csvFile';
+export type FormWidget = 'expiry' | 'yuan' | 'password' | 'csvFile';
+
+/**
+ * A button by a field that asks an operation for a new value of it (AI 润色), shown to the user to accept or discard;
+ * nothing changes until they accept. `args` builds the call from the field's current text; `pick` reads the answer.
+ */
+export type FieldAction<P extends OperationId = OperationId> = {
+  [K in P]: {
+    label: string;
+    operation: K;
+    args: (text: string) => OperationArgs<K>;
+    pick: (data: ResponseData<K>) => { value: string | null; message: string };
+  };
+}[P];
+
+/** A button under the form that calls an operation on its own (test connection) and shows what it answered. */
+export type FormAction<P extends OperationId = OperationId> = {
+  [K in P]: {
+    label: string;
+    operation: K;
+    args: () => OperationArgs<K>;
+    show: (data: ResponseData<K>) => { title: string; content: string };
+  };
+}[P];
 
 export interface FormScreen<K extends FormOperation = FormOperation> extends ScreenBase {
   kind: 'form';
@@ -152,7 +177,7 @@ export interface FormScreen<K extends FormOperation = FormOperation> extends Scr
   enumLabels?: Partial<Record<keyof RequestBody<K> & string, Readonly<Record<string, string>>>>;
   /**
    * A widget other than the one the field's type picks: `expiry` (a choice of days, sent as a timestamp), `yuan` (a
-   * price in fen entered in yuan).
+   * price in fen entered in yuan), `password` (a secret the server never shows: masked, blank keeps the saved one).
    */
   widgets?: Partial<Record<keyof RequestBody<K> & string, FormWidget>>;
   /** Values a new form starts with (shown and editable); a loaded record and `fixed` override them. */
@@ -160,6 +185,10 @@ export interface FormScreen<K extends FormOperation = FormOperation> extends Scr
   /** Fields filled from the URL and not shown (e.g. the id being edited). */
   fixed?: (search: URLSearchParams) => Partial<RequestBody<K>>;
   load?: FormLoad<K>;
+  /** Buttons by fields that suggest a new value (AI 润色), by field. */
+  fieldActions?: Partial<Record<keyof RequestBody<K> & string, FieldAction>>;
+  /** Buttons under the submit button that call another operation and show its answer (测试连接). */
+  actions?: readonly FormAction[];
   submitLabel?: string;
   done?: string;
   /** Where to go after success; back by default. */

@@ -25,6 +25,16 @@ export async function alert(title: string, content: ReactNode): Promise<void> {
   return Dialog.alert({ title, content, confirmText: t.shell.ok, closeOnMaskClick: true });
 }
 
+/** A proposal the user takes or leaves (an AI draft): answers true when they take it. */
+export async function choose(
+  title: string,
+  content: ReactNode,
+  labels: { accept: string; discard: string },
+): Promise<boolean> {
+  const { Dialog } = await kit();
+  return Dialog.confirm({ title, content, confirmText: labels.accept, cancelText: labels.discard });
+}
+
 export async function actionSheet(actions: { text: string; danger?: boolean; onAction: () => void }[]): Promise<void> {
   const { ActionSheet } = await kit();
   ActionSheet.show({

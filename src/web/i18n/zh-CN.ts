@@ -43,6 +43,8 @@ export const zhCN = {
     serverError: '服务器异常，请联系管理员',
     mallManagement: '向左滑动商品可以管理',
     platformManagement: '向左滑动平台可以管理；平台创建后不能删除，只能上架或下架',
+    clockVip: '向左滑动可收回未使用的额度；执行时先用免费额度，再扣积分',
+    aiConfig: 'AI 只用于帮管理员润色站点公告和通知栏，不为用户写报告、日志或打卡内容',
   },
   screens: {
     platformEdit: (title: string) => `修改${title}信息`,
@@ -87,6 +89,8 @@ export const zhCN = {
     /** A price field entered in yuan: its contract title names fen. */
     yuanTitle: (title: string) => title.replace('（分）', '（元）'),
     yuanPlaceholder: '如 9.9',
+    /** A secret the server keeps and never shows (an API key). */
+    keepSecret: '已保存的不会显示；留空表示不修改',
     /** What a field is called when its schema has no title. */
     thisField: '此项',
     /** Client-side validation, worded as the server words the same failures. */
@@ -102,6 +106,8 @@ export const zhCN = {
     empty: '暂无数据',
     noSubordinates: '还没有下级。把邀请码发给好友，注册时填写即可成为你的下级。',
     noMore: '没有更多了',
+    /** The first of a list's filter choices: no filter. */
+    all: '全部',
     loadMore: '加载更多',
     total: (n: number) => `共 ${n} 条`,
     sort: '排序',
@@ -292,6 +298,36 @@ export const zhCN = {
     csvHelp: '第一行为表头 userAccount,amount，之后每行一个账号和数量。整个文件检查通过才会开始。',
     pickFile: '选择 CSV 文件',
     csvPlaceholder: 'userAccount,amount\nalice_01,5\nbob_02,3',
+  },
+  quota: {
+    units: { runs: '次', days: '天' } as Record<string, string>,
+    unitLabels: { runs: '按次（按次计费的平台）', days: '按天（按天计费的平台）' },
+    statuses: { active: '可用', expired: '已过期', used: '已用完', revoked: '已收回' } as Record<string, string>,
+    allPlatforms: '全部平台',
+    row: (account: string, remaining: number, amount: number, units: string) =>
+      `${account} · 剩余 ${remaining}/${amount} ${units}`,
+    detail: (g: { platformName: string | null; reason: string; createdAt: number; expiresAt: number | null }) =>
+      `${g.platformName ?? '全部平台'} · ${g.reason} · ${dateTime(g.createdAt)} 发放` +
+      (g.expiresAt === null ? ' · 不过期' : ` · ${dateTime(g.expiresAt)} 到期`),
+    grant: '发放额度',
+    granted: '额度已发放',
+    revoke: '收回',
+    revokeAsk: (account: string, remaining: number, units: string) =>
+      `确定收回 ${account} 剩余的 ${remaining} ${units}免费额度吗？已使用的不受影响。`,
+    revoked: '已收回',
+    empty: '还没有发放过免费额度',
+    status: '状态',
+  },
+  ai: {
+    enabled: { 0: '关闭', 1: '开启' } as Record<string, string>,
+    test: '测试连接（已保存的配置）',
+    testOk: '连接成功',
+    testFailed: '连接失败',
+    polish: 'AI 润色',
+    polishTitle: 'AI 润色结果',
+    accept: '采用',
+    discard: '放弃',
+    writeFirst: '先写下你想说的话，再让 AI 润色',
   },
   format: {
     dateTime,

@@ -1,5 +1,8 @@
 import { Button, ErrorBlock } from 'antd-mobile';
+import { useMemo, type ReactNode } from 'react';
+import type { FieldAction } from '../config/types';
 import { Loading } from '../shell/Loading';
+import { FieldActionButton, FieldExtras, FormActions } from './form/actions';
 import { resolveForm, type AnyFormScreen, type ResolvedForm } from './form/resolve';
 import { ThemedForm } from './form/theme';
 import { useFormController } from './form/useFormController';
@@ -18,6 +21,25 @@ export { resolveForm, type AnyFormScreen, type ResolvedForm };
  */
 export function FormRenderer({ screen, onDone }: { screen: AnyFormScreen; onDone?: (result: unknown) => void }) {
   const controller = useFormController(screen, onDone);
+  const ready = controller.status === 'ready' ? controller : null;
+  const formData = ready?.formData;
+  const setField = ready?.setField;
+  const fieldActions = screen.fieldActions as Readonly<Record<string, FieldAction>> | undefined;
+  const extras = useMemo(() => {
+    const out: Record<string, ReactNode> = {};
+    if (!fieldActions || !setField) return out;
+    for (const [name, action] of Object.entries(fieldActions)) {
+      const value = formData?.[name];
+      out[name] = (
+        <FieldActionButton
+          action={action}
+          text={typeof value === 'string' ? value : ''}
+          onAccept={(text) => setField(name, text)}
+        />
+      );
+    }
+    return out;
+  }, [fieldActions, formData, setField]);
   if (controller.status === 'failed') {
     return (
       <ErrorBlock
@@ -35,33 +57,36 @@ export function FormRenderer({ screen, onDone }: { screen: AnyFormScreen; onDone
   if (controller.status === 'loading') return <Loading />;
   const { form, submitting, submitLabel } = controller;
   return (
-    <ThemedForm
-      schema={form.schema}
-      uiSchema={form.uiSchema}
-      validator={controller.validator}
-      formData={controller.formData}
-      onChange={controller.onChange}
-      onSubmit={controller.onSubmit}
-      onError={controller.onError}
-      extraErrors={controller.extraErrors}
-      showErrorList={false}
-      liveValidate={controller.submitted ? 'onChange' : false}
-      noHtml5Validate
-      focusOnFirstError
-      disabled={submitting}
-    >
-      <div style={{ padding: '16px 12px' }}>
-        <Button
-          block
-          color="primary"
-          type="submit"
-          loading={submitting}
-          loadingText={submitLabel}
-          disabled={submitting}
-        >
-          {submitLabel}
-        </Button>
-      </div>
-    </ThemedForm>
+    <FieldExtras.Provider value={extras}>
+      <ThemedForm
+        schema={form.schema}
+        uiSchema={form.uiSchema}
+        validator={controller.validator}
+        formData={controller.formData}
+        onChange={controller.onChange}
+        onSubmit={controller.onSubmit}
+        onError={controller.onError}
+        extraErrors={controller.extraErrors}
+        showErrorList={false}
+        liveValidate={controller.submitted ? 'onChange' : false}
+        noHtml5Validate
+        focusOnFirstError
+        disabled={submitting}
+      >
+        <div style={{ padding: '16px 12px' }}>
+          <Button
+            block
+            color="primary"
+            type="submit"
+            loading={submitting}
+            loadingText={submitLabel}
+            disabled={submitting}
+          >
+            {submitLabel}
+          </Button>
+        </div>
+        {screen.actions ? <FormActions actions={screen.actions} disabled={submitting} /> : null}
+      </ThemedForm>
+    </FieldExtras.Provider>
   );
 }

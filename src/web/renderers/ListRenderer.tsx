@@ -55,6 +55,34 @@ function usePolling(poll: ErasedListScreen['poll'], rows: unknown[], reload: () 
   }, [wanted, everyMs]);
 }
 
+/** One URL filter as a row of choices, '全部' first; styled as the sort row. */
+function FilterTabs({
+  tabs,
+  value,
+  onChange,
+}: {
+  tabs: NonNullable<ListScreen['filterTabs']>;
+  value: string | undefined;
+  onChange: (value: string | undefined) => void;
+}) {
+  const options = [{ value: undefined, label: t.list.all }, ...tabs.options];
+  return (
+    <div className="list-sort" role="group" aria-label={tabs.label}>
+      {options.map((option) => (
+        <button
+          key={option.value ?? ''}
+          type="button"
+          className={value === option.value ? 'list-sort-item active' : 'list-sort-item'}
+          aria-pressed={value === option.value}
+          onClick={() => onChange(option.value)}
+        >
+          {option.label}
+        </button>
+      ))}
+    </div>
+  );
+}
+
 /** Any paged operation as an infinite list: search, sort, pull to refresh, and row actions by swipe or tap. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the map's lists, each typed by its own operation
 export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
@@ -122,6 +150,16 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
             </Link>
           )}
         </div>
+      )}
+      {screen.filterTabs && (
+        <FilterTabs
+          tabs={screen.filterTabs}
+          value={query.filters[screen.filterTabs.param]}
+          onChange={(value) => {
+            const { [screen.filterTabs!.param]: _old, ...rest } = query.filters;
+            update({ filters: value === undefined ? rest : { ...rest, [screen.filterTabs!.param]: value } });
+          }}
+        />
       )}
       {screen.sortFields && (
         <div className="list-sort" role="group" aria-label={t.list.sort}>

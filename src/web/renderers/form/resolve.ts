@@ -51,6 +51,9 @@ function fieldUi(
       'ui:placeholder': t.form.yuanPlaceholder,
     };
   if (widget === 'csvFile') return { 'ui:widget': widget, 'ui:placeholder': t.tasks.csvPlaceholder };
+  // A secret the server never answers: masked, not filled in by the browser, blank keeps the saved one.
+  if (widget === 'password')
+    return { 'ui:widget': 'password', 'ui:placeholder': t.form.keepSecret, 'ui:autocomplete': 'off' };
   if (widget) return { 'ui:widget': widget };
   if (property.enum) {
     if (labels)

@@ -1,5 +1,6 @@
 import type { FieldTemplateProps, ObjectFieldTemplateProps, TemplatesType } from '@rjsf/utils';
 import { List } from 'antd-mobile';
+import { useFieldExtra } from './actions';
 
 // The templates of the antd-mobile theme: the form is one antd-mobile List, each field a List.Item with its title as
 // the label, a red mark when required and its first error in red under the input. No error list at the top: every
@@ -18,6 +19,8 @@ function FieldError({ id, message }: { id: string; message: string | undefined }
 
 function FieldTemplate(props: FieldTemplateProps) {
   const { id, label, children, hidden, required, rawErrors, schema } = props;
+  // rjsf names a top-level field's id root_<name>; a screen's field action (AI 润色) sits beside its label.
+  const extra = useFieldExtra(id.replace(/^root_/, ''));
   if (hidden) return null;
   const error = rawErrors?.[0];
   // The form itself (the root object): its fields, then an error about the whole body if there is one.
@@ -36,14 +39,15 @@ function FieldTemplate(props: FieldTemplateProps) {
   return (
     <List.Item
       title={
-        <>
+        <span style={{ display: 'flex', alignItems: 'center' }}>
           <label htmlFor={id}>{label}</label>
           {required ? (
             <span style={danger} aria-hidden="true">
               {' *'}
             </span>
           ) : null}
-        </>
+          {extra ? <span style={{ marginLeft: 'auto' }}>{extra}</span> : null}
+        </span>
       }
       description={error ? <FieldError id={id} message={error} /> : undefined}
     >

@@ -78,6 +78,8 @@ export type FormController =
       submitting: boolean;
       submitLabel: string;
       onChange: (event: IChangeEvent<Data>) => void;
+      /** Sets one field from outside the inputs (an accepted AI draft). */
+      setField: (name: string, value: unknown) => void;
       onSubmit: (event: IChangeEvent<Data>) => Promise<void>;
       onError: (errors: RJSFValidationError[]) => void;
     };
@@ -143,6 +145,10 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
     });
     setFormData(next);
   }, []);
+  const setField = useCallback((name: string, value: unknown) => {
+    setExtraErrors(({ [name]: _dropped, ...rest }) => rest);
+    setFormData((data) => ({ ...(data ?? {}), [name]: value }));
+  }, []);
 
   const onError = useCallback(
     (errors: RJSFValidationError[]) => {
@@ -198,6 +204,7 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
     submitting: submission.busy,
     submitLabel: screen.submitLabel ?? t.form.submit,
     onChange,
+    setField,
     onSubmit,
     onError,
   };
