@@ -2,7 +2,9 @@ import type { Handlers } from './http/handler-types.js';
 import { aiHandlers } from './modules/ai/handlers.js';
 import { coinHandlers } from './modules/coins/handlers.js';
 import { healthHandlers } from './modules/health/handlers.js';
+import { taskHandlers } from './modules/batches/handlers.js';
 import { mallHandlers } from './modules/mall/handlers.js';
+import { noticeHandlers } from './modules/notices/handlers.js';
 import { orderHandlers } from './modules/orders/handlers.js';
 import { platformHandlers } from './modules/platforms/handlers.js';
 import { quotaHandlers } from './modules/quotas/handlers.js';
@@ -23,6 +25,8 @@ export const handlers: Handlers = {
   ...platformHandlers,
   ...serviceHandlers,
   ...runHandlers,
+  ...noticeHandlers,
+  ...taskHandlers,
   ...quotaHandlers,
   ...aiHandlers,
   ...healthHandlers,

@@ -99,7 +99,8 @@ describe('failures, retries and refunds', () => {
     const { user, run } = await failingService('flaky', 3);
     expect(run).toMatchObject({ state: 'succeeded', attempts: 2, charged: 4 });
     expect((await serviceEntries(user.id)).map((e) => e.amount)).toEqual([-4]);
-    expect(await noticesOf(app(), user.id)).toEqual([]);
+    // The settings ask for notices (inbox): the success is told once, the failed attempt before it not at all.
+    expect((await noticesOf(app(), user.id)).map((n) => n.kind)).toEqual(['run_succeeded']);
   });
 
   it('refunds a run that still fails after the retry limit, and tells the user', async () => {
@@ -159,7 +160,7 @@ describe('failures, retries and refunds', () => {
       nextRunAt: null,
       lastRunState: 'skipped',
     });
-    expect((await noticesOf(app(), user.id)).map((n) => n.kind)).toEqual(['run_skipped']);
+    expect((await noticesOf(app(), user.id)).map((n) => n.kind)).toEqual(['run_succeeded', 'run_skipped']);
     expect(await balanceOf(app(), user.id)).toBe(5);
   });
 });

@@ -76,6 +76,7 @@ export const TEST_JOBS_CONFIG: JobsConfig = {
   concurrency: 4,
   runTimeoutMs: 30_000,
   shutdownMs: 1000,
+  batchChunk: 200,
   sandbox: { latencyMs: 0, failurePercent: 0, seed: 1 },
 };
 

@@ -543,6 +543,96 @@ export const formSchemas = {
     ],
     "additionalProperties": false
   },
+  noticeBroadcast: {
+    "$id": "noticeBroadcast",
+    "type": "object",
+    "properties": {
+      "title": {
+        "type": "string",
+        "title": "标题",
+        "minLength": 1,
+        "maxLength": 50,
+        "pattern": "\\S"
+      },
+      "body": {
+        "type": "string",
+        "title": "内容",
+        "minLength": 1,
+        "maxLength": 500,
+        "pattern": "\\S"
+      },
+      "role": {
+        "type": "string",
+        "title": "收件人",
+        "description": "all 全部用户；其余为该角色的用户",
+        "enum": [
+          "all",
+          "user",
+          "agent",
+          "admin"
+        ]
+      }
+    },
+    "required": [
+      "title",
+      "body",
+      "role"
+    ],
+    "additionalProperties": false
+  },
+  noticeDelete: {
+    "$id": "noticeDelete",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      }
+    },
+    "required": [
+      "id"
+    ],
+    "additionalProperties": false
+  },
+  noticeMy: {
+    "$id": "noticeMy",
+    "type": "object",
+    "properties": {
+      "current": {
+        "type": "integer",
+        "title": "页码",
+        "default": 1,
+        "minimum": 1,
+        "maximum": 100000
+      },
+      "pageSize": {
+        "type": "integer",
+        "title": "每页条数",
+        "default": 10,
+        "minimum": 1,
+        "maximum": 100
+      }
+    },
+    "additionalProperties": false
+  },
+  noticeRead: {
+    "$id": "noticeRead",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      }
+    },
+    "required": [
+      "id"
+    ],
+    "additionalProperties": false
+  },
   orderCancel: {
     "$id": "orderCancel",
     "type": "object",
@@ -1349,6 +1439,157 @@ export const formSchemas = {
     ],
     "additionalProperties": false
   },
+  taskCancel: {
+    "$id": "taskCancel",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      }
+    },
+    "required": [
+      "id"
+    ],
+    "additionalProperties": false
+  },
+  taskFailures: {
+    "$id": "taskFailures",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "current": {
+        "type": "integer",
+        "title": "页码",
+        "default": 1,
+        "minimum": 1,
+        "maximum": 100000
+      },
+      "pageSize": {
+        "type": "integer",
+        "title": "每页条数",
+        "default": 10,
+        "minimum": 1,
+        "maximum": 100
+      }
+    },
+    "required": [
+      "id"
+    ],
+    "additionalProperties": false
+  },
+  taskListPage: {
+    "$id": "taskListPage",
+    "type": "object",
+    "properties": {
+      "current": {
+        "type": "integer",
+        "title": "页码",
+        "default": 1,
+        "minimum": 1,
+        "maximum": 100000
+      },
+      "pageSize": {
+        "type": "integer",
+        "title": "每页条数",
+        "default": 10,
+        "minimum": 1,
+        "maximum": 100
+      },
+      "state": {
+        "type": "string",
+        "title": "状态",
+        "enum": [
+          "queued",
+          "running",
+          "done",
+          "cancelled",
+          "failed"
+        ]
+      }
+    },
+    "additionalProperties": false
+  },
+  taskPlatform: {
+    "$id": "taskPlatform",
+    "type": "object",
+    "properties": {
+      "platformId": {
+        "type": "integer",
+        "title": "平台",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "action": {
+        "type": "string",
+        "title": "操作",
+        "description": "run 全部立即执行一次；pause 全部暂停",
+        "enum": [
+          "run",
+          "pause"
+        ]
+      }
+    },
+    "required": [
+      "platformId",
+      "action"
+    ],
+    "additionalProperties": false
+  },
+  taskQuotaGrant: {
+    "$id": "taskQuotaGrant",
+    "type": "object",
+    "properties": {
+      "csv": {
+        "type": "string",
+        "title": "名单（CSV）",
+        "description": "表头 userAccount,amount，每行一个账号和数量；可以粘贴，也可以选择文件",
+        "minLength": 1,
+        "maxLength": 1000000
+      },
+      "platformId": {
+        "type": "integer",
+        "title": "平台编号（不填为全部平台）",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "unit": {
+        "type": "string",
+        "title": "额度单位",
+        "description": "runs：按次计费平台的执行次数；days：按天计费平台的天数",
+        "enum": [
+          "runs",
+          "days"
+        ]
+      },
+      "expiresAt": {
+        "type": "integer",
+        "title": "过期时间（不填为不过期）",
+        "description": "毫秒时间戳（UTC）",
+        "minimum": 0
+      },
+      "reason": {
+        "type": "string",
+        "title": "原因",
+        "minLength": 1,
+        "maxLength": 100,
+        "pattern": "^[^\\p{C}]*$"
+      }
+    },
+    "required": [
+      "csv",
+      "unit",
+      "reason"
+    ],
+    "additionalProperties": false
+  },
   userAdd: {
     "$id": "userAdd",
     "type": "object",
@@ -1777,8 +2018,9 @@ export const formSchemas = {
       "notify": {
         "type": "string",
         "title": "结果通知",
-        "description": "inbox 站内消息；email 站内消息并发邮件到绑定的邮箱",
+        "description": "失败、跳过和暂停总会发站内消息；none 成功时不通知；inbox 成功也发站内消息；email 成功也通知，并且每条消息 同时发邮件到绑定的邮箱（每个用户每小时最多 10 封）",
         "enum": [
+          "none",
           "inbox",
           "email"
         ]
@@ -1835,8 +2077,9 @@ export const formSchemas = {
       "notify": {
         "type": "string",
         "title": "结果通知",
-        "description": "inbox 站内消息；email 站内消息并发邮件到绑定的邮箱",
+        "description": "失败、跳过和暂停总会发站内消息；none 成功时不通知；inbox 成功也发站内消息；email 成功也通知，并且每条消息 同时发邮件到绑定的邮箱（每个用户每小时最多 10 封）",
         "enum": [
+          "none",
           "inbox",
           "email"
         ]
@@ -1865,6 +2108,10 @@ export const formPatternMessages: Record<FormSchemaId, Readonly<Record<string, s
   mallListPage: {"searchText":"不能包含控制字符"},
   mallShelf: {},
   mallUpdate: {"coinName":"不能包含控制字符或换行"},
+  noticeBroadcast: {},
+  noticeDelete: {},
+  noticeMy: {},
+  noticeRead: {},
   orderCancel: {},
   orderConfirm: {},
   orderListPage: {"searchText":"不能包含控制字符"},
@@ -1890,6 +2137,11 @@ export const formPatternMessages: Record<FormSchemaId, Readonly<Record<string, s
   serviceSave: {},
   serviceStart: {},
   serviceStop: {},
+  taskCancel: {},
+  taskFailures: {},
+  taskListPage: {},
+  taskPlatform: {},
+  taskQuotaGrant: {"reason":"不能包含控制字符或换行"},
   userAdd: {"userAccount":"只能包含字母、数字和下划线","userName":"不能包含控制字符，首尾不能是空格","userPassword":"只能包含字母、数字和英文符号，不能有空格"},
   userAddCoin: {"description":"不能包含控制字符或换行","userAccount":"只能包含字母、数字和下划线"},
   userBindEmail: {"captcha":"应为 6 位数字"},

@@ -1483,6 +1483,291 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/notice/my": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 我的消息（最新的在前）
+         * @description 只有自己的消息。打开一条消息用 noticeRead 标为已读。
+         */
+        post: operations["noticeMy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notice/unread": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 未读消息数
+         * @description 一次按索引 (user_id, read_at) 的计数，供底部标签栏和“我的”入口显示角标。
+         */
+        get: operations["noticeUnread"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notice/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 打开一条消息（标为已读）
+         * @description 只能打开自己的消息；别人的消息得到 404 / 40400。
+         */
+        post: operations["noticeRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notice/readAll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** 全部标为已读 */
+        post: operations["noticeReadAll"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notice/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 删除一条消息
+         * @description 只能删除自己的消息；别人的消息得到 404 / 40400。
+         */
+        post: operations["noticeDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notice/broadcast": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员：群发消息（批量任务）
+         * @description 发给全部用户或某一角色的用户。请求只创建一个批量任务并立即返回；消息由后台按批写入每个收件人的收件箱， 进度在 /tasks 查看。
+         */
+        post: operations["noticeBroadcast"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/task/list/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** 管理员：批量任务（最新的在前） */
+        post: operations["taskListPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/task/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** 管理员：一个批量任务的状态与进度 */
+        get: operations["taskGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/task/failures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** 管理员：一个批量任务失败的条目及原因 */
+        post: operations["taskFailures"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/task/failures/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** 管理员：下载失败条目（CSV） */
+        get: operations["taskFailuresExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/task/output": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 管理员：下载导出任务的文件（CSV）
+         * @description 只有已完成的导出任务有文件；其他任务得到 409 / 40900。
+         */
+        get: operations["taskOutput"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/task/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员：取消排队或进行中的批量任务
+         * @description 已提交的分块保留（每个条目只执行一次），其余不再执行。已结束的任务得到 409 / 40900。
+         */
+        post: operations["taskCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/task/platform": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员：对一个平台的全部服务立即执行一次或全部暂停（批量任务）
+         * @description run：每个运行中的服务各加入一次立即执行；pause：每个运行中的服务暂停，并通知其用户。
+         */
+        post: operations["taskPlatform"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/task/quota": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员：按 CSV 名单批量发放免费额度（批量任务）
+         * @description CSV 第一行是表头 userAccount,amount，其后每行一个账号和数量。整个文件先检查：空行、列数不对、数量不对、 账号重复或不存在都逐行报告（400 / 40000，消息列出行号和原因），有任何错误就不开始，不会只执行一部分。 检查通过后创建任务并立即返回；每个账号的发放带自己的幂等键，任务中断后继续也不会重复发放。
+         */
+        post: operations["taskQuotaGrant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/task/statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员：导出全部用户的积分明细为一个 CSV（批量任务）
+         * @description 完成后用 taskOutput 下载。
+         */
+        post: operations["taskStatements"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2111,10 +2396,10 @@ export interface components {
         Weekday: number;
         /**
          * 结果通知
-         * @description inbox 站内消息；email 站内消息并发邮件到绑定的邮箱
+         * @description 失败、跳过和暂停总会发站内消息；none 成功时不通知；inbox 成功也发站内消息；email 成功也通知，并且每条消息 同时发邮件到绑定的邮箱（每个用户每小时最多 10 封）
          * @enum {string}
          */
-        NotifyChannel: "inbox" | "email";
+        NotifyChannel: "none" | "inbox" | "email";
         /**
          * 打卡设置
          * @description 打卡类平台：在选定的星期几、设定的时间签到（可选签退）。不含位置、设备或报告内容。
@@ -2551,6 +2836,137 @@ export interface components {
             current: number;
             pageSize: number;
         };
+        /**
+         * 消息类型
+         * @enum {string}
+         */
+        NoticeKind: "run_succeeded" | "run_failed" | "run_skipped" | "service_paused" | "order_confirmed" | "order_cancelled" | "coins_received" | "redeem_used" | "quota_granted" | "broadcast";
+        Notice: {
+            id: components["schemas"]["Id"];
+            kind: components["schemas"]["NoticeKind"];
+            /** 标题 */
+            title: string;
+            /** 内容 */
+            body: string;
+            /** 已读 */
+            read: boolean;
+            createdAt: components["schemas"]["Timestamp"];
+        };
+        NoticeQuery: {
+            current?: components["schemas"]["Current"];
+            pageSize?: components["schemas"]["PageSize"];
+        };
+        NoticePage: {
+            records: components["schemas"]["Notice"][];
+            total: number;
+            current: number;
+            pageSize: number;
+        };
+        NoticeUnread: {
+            /** 条数 */
+            count: number;
+        };
+        BroadcastRequest: {
+            /** 标题 */
+            title: string;
+            /** 内容 */
+            body: string;
+            /**
+             * 收件人
+             * @description all 全部用户；其余为该角色的用户
+             * @enum {string}
+             */
+            role: "all" | "user" | "agent" | "admin";
+        };
+        /**
+         * 任务类型
+         * @enum {string}
+         */
+        TaskKind: "quota_grant" | "broadcast" | "platform_run" | "platform_pause" | "statements";
+        /**
+         * 状态
+         * @enum {string}
+         */
+        TaskState: "queued" | "running" | "done" | "cancelled" | "failed";
+        Task: {
+            id: components["schemas"]["Id"];
+            kind: components["schemas"]["TaskKind"];
+            /** 任务 */
+            title: string;
+            state: components["schemas"]["TaskState"];
+            /** 条目总数 */
+            total: number;
+            /** 已完成 */
+            done: number;
+            /** 失败 */
+            failed: number;
+            /** 结果说明 */
+            result: string;
+            createdBy: components["schemas"]["Id"];
+            /** 发起人 */
+            createdByAccount: string;
+            createdAt: components["schemas"]["Timestamp"];
+            /** 开始时间 */
+            startedAt: number | null;
+            /** 结束时间 */
+            finishedAt: number | null;
+            /** 有导出文件 */
+            hasOutput: boolean;
+        };
+        TaskQuery: {
+            current?: components["schemas"]["Current"];
+            pageSize?: components["schemas"]["PageSize"];
+            state?: components["schemas"]["TaskState"];
+        };
+        TaskPage: {
+            records: components["schemas"]["Task"][];
+            total: number;
+            current: number;
+            pageSize: number;
+        };
+        TaskFailureQuery: {
+            id: components["schemas"]["Id"];
+            current?: components["schemas"]["Current"];
+            pageSize?: components["schemas"]["PageSize"];
+        };
+        TaskItem: {
+            /** 序号 */
+            seq: number;
+            /** 条目 */
+            label: string;
+            /** 原因 */
+            error: string;
+        };
+        TaskItemPage: {
+            records: components["schemas"]["TaskItem"][];
+            total: number;
+            current: number;
+            pageSize: number;
+        };
+        TaskPlatformRequest: {
+            /** 平台 */
+            platformId: components["schemas"]["Id"];
+            /**
+             * 操作
+             * @description run 全部立即执行一次；pause 全部暂停
+             * @enum {string}
+             */
+            action: "run" | "pause";
+        };
+        TaskQuotaRequest: {
+            /**
+             * 名单（CSV）
+             * @description 表头 userAccount,amount，每行一个账号和数量；可以粘贴，也可以选择文件
+             */
+            csv: string;
+            /** 平台编号（不填为全部平台） */
+            platformId?: number & components["schemas"]["Id"];
+            unit: components["schemas"]["QuotaUnit"];
+            /** 过期时间（不填为不过期） */
+            expiresAt?: number & components["schemas"]["Timestamp"];
+            /** 原因 */
+            reason: string & components["schemas"]["SingleLineText"];
+        };
     };
     responses: {
         /** @description 成功，返回该用户的新余额 */
@@ -2571,6 +2987,17 @@ export interface components {
                  */
                 "application/json": components["schemas"]["Envelope"] & {
                     data: components["schemas"]["CoinBalance"];
+                };
+            };
+        };
+        /** @description 成功，返回批量任务 */
+        OkTask: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Envelope"] & {
+                    data: components["schemas"]["Task"];
                 };
             };
         };
@@ -5303,6 +5730,446 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    noticeMy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "current": 1,
+                 *       "pageSize": 10
+                 *     }
+                 */
+                "application/json": components["schemas"]["NoticeQuery"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["NoticePage"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    noticeUnread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 0,
+                     *       "message": "ok",
+                     *       "data": {
+                     *         "count": 3
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["NoticeUnread"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    noticeRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description 成功，返回这条消息 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["Notice"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    noticeReadAll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功，返回标为已读的条数 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 0,
+                     *       "message": "ok",
+                     *       "data": {
+                     *         "count": 3
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["NoticeUnread"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    noticeDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkBoolean"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    noticeBroadcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "系统维护通知",
+                 *       "body": "今晚 23:00 至 23:30 系统维护。",
+                 *       "role": "all"
+                 *     }
+                 */
+                "application/json": components["schemas"]["BroadcastRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkTask"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    taskListPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "current": 1,
+                 *       "pageSize": 10
+                 *     }
+                 */
+                "application/json": components["schemas"]["TaskQuery"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["TaskPage"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    taskGet: {
+        parameters: {
+            query: {
+                /** @example 1 */
+                id: components["schemas"]["Id"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["OkTask"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    taskFailures: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 1,
+                 *       "current": 1,
+                 *       "pageSize": 10
+                 *     }
+                 */
+                "application/json": components["schemas"]["TaskFailureQuery"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["TaskItemPage"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    taskFailuresExport: {
+        parameters: {
+            query: {
+                /** @example 1 */
+                id: components["schemas"]["Id"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV 文件（UTF-8，带 BOM）：序号、条目、原因 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    taskOutput: {
+        parameters: {
+            query: {
+                /** @example 1 */
+                id: components["schemas"]["Id"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV 文件（UTF-8，带 BOM） */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    taskCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkTask"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    taskPlatform: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "platformId": 1,
+                 *       "action": "pause"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TaskPlatformRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkTask"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    taskQuotaGrant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "csv": "userAccount,amount\nalice_01,5\nbob_02,3\n",
+                 *       "unit": "runs",
+                 *       "reason": "活动奖励"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TaskQuotaRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkTask"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    taskStatements: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["OkTask"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             500: components["responses"]["ServerError"];

@@ -260,6 +260,43 @@ export interface NoticesTable {
   createdAt: EpochMs;
 }
 
+export type BatchKind = 'quota_grant' | 'broadcast' | 'platform_run' | 'platform_pause' | 'statements';
+export type BatchState = 'queued' | 'running' | 'done' | 'cancelled' | 'failed';
+
+export interface BatchesTable {
+  id: Generated<number>;
+  kind: BatchKind;
+  title: string;
+  params: string;
+  state: BatchState;
+  total: Generated<number>;
+  done: Generated<number>;
+  failed: Generated<number>;
+  cursor: Generated<number>;
+  result: Generated<string>;
+  leaseOwner: string | null;
+  leaseExpiresAt: EpochMs | null;
+  createdBy: number;
+  createdAt: EpochMs;
+  startedAt: EpochMs | null;
+  finishedAt: EpochMs | null;
+}
+
+export interface BatchItemsTable {
+  batchId: number;
+  seq: number;
+  label: string;
+  payload: Generated<string>;
+  state: 'pending' | 'done' | 'failed';
+  error: Generated<string>;
+}
+
+export interface BatchOutputTable {
+  batchId: number;
+  seq: number;
+  line: string;
+}
+
 export interface SandboxAccountsTable {
   serviceId: number;
   received: Generated<number>;
@@ -293,6 +330,9 @@ export interface Database extends QuotaAiTables {
   notices: NoticesTable;
   sandboxAccounts: SandboxAccountsTable;
   sandboxCheckins: SandboxCheckinsTable;
+  batches: BatchesTable;
+  batchItems: BatchItemsTable;
+  batchOutput: BatchOutputTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -16,6 +16,8 @@ export interface JobsConfig {
   runTimeoutMs: number;
   /** On shutdown, how long to wait for runs in flight before leaving them to lease expiry. */
   shutdownMs: number;
+  /** Items a batch task applies per transaction (BATCH_CHUNK). */
+  batchChunk: number;
   sandbox: SandboxConfig;
 }
 
@@ -52,6 +54,7 @@ export function loadJobsConfig(env: NodeJS.ProcessEnv): JobsConfig {
       Math.floor(leaseMs / 2),
     ),
     shutdownMs: integer('SCHEDULER_SHUTDOWN_MS', env.SCHEDULER_SHUTDOWN_MS, 10_000, 0, 600_000),
+    batchChunk: integer('BATCH_CHUNK', env.BATCH_CHUNK, 200, 1, 5000),
     sandbox: {
       latencyMs: integer('SANDBOX_LATENCY_MS', env.SANDBOX_LATENCY_MS, 300, 0, 60_000),
       failurePercent: integer('SANDBOX_FAILURE_PERCENT', env.SANDBOX_FAILURE_PERCENT, 5, 0, 100),

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AppContext } from '../context.js';
+import { BatchRunner } from './batches/runner.js';
 import type { Connector } from './connectors/connector.js';
 import { planDue } from './planner.js';
 import { releaseExpiredLeases } from './queue.js';
@@ -14,6 +15,9 @@ export class Scheduler {
   /** Who holds a lease: host, process and a random part, so a restarted process is a new owner. */
   readonly owner = `${hostname().slice(0, 40)}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly worker: Worker;
+  /** Batch tasks ride the same loop: one batch at a time per process. */
+  readonly batches: BatchRunner;
+  private batchSlot: Promise<void> | undefined;
   /** Worker slots at work; shutdown waits for them. */
   private readonly inFlight = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
@@ -25,6 +29,7 @@ export class Scheduler {
     postgres: boolean,
   ) {
     this.worker = new Worker(app, connector, this.owner, postgres);
+    this.batches = new BatchRunner(app, this.owner, postgres);
   }
 
   /** Starts the loop; runs left by a process that died are handed back first. */
@@ -40,10 +45,11 @@ export class Scheduler {
   async stop(): Promise<void> {
     this.running = false;
     clearTimeout(this.timer);
-    if (this.inFlight.size === 0) return;
+    const busy = [...this.inFlight, ...(this.batchSlot ? [this.batchSlot] : [])];
+    if (busy.length === 0) return;
     let timer: NodeJS.Timeout | undefined;
     const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.app.config.jobs.shutdownMs)));
-    await Promise.race([Promise.allSettled([...this.inFlight]), bound]);
+    await Promise.race([Promise.allSettled(busy), bound]);
     clearTimeout(timer);
   }
 
@@ -63,7 +69,10 @@ export class Scheduler {
         if (c === 'settled') settled++;
         else batch.push(c);
       }
-      if (batch.length === 0 && settled === 0) return { planned, claimed };
+      if (batch.length === 0 && settled === 0) {
+        await this.batches.drain();
+        return { planned, claimed };
+      }
       claimed += batch.length;
       await Promise.all(batch.map((c) => this.worker.execute(c)));
     }
@@ -73,7 +82,10 @@ export class Scheduler {
     if (!this.running) return;
     void planDue(this.app)
       .catch((err: unknown) => this.app.log.error({ err }, 'scheduler: planning failed'))
-      .then(() => this.pump())
+      .then(() => {
+        this.pump();
+        this.pumpBatches();
+      })
       .finally(() => {
         if (this.running) {
           this.timer = setTimeout(() => this.poll(), this.app.config.jobs.pollMs);
@@ -91,6 +103,18 @@ export class Scheduler {
       const slot: Promise<void> = this.slot().finally(() => this.inFlight.delete(slot));
       this.inFlight.add(slot);
     }
+  }
+
+  /** Starts working batches when none is in hand; a chunk at a time, so shutdown waits for one chunk at most. */
+  private pumpBatches(): void {
+    if (!this.running || this.batchSlot) return;
+    const slot = (async () => {
+      for (let id = await this.batches.claim(); id !== undefined && this.running; id = await this.batches.claim())
+        await this.batches.work(id, () => this.running);
+    })()
+      .catch((err: unknown) => this.app.log.error({ err }, 'scheduler: batch work failed'))
+      .finally(() => (this.batchSlot = undefined));
+    this.batchSlot = slot;
   }
 
   private async slot(): Promise<void> {

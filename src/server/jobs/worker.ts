@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
-import { mailNotice } from '../modules/notices/mail.js';
+import * as events from '../modules/notices/events.js';
+import { mailNotice, wantsNotice } from '../modules/notices/mail.js';
 import { insertNotice, type NewNotice } from '../modules/notices/repo.js';
 import { refundQuota } from '../modules/quotas/ledger.js';
 import { charge, refund, runPeriod } from '../modules/services/billing.js';
@@ -149,6 +150,9 @@ export class Worker {
           })
         ) {
           await recordOnService(trx, run.serviceId, 'succeeded', now);
+          // A success is told only when the service's settings ask for notices.
+          if (wantsNotice(JSON.parse(run.settings)))
+            return events.runSucceeded(trx, { userId: run.userId, platformName: run.platformName, runId: run.id }, now);
         }
         return;
       }

@@ -80,6 +80,24 @@ export interface ListItem<R> {
   tag?: (row: R) => TagValue | null;
 }
 
+/** A job's progress, shown as a bar with done and failed out of total. */
+export interface Progress {
+  done: number;
+  failed: number;
+  total: number;
+}
+
+/** An action above a list (not tied to a row): a call or a link. */
+export type ToolbarAction =
+  | {
+      label: string;
+      color?: 'primary' | 'warning' | 'danger' | 'default';
+      confirm?: string;
+      done?: string;
+      call: ActionCall<void>;
+    }
+  | { label: string; color?: 'primary' | 'warning' | 'danger' | 'default'; to: string };
+
 export interface ListScreen<K extends PageOperation = PageOperation> extends ScreenBase {
   kind: 'list';
   operation: K;
@@ -91,6 +109,25 @@ export interface ListScreen<K extends PageOperation = PageOperation> extends Scr
   rowActions?: readonly RowAction<RowOf<NoInfer<K>>>[];
   /** One-tap filters above the list: a field of the operation's query and the words for its values. */
   chips?: readonly { field: string; label: string; options: Readonly<Record<string, string>> }[];
+
+  /** Rows that stand out (unread notices): bold, with a dot. */
+  highlight?: (row: RowOf<NoInfer<K>>) => boolean;
+  /**
+   * What a tap on a row does instead of offering the row actions (these stay on the swipe): calls the operation (e.g.
+   * marks the notice read) and shows the row in a dialog.
+   */
+  open?: {
+    call: ActionCall<RowOf<NoInfer<K>>>;
+    dialog: (row: RowOf<NoInfer<K>>) => { title: string; content: string };
+  };
+  /** A progress bar under each row (batch tasks). */
+  progress?: (row: RowOf<NoInfer<K>>) => Progress;
+  /** Reloads the pages shown every `everyMs` while the screen is open and some row still `while`s (a job running). */
+  poll?: { everyMs: number; while?: (row: RowOf<NoInfer<K>>) => boolean };
+  /** Actions above the list: calls (e.g. mark all read) and links (e.g. to a start form). */
+  toolbar?: readonly ToolbarAction[];
+  /** Told after any call from this list succeeded (e.g. the unread count refreshes). */
+  onChange?: () => void;
   /** A link above the list, e.g. to the add form. */
   addLink?: { label: string; to: string };
   /** URL parameters passed on to the operation as filters (e.g. an admin's ?userId= on a statement). */
@@ -116,7 +153,7 @@ export type FormLoad<K extends FormOperation, L extends OperationId = OperationI
 }[L];
 
 /** Widgets a form screen may pick for a field, beyond the ones its type picks. */
-export type FormWidget = 'expiry' | 'yuan' | 'password';
+export type FormWidget = 'expiry' | 'yuan' | 'password' | 'csvFile';
 
 /**
  * A button by a field that asks an operation for a new value of it (AI 润色), shown to the user to accept or discard;
@@ -198,6 +235,20 @@ export interface DetailScreen<K extends OperationId = OperationId> extends Scree
   args: (search: URLSearchParams) => OperationArgs<NoInfer<K>>;
   /** Fields of the operation's answer, by name: a name it does not answer fails the type check. */
   fields: readonly DetailField<keyof ResponseData<NoInfer<K>> & string>[];
+  /** A progress bar above the fields. */
+  progress?: (data: ResponseData<NoInfer<K>>) => Progress;
+  /** Reads the record again every `everyMs` while `while` holds for it (a job running). */
+  poll?: { everyMs: number; while: (data: ResponseData<NoInfer<K>>) => boolean };
+  /** Buttons under the fields: calls on the record (cancel) or links; shown by `when` and the contract's roles. */
+  actions?: readonly RowAction<ResponseData<NoInfer<K>>>[];
+  /** File downloads (CSV) offered for the record. */
+  downloads?: readonly {
+    label: string;
+    href: (data: ResponseData<NoInfer<K>>) => string;
+    when?: (data: ResponseData<NoInfer<K>>) => boolean;
+  }[];
+  /** A list composed under the record (amis' `body`): e.g. a task's failed items, filtered by the URL. */
+  below?: Screen;
 }
 
 export interface CustomScreen extends ScreenBase {

@@ -1,10 +1,16 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Button, ErrorBlock, List } from 'antd-mobile';
-import { useSearchParams } from 'react-router-dom';
-import type { DetailField, DetailScreen } from '../config/types';
+import { useNavigate, useSearchParams } from 'react-router-dom';
+import type { DetailField, DetailScreen, ListScreen, Progress, RowAction } from '../config/types';
 import { api } from '../api';
 import { messages as t } from '../i18n/zh-CN';
 import { Loading } from '../shell/Loading';
+import { sessionStore } from '../state/session';
+import { useStore } from '../state/store';
+import { ListRenderer } from './ListRenderer';
+import { actionsFor, useRowAction } from './list/row-actions';
+import { ProgressLine } from './ProgressLine';
+import './list/list.css';
 
 function display(value: unknown, field: DetailField): string {
   if (value === null || value === undefined || value === '') return '—';
@@ -18,28 +24,59 @@ function display(value: unknown, field: DetailField): string {
   return field.labels?.[text] ?? text;
 }
 
-/** One record as label/value rows; every value is rendered as text (never as HTML). */
+type Data = Record<string, unknown>;
+/** The map checked every callback against the operation's answer (detailScreen); here the record is only passed on. */
+type ErasedDetail = Omit<DetailScreen, 'progress' | 'poll' | 'actions' | 'downloads'> & {
+  progress?: (data: Data) => Progress;
+  poll?: { everyMs: number; while: (data: Data) => boolean };
+  actions?: readonly RowAction<Data>[];
+  downloads?: readonly { label: string; href: (data: Data) => string; when?: (data: Data) => boolean }[];
+};
+
+/**
+ * One record as label/value rows (every value as text, never HTML), with an optional progress bar, actions, file
+ * downloads and a list composed below; read again on a timer while `poll.while` holds (a job running).
+ */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the map's details, each checked by detailScreen()
-export function DetailRenderer({ screen }: { screen: DetailScreen<any> }) {
+export function DetailRenderer({ screen: typed }: { screen: DetailScreen<any> }) {
+  const screen = typed as unknown as ErasedDetail;
   const [params] = useSearchParams();
-  const [state, setState] = useState<{ status: 'loading' | 'ready' | 'error'; data?: Record<string, unknown> }>({
+  const navigate = useNavigate();
+  const { role } = useStore(sessionStore);
+  const runAction = useRowAction();
+  const [state, setState] = useState<{ status: 'loading' | 'ready' | 'error'; data?: Data }>({
     status: 'loading',
   });
   const [attempt, setAttempt] = useState(0);
   const search = params.toString();
+  const loaded = useRef(false);
 
   useEffect(() => {
     let live = true;
-    setState({ status: 'loading' });
-    // The screen map checked args and fields against the operation (detailScreen); here the record is just shown.
+    // A poll reads again behind the record shown; only the first read shows the loading state.
+    if (!loaded.current) setState({ status: 'loading' });
     api.call(screen.operation, screen.args(new URLSearchParams(search))).then(
-      (data: Record<string, unknown>) => live && setState({ status: 'ready', data }),
-      () => live && setState({ status: 'error' }),
+      (answer) => {
+        if (!live) return;
+        loaded.current = true;
+        setState({ status: 'ready', data: answer as Data });
+      },
+      () => live && !loaded.current && setState({ status: 'error' }),
     );
     return () => {
       live = false;
     };
   }, [screen, search, attempt]);
+
+  const polling = state.data !== undefined && screen.poll !== undefined && screen.poll.while(state.data);
+  const everyMs = screen.poll?.everyMs ?? 0;
+  useEffect(() => {
+    if (!polling) return;
+    const timer = setInterval(() => {
+      if (document.visibilityState !== 'hidden') setAttempt((n) => n + 1);
+    }, everyMs);
+    return () => clearInterval(timer);
+  }, [polling, everyMs]);
 
   if (state.status === 'loading') return <Loading />;
   if (state.status === 'error' || !state.data) {
@@ -51,13 +88,47 @@ export function DetailRenderer({ screen }: { screen: DetailScreen<any> }) {
       </ErrorBlock>
     );
   }
+  const data = state.data;
+  const actions = actionsFor(screen.actions, data, role);
+  const downloads = (screen.downloads ?? []).filter((d) => d.when?.(data) ?? true);
+  const act = async (action: RowAction<Data>) => {
+    if ('to' in action) return navigate(action.to(data));
+    if (await runAction(action, data)) setAttempt((n) => n + 1);
+  };
   return (
-    <List mode="card">
-      {screen.fields.map((field) => (
-        <List.Item key={field.key} extra={display(state.data![field.key], field)}>
-          {field.label}
-        </List.Item>
-      ))}
-    </List>
+    <>
+      {screen.progress && (
+        <div className="detail-progress">
+          <ProgressLine {...screen.progress(data)} />
+        </div>
+      )}
+      <List mode="card">
+        {screen.fields.map((field) => (
+          <List.Item key={field.key} extra={display(data[field.key], field)}>
+            {field.label}
+          </List.Item>
+        ))}
+      </List>
+      {(actions.length > 0 || downloads.length > 0) && (
+        <div className="detail-actions">
+          {actions.map((a) => (
+            <Button
+              key={a.label}
+              size="small"
+              color={a.color === 'light' || a.color === 'success' ? 'default' : (a.color ?? 'default')}
+              onClick={() => void act(a)}
+            >
+              {a.label}
+            </Button>
+          ))}
+          {downloads.map((d) => (
+            <a key={d.label} className="list-download" href={d.href(data)} download>
+              {d.label}
+            </a>
+          ))}
+        </div>
+      )}
+      {screen.below?.kind === 'list' && <ListRenderer screen={screen.below as ListScreen} />}
+    </>
   );
 }

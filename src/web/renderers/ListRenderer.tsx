@@ -1,10 +1,11 @@
-import { useCallback } from 'react';
+import { useCallback, useEffect, useRef } from 'react';
 import { Button, PullToRefresh, SearchBar } from 'antd-mobile';
 import { Link, useSearchParams } from 'react-router-dom';
-import type { ListItem, ListScreen, RowAction } from '../config/types';
+import type { ActionCall, ListItem, ListScreen, Progress, RowAction } from '../config/types';
 import { messages as t } from '../i18n/zh-CN';
 import { readListQuery, writeListQuery, type ListQuery } from './list/list-query';
 import { ListRows } from './list/ListRows';
+import { ListToolbar } from './list/ListToolbar';
 import { usePagedList } from './list/usePagedList';
 import './list/list.css';
 
@@ -13,10 +14,34 @@ import './list/list.css';
  * only passes rows back to them.
  */
 type Row = unknown;
-type ErasedListScreen = Omit<ListScreen, 'item' | 'rowActions'> & {
+type ErasedListScreen = Omit<ListScreen, 'item' | 'rowActions' | 'highlight' | 'open' | 'progress' | 'poll'> & {
   item: ListItem<Row>;
   rowActions?: readonly RowAction<Row>[];
+  highlight?: (row: Row) => boolean;
+  open?: { call: ActionCall<Row>; dialog: (row: Row) => { title: string; content: string } };
+  progress?: (row: Row) => Progress;
+  poll?: { everyMs: number; while?: (row: Row) => boolean };
 };
+
+/**
+ * Reloads the pages shown every `everyMs` while some row still asks for it (a job running), and not while the tab
+ * is hidden. The latest reload is kept in a ref, so the timer is not restarted on every render.
+ */
+function usePolling(poll: ErasedListScreen['poll'], rows: unknown[], reload: () => Promise<void>) {
+  const latest = useRef(reload);
+  useEffect(() => {
+    latest.current = reload;
+  });
+  const wanted = poll !== undefined && (poll.while ? rows.some(poll.while) : true);
+  const everyMs = poll?.everyMs ?? 0;
+  useEffect(() => {
+    if (!wanted) return;
+    const timer = setInterval(() => {
+      if (document.visibilityState !== 'hidden') void latest.current();
+    }, everyMs);
+    return () => clearInterval(timer);
+  }, [wanted, everyMs]);
+}
 
 /** A row of toggle buttons: one per choice, the active one pressed. */
 function Toggles({
@@ -58,9 +83,15 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
     [setParams, screen],
   );
   const list = usePagedList<Row>(screen.operation, query, onPagesLoaded);
+  usePolling(screen.poll, list.rows, list.reload);
+  const changed = async () => {
+    screen.onChange?.();
+    await list.reload();
+  };
 
   return (
     <div className="list-screen">
+      {screen.toolbar && <ListToolbar actions={screen.toolbar} onDone={changed} />}
       {(screen.search || screen.addLink || screen.download) && (
         <div className="list-toolbar">
           {screen.search && (
@@ -126,7 +157,16 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
         refreshingText={t.list.refreshing}
         completeText={t.list.refreshed}
       >
-        <ListRows list={list} item={screen.item} rowActions={screen.rowActions} empty={screen.empty} />
+        <ListRows
+          list={list}
+          item={screen.item}
+          rowActions={screen.rowActions}
+          empty={screen.empty}
+          highlight={screen.highlight}
+          open={screen.open}
+          progress={screen.progress}
+          onChanged={changed}
+        />
       </PullToRefresh>
     </div>
   );

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Button, Input, List, Tag } from 'antd-mobile';
+import { Badge, Button, Input, List, Tag } from 'antd-mobile';
 import { useNavigate } from 'react-router-dom';
 import { contractRules } from '../../api/generated/rules.gen';
 import { menuFor } from '../app/menu';
@@ -9,6 +9,7 @@ import { useOperation } from '../operations/useOperation';
 import { refreshSession } from '../state/refresh-session';
 import { sessionStore } from '../state/session';
 import { useStore } from '../state/store';
+import { unreadStore } from '../state/unread';
 import { fitsText } from './rules';
 import './home.css';
 
@@ -66,6 +67,8 @@ async function copy(text: string) {
 export default function About() {
   const { user, role } = useStore(sessionStore);
   const navigate = useNavigate();
+  // The tab bar keeps it fresh (on every navigation); this entry shows the same count.
+  const unread = useStore(unreadStore);
   if (!user) return null;
   const inviteLink = `${window.location.origin}/register?code=${user.invitationCode}`;
   return (
@@ -97,7 +100,13 @@ export default function About() {
       {menuFor(role).map((section) => (
         <List key={section.group} mode="card" header={t.menu[section.group]} style={{ margin: '0 0 12px' }}>
           {section.entries.map((screen) => (
-            <List.Item key={screen.path} onClick={() => navigate(screen.path)}>
+            <List.Item
+              key={screen.path}
+              onClick={() => navigate(screen.path)}
+              extra={
+                screen.path === '/notice' && unread > 0 ? <Badge content={t.inbox.unreadBadge(unread)} /> : undefined
+              }
+            >
               {screen.title}
             </List.Item>
           ))}

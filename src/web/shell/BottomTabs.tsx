@@ -2,6 +2,7 @@ import { TabBar } from 'antd-mobile';
 import { AppOutline, GlobalOutline, ShopbagOutline, UserOutline } from 'antd-mobile-icons';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { messages as t } from '../i18n/zh-CN';
+import { useUnreadCount } from '../state/unread';
 
 const TABS = [
   { key: '/', title: t.shell.tabs.home, icon: <AppOutline /> },
@@ -14,11 +15,18 @@ export function BottomTabs() {
   const { pathname } = useLocation();
   const navigate = useNavigate();
   const active = TABS.find((tab) => tab.key === pathname)?.key ?? '';
+  const unread = useUnreadCount();
   return (
     <nav className="app-tabbar" aria-label="主导航">
       <TabBar activeKey={active} onChange={(key) => navigate(key)} safeArea={false}>
         {TABS.map((tab) => (
-          <TabBar.Item key={tab.key} icon={tab.icon} title={tab.title} />
+          <TabBar.Item
+            key={tab.key}
+            icon={tab.icon}
+            title={tab.title}
+            // The my-page tab carries the inbox's unread count.
+            badge={tab.key === '/about' && unread > 0 ? t.inbox.unreadBadge(unread) : undefined}
+          />
         ))}
       </TabBar>
     </nav>

@@ -3,7 +3,7 @@ import type { Db } from '../../db/database.js';
 export interface AuditEntry {
   actorId: number | null;
   action: string;
-  targetType: 'user' | 'site' | 'package' | 'order' | 'redeem' | 'platform' | 'service' | 'quota' | 'ai';
+  targetType: 'user' | 'site' | 'package' | 'order' | 'redeem' | 'platform' | 'service' | 'quota' | 'ai' | 'task';
   targetId: string | number;
   before?: unknown;
   after?: unknown;

@@ -1,3 +1,4 @@
+import * as events from '../notices/events.js';
 import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
 import { mapPage, type Page } from '../../db/paging.js';
@@ -48,6 +49,7 @@ export async function transfer(
       actorId: actor.id,
       now: app.now(),
     });
+    await events.coinsReceived(trx, { userId: payee.id, fromAccount: actor.userAccount, coin: input.coin }, app.now());
     return {
       payee: { userAccount: payee.userAccount, maskedName: maskName(payee.userName) },
       coin: input.coin,

@@ -1,17 +1,38 @@
 import type { AppContext } from '../../context.js';
+import { AppError } from '../../http/errors.js';
+import * as limits from '../limits/service.js';
 import type { NewNotice } from './repo.js';
+
+/** At most this many notice mails per user an hour: a service failing every minute must not flood a mailbox. */
+export const NOTICE_MAILS_PER_HOUR = 10;
+
+export const noticeMailLimit = (userId: number): limits.Limit => ({
+  bucket: `notice-mail:${userId}`,
+  max: NOTICE_MAILS_PER_HOUR,
+  windowMs: 3_600_000,
+  message: '通知邮件过于频繁',
+});
+
+/** Whether a service's settings ask for notices at all (inbox or e-mail); a success is told only then. */
+export const wantsNotice = (settings: unknown) => {
+  const notify = (settings as { notify?: string } | null)?.notify;
+  return notify === 'inbox' || notify === 'email';
+};
 
 /**
  * A copy of an inbox notice by e-mail, for services whose settings ask for it (`notify: email`) and whose owner has
- * bound an address. Sent after the notice's transaction committed; a mail failure is logged, never undoes the run.
+ * bound an address, within the per-user limit (over it, the inbox alone tells). Sent after the notice's transaction
+ * committed; a mail failure is logged, never undoes the run.
  */
 export async function mailNotice(app: AppContext, settings: unknown, notice: NewNotice): Promise<void> {
   if ((settings as { notify?: string } | null)?.notify !== 'email') return;
   try {
     const user = await app.db.selectFrom('users').select('email').where('id', '=', notice.userId).executeTakeFirst();
     if (!user?.email) return;
+    await limits.consume(app.db, noticeMailLimit(notice.userId), app.now());
     await app.mailer.send({ to: user.email, subject: notice.title, text: notice.body });
   } catch (err) {
-    app.log.warn({ err, userId: notice.userId }, 'notice mail failed');
+    if (err instanceof AppError) app.log.info({ userId: notice.userId }, 'notice mail over the limit, inbox only');
+    else app.log.warn({ err, userId: notice.userId }, 'notice mail failed');
   }
 }

@@ -1,6 +1,18 @@
 import type { Db } from '../../db/database.js';
+import { paginate } from '../../db/paging.js';
 
-export type NoticeKind = 'run_failed' | 'run_skipped' | 'service_paused' | 'quota_granted';
+/** Every event a user hears of in the inbox. */
+export type NoticeKind =
+  | 'run_succeeded'
+  | 'run_failed'
+  | 'run_skipped'
+  | 'service_paused'
+  | 'order_confirmed'
+  | 'order_cancelled'
+  | 'coins_received'
+  | 'redeem_used'
+  | 'quota_granted'
+  | 'broadcast';
 
 export interface NewNotice {
   userId: number;
@@ -17,6 +29,21 @@ export async function insertNotice(db: Db, notice: NewNotice, now: number): Prom
     .execute();
 }
 
+/** The same notice to many users in one statement (a broadcast's chunk). */
+export async function insertNotices(
+  db: Db,
+  userIds: readonly number[],
+  notice: Omit<NewNotice, 'userId'>,
+  now: number,
+) {
+  if (userIds.length === 0) return;
+  await db
+    .insertInto('notices')
+    .values(userIds.map((userId) => ({ ...notice, userId, readAt: null, createdAt: now })))
+    .execute();
+}
+
+/** Walks the index (user_id, read_at): no scan of the user's read notices, none of other users'. */
 export async function countUnread(db: Db, userId: number): Promise<number> {
   const row = await db
     .selectFrom('notices')
@@ -27,5 +54,40 @@ export async function countUnread(db: Db, userId: number): Promise<number> {
   return Number(row.n);
 }
 
-export const listNotices = (db: Db, userId: number, limit = 50) =>
-  db.selectFrom('notices').selectAll().where('userId', '=', userId).orderBy('id', 'desc').limit(limit).execute();
+export const pageNotices = (db: Db, userId: number, query: { current?: number; pageSize?: number }) => {
+  const mine = () => db.selectFrom('notices').where('userId', '=', userId);
+  return paginate(
+    query,
+    (limit, offset) => mine().selectAll().orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+    mine,
+  );
+};
+
+export const findNotice = (db: Db, userId: number, id: number) =>
+  db.selectFrom('notices').selectAll().where('id', '=', id).where('userId', '=', userId).executeTakeFirst();
+
+/** Marks read; the owner is part of the key, so another user's notice is simply not found. */
+export async function markRead(db: Db, userId: number, id: number, now: number): Promise<void> {
+  await db
+    .updateTable('notices')
+    .set({ readAt: now })
+    .where('id', '=', id)
+    .where('userId', '=', userId)
+    .where('readAt', 'is', null)
+    .execute();
+}
+
+export async function markAllRead(db: Db, userId: number, now: number): Promise<number> {
+  const r = await db
+    .updateTable('notices')
+    .set({ readAt: now })
+    .where('userId', '=', userId)
+    .where('readAt', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+export async function deleteNotice(db: Db, userId: number, id: number): Promise<boolean> {
+  const r = await db.deleteFrom('notices').where('id', '=', id).where('userId', '=', userId).executeTakeFirst();
+  return Number(r.numDeletedRows) === 1;
+}

@@ -1,3 +1,4 @@
+import * as events from '../notices/events.js';
 import type { Schemas } from '../../../api/operations.js';
 import { timeOrderedId } from '../security/tokens.js';
 import type { AppContext } from '../../context.js';
@@ -118,6 +119,7 @@ export async function confirm(
       }
     }
     await moveCoins(trx, { postings, reference: order.orderNo, actorId: actor.id, now });
+    await events.orderConfirmed(trx, { userId: order.userId, coinName: order.coinName, addCoin }, now);
     await writeAudit(
       trx,
       {
@@ -145,6 +147,9 @@ export async function cancel(app: AppContext, actor: SessionUser, id: number): P
   return app.db.transaction().execute(async (trx) => {
     if (!(await repo.settlePending(trx, id, { status: 'cancelled', cancelledAt: now, handledBy: actor.id })))
       throw conflict(ALREADY_HANDLED);
+    // The buyer who cancels its own order needs no notice of it; one cancelled by an admin does.
+    if (order.userId !== actor.id)
+      await events.orderCancelled(trx, { userId: order.userId, coinName: order.coinName, orderNo: order.orderNo }, now);
     await writeAudit(
       trx,
       {

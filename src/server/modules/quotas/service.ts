@@ -5,7 +5,7 @@ import { mapPage, type Page } from '../../db/paging.js';
 import { badParams, notFound } from '../../http/errors.js';
 import { writeAudit } from '../audit/repo.js';
 import { idempotentIn } from '../coins/ledger.js';
-import { insertNotice } from '../notices/repo.js';
+import { quotaGranted } from '../notices/events.js';
 import { findPlatform } from '../platforms/repo.js';
 import type { SessionUser } from '../sessions/service.js';
 import * as users from '../users/repo.js';
@@ -105,15 +105,9 @@ export async function grantQuota(trx: Db, input: GrantQuotaInput): Promise<Grant
       },
       now,
     );
-    const what = `${request.amount} ${request.unit === 'runs' ? '次' : '天'}`;
-    await insertNotice(
+    await quotaGranted(
       trx,
-      {
-        userId: target.id,
-        kind: 'quota_granted',
-        title: '获得免费额度',
-        body: `${platformName}：${what}免费额度。原因：${request.reason}`,
-      },
+      { userId: target.id, amount: request.amount, unit: request.unit, platformName, reason: request.reason },
       now,
     );
     return (await findView(trx, grantId, now))!;

@@ -1,3 +1,4 @@
+import * as events from '../notices/events.js';
 import { randomInt } from 'node:crypto';
 import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
@@ -201,6 +202,7 @@ export async function use(
         actorId: actor.id,
         now,
       });
+      await events.redeemUsed(trx, { userId: actor.id, coin: Number(claimed.coin) }, now);
       return { userAccount: actor.userAccount, coin: balances.get(actor.id)! };
     });
   // A retry of a finished redemption only reads its first answer: it is no guess, and a locked caller still gets it.

@@ -1,3 +1,4 @@
+import * as events from '../notices/events.js';
 import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
@@ -125,6 +126,8 @@ async function changeState(
   await app.db.transaction().execute(async (trx) => {
     await repo.updateService(trx, id, { state: to, nextRunAt: null, updatedAt: now });
     if (service.userId !== actor.id) {
+      if (to === 'paused')
+        await events.servicePaused(trx, { userId: service.userId, platformName: service.platformName }, now);
       await writeAudit(
         trx,
         {
@@ -156,29 +159,39 @@ export async function runNow(app: AppContext, actor: SessionUser, id: number, ke
     if (service.state !== 'active' && service.state !== 'paused') throw conflict('请先启动服务');
     const platform = await platforms.findPlatform(trx, service.platformId);
     if (!platform || Number(platform.onShelf) !== 1) throw badParams(CLOSED);
-    const now = app.now();
-    // A run's time is its key: two taps in the same millisecond (on two processes) take the next free millisecond.
-    let inserted: { id: number } | undefined;
-    for (let at = now; !inserted; at++) {
-      inserted = await trx
-        .insertInto('runs')
-        .values({
-          serviceId: id,
-          userId: service.userId,
-          platformId: service.platformId,
-          trigger: 'manual',
-          scheduledAt: at,
-          day: siteDay(at, app.config.jobs.timeZone),
-          state: 'due',
-          nextAttemptAt: at,
-          createdAt: now,
-        })
-        .onConflict((oc) => oc.columns(['serviceId', 'scheduledAt']).doNothing())
-        .returning('id')
-        .executeTakeFirst();
-    }
-    return runView((await findRun(trx, inserted.id))!);
+    const runId = await enqueueManualRun(trx, service, app.now(), app.config.jobs.timeZone);
+    return runView((await findRun(trx, runId))!);
   });
+}
+
+/** Enqueues one manual run of a service (a user's 'run now', an admin's batch), inside the caller's transaction. */
+export async function enqueueManualRun(
+  trx: Db,
+  service: { id: number; userId: number; platformId: number },
+  now: number,
+  timeZone: string,
+): Promise<number> {
+  // A run's time is its key: two taps in the same millisecond (on two processes) take the next free millisecond.
+  let inserted: { id: number } | undefined;
+  for (let at = now; !inserted; at++) {
+    inserted = await trx
+      .insertInto('runs')
+      .values({
+        serviceId: service.id,
+        userId: service.userId,
+        platformId: service.platformId,
+        trigger: 'manual',
+        scheduledAt: at,
+        day: siteDay(at, timeZone),
+        state: 'due',
+        nextAttemptAt: at,
+        createdAt: now,
+      })
+      .onConflict((oc) => oc.columns(['serviceId', 'scheduledAt']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+  }
+  return inserted.id;
 }
 
 export const get = async (app: AppContext, actor: SessionUser, id: number) =>

@@ -16,6 +16,8 @@ type UserHandlers = Omit<
   | `platform${string}`
   | `service${string}`
   | `run${string}`
+  | `notice${string}`
+  | `task${string}`
   | `quota${string}`
   | `ai${string}`
   | 'userClockCount'

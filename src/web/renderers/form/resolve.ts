@@ -53,6 +53,7 @@ function fieldUi(
       'ui:title': t.form.yuanTitle(property.title ?? name),
       'ui:placeholder': t.form.yuanPlaceholder,
     };
+  if (widget === 'csvFile') return { 'ui:widget': widget, 'ui:placeholder': t.tasks.csvPlaceholder };
   // A secret the server never answers: masked, not filled in by the browser, blank keeps the saved one.
   if (widget === 'password')
     return { 'ui:widget': 'password', 'ui:placeholder': t.form.keepSecret, 'ui:autocomplete': 'off' };

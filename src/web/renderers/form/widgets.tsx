@@ -181,7 +181,33 @@ function YuanWidget(props: WidgetProps) {
   );
 }
 
+/**
+ * A CSV pasted or read from a chosen file (`ui:widget: 'csvFile'`): the file's text lands in the same text area, so
+ * the admin sees (and may fix) what will be sent; the server checks it line by line.
+ */
+function CsvFileWidget(props: WidgetProps) {
+  return (
+    <div className="csv-file-widget">
+      <TextareaWidget {...props} />
+      <label className="csv-file-pick">
+        {t.tasks.pickFile}
+        <input
+          type="file"
+          accept=".csv,text/csv,text/plain"
+          disabled={props.disabled || props.readonly}
+          onChange={(event) => {
+            const file = event.target.files?.[0];
+            if (file) void file.text().then((text) => props.onChange(emptyAs(props, text)));
+          }}
+        />
+      </label>
+      <div className="csv-file-help">{t.tasks.csvHelp}</div>
+    </div>
+  );
+}
+
 export const widgets: RegistryWidgetsType = {
+  csvFile: CsvFileWidget,
   expiry: ExpiryWidget,
   choices: ChoicesWidget,
   yuan: YuanWidget,

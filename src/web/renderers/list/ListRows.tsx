@@ -1,10 +1,11 @@
 import { Button, ErrorBlock, InfiniteScroll, List, Skeleton, SwipeAction } from 'antd-mobile';
 import { useNavigate } from 'react-router-dom';
-import type { ListItem, RowAction } from '../../config/types';
-import { actionSheet } from '../../feedback';
+import type { ActionCall, ListItem, Progress, RowAction } from '../../config/types';
+import { actionSheet, alert } from '../../feedback';
 import { messages as t } from '../../i18n/zh-CN';
 import { sessionStore } from '../../state/session';
 import { useStore } from '../../state/store';
+import { ProgressLine } from '../ProgressLine';
 import { StateTag } from '../StateTag';
 import { actionsFor, useRowAction } from './row-actions';
 import type { PagedList } from './usePagedList';
@@ -30,11 +31,23 @@ export function ListRows({
   item,
   rowActions,
   empty,
+  highlight,
+  open,
+  progress,
+  onChanged,
 }: {
   list: PagedList<Row>;
   item: ListItem<Row>;
   rowActions?: readonly RowAction<Row>[];
   empty?: string;
+  /** Rows that stand out (unread notices): bold, with a dot. */
+  highlight?: (row: Row) => boolean;
+  /** A tap opens the row in a dialog and makes this call quietly behind it (marks a notice read). */
+  open?: { call: ActionCall<Row>; dialog: (row: Row) => { title: string; content: string } };
+  /** A progress bar under each row (batch tasks). */
+  progress?: (row: Row) => Progress;
+  /** After a call from a row succeeded; reloads the rows when not given. */
+  onChanged?: () => Promise<void>;
 }) {
   const navigate = useNavigate();
   const { role } = useStore(sessionStore);
@@ -42,7 +55,14 @@ export function ListRows({
 
   const act = async (action: RowAction<Row>, row: Row) => {
     if ('to' in action) return navigate(action.to(row));
-    if (await runAction(action, row)) await list.reload();
+    if (await runAction(action, row)) await (onChanged ?? list.reload)();
+  };
+
+  /** Opening a row: the dialog at once, the call (mark read) quietly behind it. */
+  const openRow = async (row: Row, opening: NonNullable<typeof open>) => {
+    const { title, content } = opening.dialog(row);
+    void alert(title, content);
+    if (await runAction({ call: opening.call }, row, { quiet: true })) await (onChanged ?? list.reload)();
   };
 
   const openSheet = (row: Row, actions: RowAction<Row>[]) =>
@@ -76,9 +96,20 @@ export function ListRows({
           const actions = actionsFor(rowActions, row, role);
           const tag = item.tag?.(row);
           const extra = item.extra?.(row);
+          const description = item.description?.(row);
+          const title = item.title(row);
           const entry = (
             <List.Item
-              description={item.description?.(row)}
+              description={
+                progress ? (
+                  <>
+                    {description}
+                    <ProgressLine {...progress(row)} />
+                  </>
+                ) : (
+                  description
+                )
+              }
               extra={
                 tag ? (
                   <span className="list-extra">
@@ -89,10 +120,19 @@ export function ListRows({
                   extra
                 )
               }
-              arrowIcon={actions.length > 0}
-              onClick={actions.length > 0 ? () => openSheet(row, actions) : undefined}
+              arrowIcon={open !== undefined || actions.length > 0}
+              onClick={
+                open ? () => void openRow(row, open) : actions.length > 0 ? () => openSheet(row, actions) : undefined
+              }
             >
-              {item.title(row)}
+              {highlight?.(row) ? (
+                <span className="list-row-highlight">
+                  <span className="list-row-dot" aria-hidden="true" />
+                  {title}
+                </span>
+              ) : (
+                title
+              )}
             </List.Item>
           );
           const key = (row as { id?: number }).id ?? index;

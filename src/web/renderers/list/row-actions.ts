@@ -30,10 +30,14 @@ const send = <R, K extends OperationId>(run: Run, call: ActionCall<R, K>, row: R
 export function useRowAction() {
   const { run } = useOperationRunner();
   return useCallback(
-    async <R>(action: Extract<RowAction<R>, { call: unknown }>, row: R): Promise<boolean> => {
+    async <R>(
+      action: Pick<Extract<RowAction<R>, { call: unknown }>, 'confirm' | 'done' | 'call'>,
+      row: R,
+      options: { quiet?: boolean } = {},
+    ): Promise<boolean> => {
       if (action.confirm && !(await confirm(action.confirm(row)))) return false;
       const outcome = await send(run, action.call, row);
-      if (outcome.ok) toast(action.done ?? t.list.done, 'success');
+      if (outcome.ok && !options.quiet) toast(action.done ?? t.list.done, 'success');
       return outcome.ok;
     },
     [run],

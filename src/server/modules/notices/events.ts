@@ -1,0 +1,95 @@
+import type { Db } from '../../db/database.js';
+import { insertNotice, type NewNotice } from './repo.js';
+
+// The words of each event's notice, in one place. Each function writes the notice inside the caller's transaction
+// (the event's own), so an event that rolls back leaves no notice and a committed one always has exactly one.
+
+async function tell(trx: Db, notice: NewNotice, now: number): Promise<NewNotice> {
+  await insertNotice(trx, notice, now);
+  return notice;
+}
+
+export const runSucceeded = (trx: Db, e: { userId: number; platformName: string; runId: number }, now: number) =>
+  tell(
+    trx,
+    {
+      userId: e.userId,
+      kind: 'run_succeeded',
+      title: '执行成功',
+      body: `${e.platformName}的执行 #${e.runId} 已成功完成。`,
+    },
+    now,
+  );
+
+/** A service paused by someone other than its owner (an admin, a batch task). */
+export const servicePaused = (trx: Db, e: { userId: number; platformName: string }, now: number) =>
+  tell(
+    trx,
+    {
+      userId: e.userId,
+      kind: 'service_paused',
+      title: '服务已暂停',
+      body: `你在${e.platformName}的服务已被管理员暂停，如有疑问请联系管理员。`,
+    },
+    now,
+  );
+
+export const orderConfirmed = (trx: Db, e: { userId: number; coinName: string; addCoin: number }, now: number) =>
+  tell(
+    trx,
+    {
+      userId: e.userId,
+      kind: 'order_confirmed',
+      title: '订单已确认',
+      body: `套餐「${e.coinName}」已确认付款，${e.addCoin} 积分已到账。`,
+    },
+    now,
+  );
+
+export const orderCancelled = (trx: Db, e: { userId: number; coinName: string; orderNo: string }, now: number) =>
+  tell(
+    trx,
+    {
+      userId: e.userId,
+      kind: 'order_cancelled',
+      title: '订单已取消',
+      body: `订单 ${e.orderNo}（套餐「${e.coinName}」）已被管理员取消。`,
+    },
+    now,
+  );
+
+export const coinsReceived = (trx: Db, e: { userId: number; fromAccount: string; coin: number }, now: number) =>
+  tell(
+    trx,
+    {
+      userId: e.userId,
+      kind: 'coins_received',
+      title: '收到转账',
+      body: `${e.fromAccount} 向你转入 ${e.coin} 积分。`,
+    },
+    now,
+  );
+
+export const redeemUsed = (trx: Db, e: { userId: number; coin: number }, now: number) =>
+  tell(
+    trx,
+    { userId: e.userId, kind: 'redeem_used', title: '兑换成功', body: `兑换码已使用，获得 ${e.coin} 积分。` },
+    now,
+  );
+
+/** Free quota granted (called by the quota module inside the grant's transaction): how much, where, and why. */
+export const quotaGranted = (
+  trx: Db,
+  e: { userId: number; amount: number; unit: 'runs' | 'days'; platformName: string; reason: string },
+  now: number,
+) =>
+  tell(
+    trx,
+    {
+      userId: e.userId,
+      kind: 'quota_granted',
+      title: '获得免费额度',
+      body: `${e.platformName}：${e.amount} ${e.unit === 'runs' ? '次' : '天'}免费额度。原因：${e.reason}`,
+    },
+    now,
+  );

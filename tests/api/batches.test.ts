@@ -1,0 +1,177 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { insertUsers, noticeCounts } from '../helpers/batches.js';
+import { expectLedgerConsistent, grant } from '../helpers/ledger.js';
+import { addPlatform, runsOf, startService } from '../helpers/services.js';
+import { TEST_JOBS_CONFIG, useTestApp } from '../helpers/test-app.js';
+
+// Batch tasks on the scheduler's runner, driven by its tick (no background loop): chunks of 200 items.
+const app = useTestApp({ jobs: { ...TEST_JOBS_CONFIG, batchChunk: 200 } });
+const db = () => app().built.context.db;
+const EVERY_DAY = { days: [1, 2, 3, 4, 5, 6, 7], checkInTime: '09:00', notify: 'none' };
+
+afterEach(async () => {
+  await expectLedgerConsistent(app());
+});
+
+const task = async (id: number) => (await app().admin()).ok('taskGet', { query: { id } });
+
+describe('a broadcast to 10,000 users', () => {
+  it('answers at once, then completes in chunks: one notice per recipient, progress to done', async () => {
+    const ids = await insertUsers(db(), 10_000, 'bc', app().clock.now());
+    const admin = await app().admin();
+    const started = await admin.ok('noticeBroadcast', {
+      body: { title: '全员通知', body: '系统升级完成。', role: 'agent' },
+    });
+    expect(started).toMatchObject({ kind: 'broadcast', state: 'queued', total: 10_000, done: 0, failed: 0 });
+    // Nothing is written by the request itself.
+    expect((await noticeCounts(db(), 'broadcast')).size).toBe(0);
+
+    await app().built.scheduler.tick();
+    expect(await task(started.id)).toMatchObject({ state: 'done', total: 10_000, done: 10_000, failed: 0 });
+    const counts = await noticeCounts(db(), 'broadcast');
+    expect(ids.every((id) => counts.get(id) === 1)).toBe(true);
+    expect(counts.size).toBe(10_000);
+    const list = await admin.ok('taskListPage', { body: { current: 1, pageSize: 10 } });
+    expect(list.records[0]).toMatchObject({ id: started.id, state: 'done', createdByAccount: 'admin' });
+  });
+});
+
+describe('cancel', () => {
+  it('stops a running batch after the chunks already committed; the rest is never applied', async () => {
+    await insertUsers(db(), 1000, 'cx', app().clock.now());
+    const admin = await app().admin();
+    const { id } = await admin.ok('noticeBroadcast', { body: { title: '取消测试', body: '内容', role: 'agent' } });
+    const runner = app().built.scheduler.batches;
+    expect(await runner.claim()).toBe(id);
+    let chunks = 0;
+    await runner.work(id, () => chunks++ < 2);
+    expect(await task(id)).toMatchObject({ state: 'running', done: 400 });
+
+    expect(await admin.ok('taskCancel', { body: { id } })).toMatchObject({ state: 'cancelled', done: 400 });
+    // The process holding it tries its next chunk, and a drain finds nothing to claim.
+    await runner.work(id);
+    await app().built.scheduler.tick();
+    expect(await task(id)).toMatchObject({ state: 'cancelled', done: 400 });
+    const written = await db()
+      .selectFrom('notices')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('title', '=', '取消测试')
+      .executeTakeFirstOrThrow();
+    expect(Number(written.n)).toBe(400);
+    const again = await admin.call('taskCancel', { body: { id } });
+    expect([again.status, again.code]).toEqual([409, 40900]);
+  });
+});
+
+describe("a platform's services", () => {
+  it('pauses every active service and tells each owner; runs every active one now', async () => {
+    const platformId = await addPlatform(app(), { price: 1, billingUnit: 'per_run' });
+    const users = await Promise.all([app().newUser(), app().newUser(), app().newUser()]);
+    for (const u of users) await grant(app(), u.userAccount, 10);
+    const services = [];
+    for (const u of users) services.push(await startService(u.client, platformId, EVERY_DAY));
+    // One already paused by its owner: not a target.
+    await users[2].client.ok('servicePause', { body: { id: services[2]!.id } });
+    const admin = await app().admin();
+
+    const run = await admin.ok('taskPlatform', { body: { platformId, action: 'run' } });
+    expect(run).toMatchObject({ kind: 'platform_run', total: 2 });
+    await app().built.scheduler.tick();
+    expect(await task(run.id)).toMatchObject({ state: 'done', done: 2, failed: 0 });
+    expect((await runsOf(app(), services[0]!.id)).map((r) => r.trigger)).toEqual(['manual']);
+    expect(await runsOf(app(), services[2]!.id)).toEqual([]);
+
+    const pause = await admin.ok('taskPlatform', { body: { platformId, action: 'pause' } });
+    await app().built.scheduler.tick();
+    expect(await task(pause.id)).toMatchObject({ state: 'done', total: 2, done: 2 });
+    for (const s of services) expect((await admin.ok('serviceGet', { query: { id: s.id } })).state).toBe('paused');
+    const told = await noticeCounts(db(), 'service_paused');
+    expect([told.get(users[0].id), told.get(users[1].id), told.get(users[2].id)]).toEqual([1, 1, undefined]);
+  });
+});
+
+describe('statements export', () => {
+  it("writes every user's entries into one CSV, downloadable once done", async () => {
+    const u = await app().newUser();
+    await grant(app(), u.userAccount, 12);
+    const admin = await app().admin();
+    const started = await admin.ok('taskStatements');
+    const early = await admin.call('taskOutput', { query: { id: started.id } });
+    expect([early.status, early.code]).toEqual([409, 40900]);
+    await app().built.scheduler.tick();
+    const done = await task(started.id);
+    const entries = await db().selectFrom('coinEntries').select('id').execute();
+    expect(done).toMatchObject({ state: 'done', hasOutput: true, done: entries.length });
+    const csv = await admin.call('taskOutput', { query: { id: started.id } });
+    expect(csv.status).toBe(200);
+    const lines = String(csv.data).trim().split(/\r?\n/);
+    expect(lines[0]).toContain('账号');
+    expect(lines).toHaveLength(entries.length + 1);
+    expect(lines.some((l) => l.startsWith(u.userAccount) && l.includes(',12,'))).toBe(true);
+  });
+});
+
+it('only admins may start or see batches', async () => {
+  const user = await app().newUser();
+  const r = await user.client.call('taskListPage', { body: {} });
+  expect([r.status, r.code]).toEqual([403, 40101]);
+});
+
+describe('a quota grant from a CSV', () => {
+  const grantsOf = async (userIds: number[]) =>
+    db().selectFrom('quotaGrants').select(['userId', 'amount', 'reason']).where('userId', 'in', userIds).execute();
+
+  it('grants each listed account once, with the amount of its line', async () => {
+    const ids = await insertUsers(db(), 2000, 'qgrt', app().clock.now());
+    const csv = ['userAccount,amount', ...ids.map((_, i) => `qgrt${i},${(i % 5) + 1}`)].join('\n') + '\n';
+    const admin = await app().admin();
+    const started = await admin.ok('taskQuotaGrant', { body: { csv, unit: 'runs', reason: '批量活动' } });
+    expect(started).toMatchObject({ kind: 'quota_grant', state: 'queued', total: 2000 });
+    await app().built.scheduler.tick();
+    expect(await task(started.id)).toMatchObject({ state: 'done', done: 2000, failed: 0 });
+    const grants = await grantsOf(ids);
+    expect(grants).toHaveLength(2000);
+    const byUser = new Map(grants.map((g) => [g.userId, Number(g.amount)]));
+    expect(ids.every((id, i) => byUser.get(id) === (i % 5) + 1)).toBe(true);
+    expect((await noticeCounts(db(), 'quota_granted')).get(ids[0]!)).toBe(1);
+  });
+
+  it('reports a malformed CSV line by line and starts nothing', async () => {
+    const [known] = await insertUsers(db(), 1, 'mfmf', app().clock.now());
+    const admin = await app().admin();
+    const before = (await admin.ok('taskListPage', { body: {} })).total;
+    const csv = ['userAccount,amount', 'mfmf0,2', '', 'nobody_here,1', 'mfmf0,3', 'mfmf0', 'MFMF0,x'].join('\n');
+    const r = await admin.call('taskQuotaGrant', { body: { csv, unit: 'runs', reason: '测试' } });
+    expect([r.status, r.code]).toEqual([400, 40000]);
+    expect(r.message).toContain('CSV 有 5 处错误，任务未开始');
+    for (const part of [
+      '第 3 行：空行',
+      '第 4 行：账号 nobody_here 不存在或已注销',
+      '第 5 行：账号 mfmf0 与第 2 行重复',
+      '第 6 行：应为两列：账号,数量',
+      '第 7 行：数量应为 1 到 10000 的整数',
+    ])
+      expect(r.message).toContain(part);
+    const header = await admin.call('taskQuotaGrant', {
+      body: { csv: 'account;amount\nmf0,1', unit: 'runs', reason: '测试' },
+    });
+    expect(header.message).toContain('第 1 行：表头应为 userAccount,amount');
+    expect((await admin.ok('taskListPage', { body: {} })).total).toBe(before);
+    expect(await grantsOf([known!])).toEqual([]);
+  });
+
+  it('lists the lines that failed while it ran, with reasons, and downloads them as CSV', async () => {
+    const ids = await insertUsers(db(), 3, 'flfl', app().clock.now());
+    const admin = await app().admin();
+    const csv = 'userAccount,amount\nflfl0,1\nflfl1,1\nflfl2,1\n';
+    const { id } = await admin.ok('taskQuotaGrant', { body: { csv, unit: 'runs', reason: '测试' } });
+    // Deleted after the start: its line fails when its turn comes; the others are granted.
+    await db().updateTable('users').set({ deletedAt: app().clock.now() }).where('id', '=', ids[1]!).execute();
+    await app().built.scheduler.tick();
+    expect(await task(id)).toMatchObject({ state: 'done', total: 3, done: 2, failed: 1, result: '部分失败' });
+    const failures = await admin.ok('taskFailures', { body: { id } });
+    expect(failures.records).toEqual([{ seq: 3, label: 'flfl1', error: '账号不存在或已注销' }]);
+    const file = await admin.call('taskFailuresExport', { query: { id } });
+    expect(String(file.data)).toContain('3,flfl1,账号不存在或已注销');
+  });
+});

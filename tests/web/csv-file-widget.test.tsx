@@ -1,0 +1,46 @@
+import { cleanup, fireEvent, render, screen as view, waitFor } from '@testing-library/react';
+import { createMemoryRouter, RouterProvider } from 'react-router-dom';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import { screens } from '../../screens.config';
+import { api } from '../../src/web/api';
+import { FormRenderer, type AnyFormScreen } from '../../src/web/renderers/FormRenderer';
+import { signIn } from '../../src/web/state/session';
+
+// The quota batch's form: a CSV pasted or read from a chosen file into the same field, and sent as the request's csv.
+
+vi.mock('../../src/web/api', () => ({ api: { call: vi.fn() } }));
+vi.mock('../../src/web/feedback', () => ({ toast: vi.fn() }));
+const call = vi.mocked(api.call) as unknown as ReturnType<typeof vi.fn>;
+
+beforeEach(() => {
+  call.mockReset();
+  signIn({
+    id: 1,
+    userAccount: 'admin',
+    userName: '管理员',
+    userRole: 'admin',
+    email: null,
+    invitationCode: 'A',
+    coin: 0,
+    createdAt: 0,
+  });
+});
+afterEach(cleanup);
+
+it('reads a chosen CSV file into the field, shows it, and submits it', async () => {
+  const screen = screens.find((s) => s.path === '/tasks/quota') as AnyFormScreen;
+  const router = createMemoryRouter([{ path: '/tasks/quota', element: <FormRenderer screen={screen} /> }], {
+    initialEntries: ['/tasks/quota'],
+  });
+  const { container } = render(<RouterProvider router={router} />);
+  const text = 'userAccount,amount\nalice_01,5\n';
+  const file = new File([text], 'grants.csv', { type: 'text/csv' });
+  fireEvent.change(await view.findByLabelText('选择 CSV 文件'), { target: { files: [file] } });
+  await waitFor(() => expect(container.querySelector('textarea')?.value).toBe(text));
+  fireEvent.change(view.getByLabelText(/原因/), { target: { value: '活动' } });
+  call.mockResolvedValue({});
+  fireEvent.click(view.getByRole('button', { name: /提交/ }));
+  await waitFor(() => expect(call).toHaveBeenCalled());
+  expect(call.mock.calls[0]![0]).toBe('taskQuotaGrant');
+  expect(call.mock.calls[0]![1].body).toMatchObject({ csv: text, unit: 'runs', reason: '活动' });
+});
