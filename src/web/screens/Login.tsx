@@ -3,9 +3,9 @@ import { useNavigate, useSearchParams } from 'react-router-dom';
 import { useOperation } from '../operations/useOperation';
 import { messages as t } from '../i18n/zh-CN';
 import { signIn } from '../state/session';
+import { accountField, passwordField } from './auth-fields';
 import { AuthField } from './AuthField';
 import { AuthPage } from './AuthPage';
-import { accountRules, passwordRules } from './rules';
 import { safeRedirect } from './safe-redirect';
 
 interface LoginForm {
@@ -36,23 +36,10 @@ export default function Login() {
       submitting={formState.isSubmitting}
       switchTo={{ to: '/register', label: t.auth.toRegister }}
     >
+      <AuthField register={register} {...accountField} error={formState.errors.userAccount?.message} />
       <AuthField
         register={register}
-        name="userAccount"
-        label={t.auth.account}
-        placeholder={t.auth.accountPlaceholder}
-        autoComplete="username"
-        rules={accountRules}
-        error={formState.errors.userAccount?.message}
-      />
-      <AuthField
-        register={register}
-        name="userPassword"
-        type="password"
-        label={t.auth.password}
-        placeholder={t.auth.passwordPlaceholder}
-        autoComplete="current-password"
-        rules={passwordRules}
+        {...passwordField('current-password')}
         error={formState.errors.userPassword?.message}
       />
     </AuthPage>

@@ -3,9 +3,10 @@ import { useNavigate, useSearchParams } from 'react-router-dom';
 import { useOperation } from '../operations/useOperation';
 import { toast } from '../feedback';
 import { messages as t } from '../i18n/zh-CN';
+import { accountField, passwordField } from './auth-fields';
 import { AuthField } from './AuthField';
 import { AuthPage } from './AuthPage';
-import { accountRules, invitationRules, passwordRules } from './rules';
+import { invitationRules } from './rules';
 
 interface RegisterForm {
   userAccount: string;
@@ -38,23 +39,10 @@ export default function Register() {
       submitting={formState.isSubmitting}
       switchTo={{ to: '/login', label: t.auth.toLogin }}
     >
+      <AuthField register={register} {...accountField} error={formState.errors.userAccount?.message} />
       <AuthField
         register={register}
-        name="userAccount"
-        label={t.auth.account}
-        placeholder={t.auth.accountPlaceholder}
-        autoComplete="username"
-        rules={accountRules}
-        error={formState.errors.userAccount?.message}
-      />
-      <AuthField
-        register={register}
-        name="userPassword"
-        type="password"
-        label={t.auth.password}
-        placeholder={t.auth.passwordPlaceholder}
-        autoComplete="new-password"
-        rules={passwordRules}
+        {...passwordField('new-password')}
         error={formState.errors.userPassword?.message}
       />
       <AuthField
