@@ -6,6 +6,7 @@ import { api } from '../../src/web/api';
 import { toast } from '../../src/web/feedback';
 import About from '../../src/web/screens/About';
 import { sessionStore, signIn } from '../../src/web/state/session';
+import { aUser } from './users';
 
 // A redeem code on my page (/about), with the API faked: one Idempotency-Key per attempt, then the user is read
 // again so the balance shows the coins.
@@ -14,16 +15,7 @@ vi.mock('../../src/web/api', () => ({ api: { call: vi.fn() } }));
 vi.mock('../../src/web/feedback', () => ({ toast: vi.fn(), confirm: vi.fn(), alert: vi.fn(), actionSheet: vi.fn() }));
 const call = vi.mocked(api.call) as unknown as ReturnType<typeof vi.fn>;
 
-const ME = {
-  id: 1,
-  userAccount: 'me_0001',
-  userName: '我',
-  userRole: 'user' as const,
-  email: null,
-  invitationCode: 'BBBBBBBB',
-  coin: 50,
-  createdAt: 0,
-};
+const ME = aUser({ coin: 50 });
 
 function open() {
   const router = createMemoryRouter([{ path: '/about', element: <About /> }], { initialEntries: ['/about'] });

@@ -5,6 +5,7 @@ import { screens } from '../../screens.config';
 import { api } from '../../src/web/api';
 import { FormRenderer, type AnyFormScreen } from '../../src/web/renderers/FormRenderer';
 import { signIn } from '../../src/web/state/session';
+import { anAdmin } from './users';
 
 // The quota batch's form: a CSV pasted or read from a chosen file into the same field, and sent as the request's csv.
 
@@ -14,16 +15,7 @@ const call = vi.mocked(api.call) as unknown as ReturnType<typeof vi.fn>;
 
 beforeEach(() => {
   call.mockReset();
-  signIn({
-    id: 1,
-    userAccount: 'admin',
-    userName: '管理员',
-    userRole: 'admin',
-    email: null,
-    invitationCode: 'A',
-    coin: 0,
-    createdAt: 0,
-  });
+  signIn(anAdmin());
 });
 afterEach(cleanup);
 

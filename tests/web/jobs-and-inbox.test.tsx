@@ -9,6 +9,7 @@ import { DetailRenderer } from '../../src/web/renderers/DetailRenderer';
 import { ListRenderer } from '../../src/web/renderers/ListRenderer';
 import { signIn } from '../../src/web/state/session';
 import { unreadStore } from '../../src/web/state/unread';
+import { anAdmin } from './users';
 
 // The vocabulary the inbox and the batch tasks added to the generic renderers: a row that opens (and marks read),
 // highlighted rows, toolbar calls, progress bars, polling while a job runs, and a detail with a list composed below.
@@ -52,16 +53,7 @@ beforeEach(() => {
   call.mockReset();
   vi.mocked(confirm).mockReset();
   vi.mocked(alert).mockReset();
-  signIn({
-    id: 1,
-    userAccount: 'admin',
-    userName: '管理员',
-    userRole: 'admin',
-    email: null,
-    invitationCode: 'A',
-    coin: 0,
-    createdAt: 0,
-  });
+  signIn(anAdmin());
 });
 afterEach(() => {
   cleanup();

@@ -10,6 +10,7 @@ import Mall from '../../src/web/screens/Mall';
 import { dialogFlags } from '../../src/web/state/dialog-flags';
 import { signIn } from '../../src/web/state/session';
 import { siteStore } from '../../src/web/state/site';
+import { aUser } from './users';
 
 // The points mall (/mall) with the API faked: prices from fen, an order with a per-attempt Idempotency-Key, and the
 // site's purchase notice shown once per browser session (sessionStorage `dialog`, flag `mallRead`).
@@ -84,16 +85,7 @@ beforeEach(() => {
   sessionStorage.clear();
   dialogFlags.set({ isRead: false, mallRead: false });
   siteStore.set(SITE);
-  signIn({
-    id: 1,
-    userAccount: 'me_0001',
-    userName: '我',
-    userRole: 'user',
-    email: null,
-    invitationCode: 'BBBBBBBB',
-    coin: 50,
-    createdAt: 0,
-  });
+  signIn(aUser({ coin: 50 }));
   call.mockImplementation(async (op: string) => {
     if (op === 'mallList') return PACKAGES;
     throw new Error(`unexpected ${op}`);

@@ -9,6 +9,7 @@ import { ComposedRenderer } from '../../src/web/renderers/ComposedRenderer';
 import { FormRenderer } from '../../src/web/renderers/FormRenderer';
 import { ListRenderer } from '../../src/web/renderers/ListRenderer';
 import { signIn } from '../../src/web/state/session';
+import { anAdmin, aUser } from './users';
 
 // The composed renderer on the screens the platform entries of screens.config.ts generate: a platform page in each of
 // its states (off shelf, on shelf without a service, with a running one), /clockInfo's cards, and the edit page's
@@ -102,16 +103,7 @@ beforeEach(() => {
   call.mockReset();
   vi.mocked(confirm).mockReset();
   vi.mocked(actionSheet).mockReset();
-  signIn({
-    id: 1,
-    userAccount: 'me_0001',
-    userName: '我',
-    userRole: 'user',
-    email: null,
-    invitationCode: 'BBBBBBBB',
-    coin: 10,
-    createdAt: 0,
-  });
+  signIn(aUser({ coin: 10 }));
 });
 afterEach(cleanup);
 
@@ -253,16 +245,7 @@ describe('the edit page (/gxy/update)', () => {
 
 describe('/service_management', () => {
   it("filters by the user in the URL and by a state chip, and pauses anyone's running service", async () => {
-    signIn({
-      id: 1,
-      userAccount: 'admin',
-      userName: '管理员',
-      userRole: 'admin',
-      email: null,
-      invitationCode: 'AAAAAAAA',
-      coin: 0,
-      createdAt: 0,
-    });
+    signIn(anAdmin({ invitationCode: 'AAAAAAAA' }));
     call.mockImplementation(async (op: string) => {
       if (op === 'serviceListPage')
         return { records: [{ ...SERVICE, userAccount: 'bob_0002' }], total: 1, current: 1, pageSize: 20 };

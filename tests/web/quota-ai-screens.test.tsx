@@ -8,6 +8,7 @@ import { alert, choose, confirm, toast } from '../../src/web/feedback';
 import { FormRenderer, type AnyFormScreen } from '../../src/web/renderers/FormRenderer';
 import { ListRenderer } from '../../src/web/renderers/ListRenderer';
 import { signIn } from '../../src/web/state/session';
+import { anAdmin } from './users';
 
 // The vocabulary grown for free quotas and the AI configuration, on their real screens with the API faked: the
 // password widget (masked, blank keeps the saved key), a form action (测试连接), a field action (AI 润色, taken
@@ -193,16 +194,7 @@ describe('/clockVip', () => {
   const page = (records: unknown[]) => ({ records, total: records.length, current: 1, pageSize: 20 });
 
   it('filters by status from tabs kept in the URL, and offers revoke only where something is left', async () => {
-    signIn({
-      id: 1,
-      userAccount: 'admin',
-      userName: '管理员',
-      userRole: 'admin',
-      email: null,
-      invitationCode: 'BBBBBBBB',
-      coin: 0,
-      createdAt: 1795000000000,
-    });
+    signIn(anAdmin({ invitationCode: 'BBBBBBBB', createdAt: 1795000000000 }));
     call.mockResolvedValue(page([grant(1), grant(2, { remaining: 0, status: 'used' })]));
     const router = createMemoryRouter(
       [{ path: '/clockVip', element: <ListRenderer screen={byPath('/clockVip') as ListScreen<never>} /> }],

@@ -5,6 +5,7 @@ import { toast } from '../../src/web/feedback';
 import BindEmail from '../../src/web/screens/BindEmail';
 import TransferCoin from '../../src/web/screens/TransferCoin';
 import { signIn } from '../../src/web/state/session';
+import { aUser } from './users';
 
 // The real client (src/web/api.ts) answering a session that ended (40001) or never was (40100): the user is told
 // once. The client says it and goes to /login; the screen, whose call was quiet, adds nothing.
@@ -34,16 +35,7 @@ vi.mock('../../src/web/feedback', () => ({
   actionSheet: vi.fn(),
 }));
 
-const ME = {
-  id: 1,
-  userAccount: 'me_0001',
-  userName: '我',
-  userRole: 'user' as const,
-  email: null,
-  invitationCode: 'BBBBBBBB',
-  coin: 50,
-  createdAt: 0,
-};
+const ME = aUser({ coin: 50 });
 
 function open(path: string, element: React.ReactElement) {
   const router = createMemoryRouter(

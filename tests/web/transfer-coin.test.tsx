@@ -5,6 +5,7 @@ import { api } from '../../src/web/api';
 import { confirm, toast } from '../../src/web/feedback';
 import TransferCoin from '../../src/web/screens/TransferCoin';
 import { signIn } from '../../src/web/state/session';
+import { aUser } from './users';
 
 // The transfer screen's Idempotency-Key follows the user's intent (useOperation): the same payee and amount sent
 // again after a lost answer reuse it, so the coins move once; a changed amount is a new intent with a new key.
@@ -19,16 +20,7 @@ vi.mock('../../src/web/feedback', () => ({
 }));
 const call = vi.mocked(api.call) as unknown as ReturnType<typeof vi.fn>;
 
-const ME = {
-  id: 1,
-  userAccount: 'me_0001',
-  userName: '我',
-  userRole: 'user' as const,
-  email: null,
-  invitationCode: 'BBBBBBBB',
-  coin: 500,
-  createdAt: 0,
-};
+const ME = aUser({ coin: 500 });
 const transfers = () => call.mock.calls.filter(([op]) => op === 'userTransferCoin');
 const sendButton = () => view.getByRole<HTMLButtonElement>('button', { name: '转账' });
 
