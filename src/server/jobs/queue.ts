@@ -1,5 +1,6 @@
 import { sql, type Updateable } from 'kysely';
 import type { Db } from '../db/database.js';
+import { lockExpiredLease, takeFirstLocked } from '../db/locks.js';
 import type { RunsTable } from '../db/types.js';
 
 // The queue is the runs table (the design of Solid Queue and GoodJob). Every statement here is guarded by the state
@@ -60,30 +61,17 @@ export async function advanceCursor(db: Db, serviceId: number, from: number, to:
     .execute();
 }
 
-/**
- * The next run this process may take: due and its time come, or running with an expired lease (its worker died).
- * PostgreSQL locks the row and skips rows other processes hold; SQLite has one writer, so the transaction is enough.
- */
+/** The next run this process may take: due and its time come, or running with an expired lease (its worker died). */
 export async function lockNextClaimable(trx: Db, now: number, postgres: boolean): Promise<number | undefined> {
   // Two plain scans rather than one OR, so each walks its index (state, next_attempt_at) in order.
-  let due = trx
+  const due = trx
     .selectFrom('runs')
     .select('id')
     .where('state', '=', 'due')
     .where('nextAttemptAt', '<=', now)
     .orderBy('nextAttemptAt')
     .limit(1);
-  if (postgres) due = due.forUpdate().skipLocked();
-  const found = await due.executeTakeFirst();
-  if (found) return found.id;
-  let expired = trx
-    .selectFrom('runs')
-    .select('id')
-    .where('state', '=', 'running')
-    .where('leaseExpiresAt', '<=', now)
-    .limit(1);
-  if (postgres) expired = expired.forUpdate().skipLocked();
-  return (await expired.executeTakeFirst())?.id;
+  return (await takeFirstLocked(due, postgres)) ?? (await lockExpiredLease(trx, 'runs', now, postgres));
 }
 
 /** A claimed run with what its execution needs. */

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { lockExpiredLease, takeFirstLocked } from '../../db/locks.js';
 import { paginate } from '../../db/paging.js';
 import type { BatchKind, BatchState } from '../../db/types.js';
 
@@ -84,18 +85,8 @@ export async function cancelBatch(db: Db, id: number, now: number): Promise<bool
 
 /** The next batch this process may work: queued, or running with an expired lease (its process died). */
 export async function lockNextBatch(trx: Db, now: number, postgres: boolean): Promise<number | undefined> {
-  let queued = trx.selectFrom('batches').select('id').where('state', '=', 'queued').orderBy('id').limit(1);
-  if (postgres) queued = queued.forUpdate().skipLocked();
-  const found = await queued.executeTakeFirst();
-  if (found) return found.id;
-  let expired = trx
-    .selectFrom('batches')
-    .select('id')
-    .where('state', '=', 'running')
-    .where('leaseExpiresAt', '<=', now)
-    .limit(1);
-  if (postgres) expired = expired.forUpdate().skipLocked();
-  return (await expired.executeTakeFirst())?.id;
+  const queued = trx.selectFrom('batches').select('id').where('state', '=', 'queued').orderBy('id').limit(1);
+  return (await takeFirstLocked(queued, postgres)) ?? (await lockExpiredLease(trx, 'batches', now, postgres));
 }
 
 export async function leaseBatch(trx: Db, id: number, owner: string, until: number, now: number): Promise<void> {
