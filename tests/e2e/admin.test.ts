@@ -1,38 +1,21 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import {
-  launchBrowser,
-  loginAdmin,
+  browserAndAdmin,
   newPhone,
   newSignedInUser,
+  openScreen,
   overlaysSettled,
   pathOf,
   shot,
   siteInformation,
-  type ApiSession,
+  toast,
 } from './helpers';
 
 // What the admin does reaches the users: a session ended on the server (ban, password reset) sends the user to
 // /login at their next step; the notice bar set in /system shows on users' phones; a ban from /user_management.
 
-let browser: Browser;
-let adminApi: ApiSession;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-  adminApi = await loginAdmin();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-
-const toast = (page: Page, text: string) => page.locator('.adm-toast-main', { hasText: text });
-
-/** Opens a path and waits for the frame to show its title. */
-async function open(page: Page, path: string, title: string) {
-  await page.goto(path);
-  await page.locator('.adm-nav-bar-title', { hasText: title }).waitFor();
-}
+const env = browserAndAdmin();
 
 /** A tap on a bottom tab: a navigation, which asks the server who is signed in first. */
 const tapTab = (page: Page, label: string) => page.locator('.app-tabbar').getByText(label, { exact: true }).click();
@@ -40,10 +23,10 @@ const tapTab = (page: Page, label: string) => page.locator('.app-tabbar').getByT
 describe('a session ended on the server mid-use', () => {
   it('banned: the next navigation shows the server message and lands on /login', async () => {
     const { user, api } = await newSignedInUser('ban');
-    const { context, page } = await newPhone(browser, { session: api, announcementRead: true });
+    const { context, page } = await newPhone(env.browser, { session: api, announcementRead: true });
     try {
-      await open(page, '/', '首页');
-      await adminApi.ok('userBan', { query: { id: user.id } });
+      await openScreen(page, '/', '首页');
+      await env.adminApi.ok('userBan', { query: { id: user.id } });
 
       await tapTab(page, '我的');
       await toast(page, '账号已被封禁，请联系管理员').waitFor();
@@ -63,11 +46,11 @@ describe('a session ended on the server mid-use', () => {
 
   it('password reset by the admin: the next navigation shows the server message and lands on /login', async () => {
     const { user, api } = await newSignedInUser('reset');
-    const { context, page } = await newPhone(browser, { session: api, announcementRead: true });
+    const { context, page } = await newPhone(env.browser, { session: api, announcementRead: true });
     try {
-      await open(page, '/about', '我的');
+      await openScreen(page, '/about', '我的');
       const newPassword = 'Reset3d-Passw0rd';
-      await adminApi.ok('userBossUpdatePassword', { body: { id: user.id, newPassword } });
+      await env.adminApi.ok('userBossUpdatePassword', { body: { id: user.id, newPassword } });
 
       await tapTab(page, '积分商城');
       await toast(page, '密码已修改，请重新登录').waitFor();
@@ -89,9 +72,9 @@ describe('the admin', () => {
   it('changes the notice bar in /system and a user sees the new text', async () => {
     const original = (await siteInformation()).noticeBar;
     const text = `系统维护通知 ${Date.now().toString(36)}`;
-    const admin = await newPhone(browser, { session: adminApi, announcementRead: true });
+    const admin = await newPhone(env.browser, { session: env.adminApi, announcementRead: true });
     try {
-      await open(admin.page, '/system', '系统管理');
+      await openScreen(admin.page, '/system', '系统管理');
       const field = admin.page.getByLabel('滚动通知', { exact: true });
       await expect.poll(() => field.inputValue()).toBe(original); // the form shows the record as it is
       await field.fill(text);
@@ -102,9 +85,9 @@ describe('the admin', () => {
 
       // A user on another phone: the notice bar scrolls the new text.
       const { api } = await newSignedInUser('bar');
-      const user = await newPhone(browser, { session: api, announcementRead: true });
+      const user = await newPhone(env.browser, { session: api, announcementRead: true });
       try {
-        await open(user.page, '/', '首页');
+        await openScreen(user.page, '/', '首页');
         await expect.poll(() => user.page.locator('.adm-notice-bar-content-inner').textContent()).toBe(text);
         await shot(user.page, 'notice-bar-changed');
       } finally {
@@ -112,19 +95,19 @@ describe('the admin', () => {
       }
     } finally {
       await admin.context.close();
-      await adminApi.ok('basicInformationUpdate', { body: { id: 1, noticeBar: original } });
+      await env.adminApi.ok('basicInformationUpdate', { body: { id: 1, noticeBar: original } });
     }
   });
 
   it('bans a user from /user_management: search, tap the row, 封禁, confirm; the user is signed out', async () => {
     const { user, api } = await newSignedInUser('victim');
-    const victim = await newPhone(browser, { session: api, announcementRead: true });
-    const admin = await newPhone(browser, { session: adminApi, announcementRead: true });
+    const victim = await newPhone(env.browser, { session: api, announcementRead: true });
+    const admin = await newPhone(env.browser, { session: env.adminApi, announcementRead: true });
     try {
-      await open(victim.page, '/', '首页');
+      await openScreen(victim.page, '/', '首页');
 
       const { page } = admin;
-      await open(page, '/user_management', '用户管理');
+      await openScreen(page, '/user_management', '用户管理');
       await page.locator('.adm-search-bar input').fill(user.userAccount);
       await page.locator('.adm-search-bar input').press('Enter');
       await page.waitForURL((u) => u.searchParams.get('searchText') === user.userAccount);

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import type { OperationId, RequestBody, RequestQuery, ResponseData } from '../../src/api/operations';
 import { OPERATIONS } from '../../src/api/generated/operations.gen';
 
@@ -150,6 +150,19 @@ export function launchBrowser(): Promise<Browser> {
       '--no-first-run',
     ],
   });
+}
+
+/** A test file's browser and the admin's API session, opened before its tests; the browser is closed after them. */
+export function browserAndAdmin(): { readonly browser: Browser; readonly adminApi: ApiSession } {
+  const opened = {} as { browser: Browser; adminApi: ApiSession };
+  beforeAll(async () => {
+    opened.browser = await launchBrowser();
+    opened.adminApi = await loginAdmin();
+  });
+  afterAll(async () => {
+    await opened.browser?.close();
+  });
+  return opened;
 }
 
 export interface ContextOptions {

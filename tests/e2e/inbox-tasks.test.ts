@@ -1,30 +1,13 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  launchBrowser,
-  loginAdmin,
-  newPhone,
-  newSignedInUser,
-  overlaysSettled,
-  shot,
-  type ApiSession,
-} from './helpers';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { browserAndAdmin, newPhone, newSignedInUser, openScreen, overlaysSettled, shot } from './helpers';
 
 // The inbox and the batch tasks on a phone: an admin's broadcast reaches a user's /notice with the unread badge on
 // the my-page tab; a batch started from /tasks shows its progress bar moving to done. Screenshots are copied to
 // SHOTS_DIR when it is set (reviewers look at them; they are not kept in the repository).
 
-let browser: Browser;
-let adminApi: ApiSession;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-  adminApi = await loginAdmin();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const env = browserAndAdmin();
 
 async function keep(page: Page, name: string) {
   const path = await shot(page, name);
@@ -35,14 +18,9 @@ async function keep(page: Page, name: string) {
   }
 }
 
-async function open(page: Page, path: string, title: string) {
-  await page.goto(path);
-  await page.locator('.adm-nav-bar-title', { hasText: title }).waitFor();
-}
-
 async function taskDone(id: number) {
   for (let i = 0; i < 100; i++) {
-    if ((await adminApi.ok('taskGet', { query: { id } })).state === 'done') return;
+    if ((await env.adminApi.ok('taskGet', { query: { id } })).state === 'done') return;
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`task ${id} did not finish`);
@@ -51,16 +29,16 @@ async function taskDone(id: number) {
 describe('the inbox', () => {
   it("a broadcast appears in the user's /notice with the unread badge; opening it marks it read", async () => {
     const { api } = await newSignedInUser('inbox');
-    const task = await adminApi.ok('noticeBroadcast', {
+    const task = await env.adminApi.ok('noticeBroadcast', {
       body: { title: '系统维护通知', body: '今晚 23:00 至 23:30 系统维护，期间服务暂停。', role: 'all' },
     });
     await taskDone(task.id);
-    const { context, page } = await newPhone(browser, { session: api, announcementRead: true });
+    const { context, page } = await newPhone(env.browser, { session: api, announcementRead: true });
     try {
-      await open(page, '/about', '我的');
+      await openScreen(page, '/about', '我的');
       const badge = page.locator('.app-tabbar .adm-badge-content');
       await expect.poll(() => badge.textContent()).toBe('1');
-      await open(page, '/notice', '消息通知');
+      await openScreen(page, '/notice', '消息通知');
       const row = page.locator('.list-row-highlight', { hasText: '系统维护通知' });
       await row.waitFor();
       await keep(page, 'notice');
@@ -79,9 +57,9 @@ describe('the inbox', () => {
 
 describe('batch tasks', () => {
   it('a batch started from /tasks shows its progress bar moving to done; its detail shows the record', async () => {
-    const { context, page } = await newPhone(browser, { session: adminApi, announcementRead: true });
+    const { context, page } = await newPhone(env.browser, { session: env.adminApi, announcementRead: true });
     try {
-      await open(page, '/tasks', '批量任务');
+      await openScreen(page, '/tasks', '批量任务');
       await page.getByRole('button', { name: '导出全部积分明细' }).click();
       await page.getByRole('button', { name: '确定' }).click();
       const first = page.locator('.adm-list-item').first();

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  launchBrowser,
-  loginAdmin,
+  browserAndAdmin,
   newPhone,
   newSignedInUser,
+  openScreen,
   overlaysSettled,
   pathOf,
   shot,
@@ -16,23 +15,9 @@ import {
 // platform is paid by it (coins unchanged), by the real scheduler of the production server. Also the AI
 // configuration screen and the AI 润色 buttons on /system, as an admin sees them.
 
-let browser: Browser;
-let adminApi: ApiSession;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-  adminApi = await loginAdmin();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const env = browserAndAdmin();
 
 const key = () => ({ 'Idempotency-Key': randomUUID() });
-
-async function open(page: Page, path: string, title: string) {
-  await page.goto(path);
-  await page.locator('.adm-nav-bar-title', { hasText: title }).waitFor();
-}
 
 /** Waits (polling the API) until the run has an outcome. */
 async function outcomeOf(api: ApiSession, runId: number) {
@@ -47,18 +32,18 @@ async function outcomeOf(api: ApiSession, runId: number) {
 
 describe('free quota', () => {
   it('granted from /clockVip, pays the user’s next run: no coins move', async () => {
-    const platformId = await adminApi.ok('platformAdd', {
+    const platformId = await env.adminApi.ok('platformAdd', {
       body: { kind: 'gxy', name: '额度测试平台', price: 5, billingUnit: 'per_run', retryLimit: 0, status: 1 },
     });
     const { user, api } = await newSignedInUser('quota');
-    await adminApi.ok('userAddCoin', {
+    await env.adminApi.ok('userAddCoin', {
       body: { userAccount: user.userAccount, coin: 20, description: '测试' },
       headers: key(),
     });
 
-    const { context, page } = await newPhone(browser, { session: adminApi, announcementRead: true });
+    const { context, page } = await newPhone(env.browser, { session: env.adminApi, announcementRead: true });
     try {
-      await open(page, '/clockVip', '免费额度管理');
+      await openScreen(page, '/clockVip', '免费额度管理');
       await page.getByRole('button', { name: '发放额度' }).click();
       await page.waitForURL((u) => u.pathname === '/add_quota');
       await page.getByLabel('账号').fill(user.userAccount);
@@ -92,9 +77,9 @@ describe('free quota', () => {
 
 describe('AI configuration', () => {
   it('shows the form with the key masked, and test connection says what is missing', async () => {
-    const { context, page } = await newPhone(browser, { session: adminApi, announcementRead: true });
+    const { context, page } = await newPhone(env.browser, { session: env.adminApi, announcementRead: true });
     try {
-      await open(page, '/ai/config', 'AI 配置');
+      await openScreen(page, '/ai/config', 'AI 配置');
       const keyInput = page.getByLabel(/API Key/);
       expect(await keyInput.getAttribute('type')).toBe('password');
       await shot(page, 'ai-config');
@@ -105,7 +90,7 @@ describe('AI configuration', () => {
       await shot(page, 'ai-config-test');
       expect(pathOf(page)).toBe('/ai/config');
 
-      await open(page, '/system', '系统管理');
+      await openScreen(page, '/system', '系统管理');
       await page.getByRole('button', { name: 'AI 润色' }).first().waitFor();
       await shot(page, 'system-ai-polish');
     } finally {
