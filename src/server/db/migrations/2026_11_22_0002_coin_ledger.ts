@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { idColumn, isPostgres } from './helpers.js';
+import { appendOnly, idColumn, isPostgres } from './helpers.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
   // The balance is a projection of the ledger, written only by the one service function that also writes the entry.
@@ -30,28 +30,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('coin_entries_reference').on('coin_entries').column('reference').execute();
 
   // Append-only, enforced by the database itself: a mistake is corrected by a reversing entry, never by an edit.
-  if (isPostgres(db)) {
-    await sql`
-      create function coin_entries_append_only() returns trigger language plpgsql as $$
-      begin
-        raise exception 'coin_entries is append-only';
-      end;
-      $$`.execute(db);
-    await sql`create trigger coin_entries_no_update before update or delete on coin_entries
-      for each row execute function coin_entries_append_only()`.execute(db);
-    // Row triggers do not see TRUNCATE.
-    await sql`create trigger coin_entries_no_truncate before truncate on coin_entries
-      for each statement execute function coin_entries_append_only()`.execute(db);
-  } else {
-    await sql`create trigger coin_entries_no_update before update on coin_entries
-      begin select raise(abort, 'coin_entries is append-only'); end`.execute(db);
-    await sql`create trigger coin_entries_no_delete before delete on coin_entries
-      begin select raise(abort, 'coin_entries is append-only'); end`.execute(db);
-    // INSERT OR REPLACE deletes the old row without firing delete triggers (recursive_triggers is off): refuse it here.
-    await sql`create trigger coin_entries_no_replace before insert on coin_entries
-      when exists (select 1 from coin_entries where id = new.id)
-      begin select raise(abort, 'coin_entries is append-only'); end`.execute(db);
-  }
+  await appendOnly(db, 'coin_entries');
 
   // A coin-moving request's first result, kept so that a retry with the same key returns it and moves nothing.
   await db.schema

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { idColumn, isPostgres } from './helpers.js';
+import { appendOnly, idColumn, isPostgres } from './helpers.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
   // One admin grant of free runs or days, on one platform (platform_id) or on all (null). `remaining` is a projection
@@ -40,26 +40,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('quota_entries_reference').on('quota_entries').column('reference').unique().execute();
 
   // Append-only, like coin_entries (migration 0002): a mistake is corrected by a reversing entry.
-  if (isPostgres(db)) {
-    await sql`
-      create function quota_entries_append_only() returns trigger language plpgsql as $$
-      begin
-        raise exception 'quota_entries is append-only';
-      end;
-      $$`.execute(db);
-    await sql`create trigger quota_entries_no_update before update or delete on quota_entries
-      for each row execute function quota_entries_append_only()`.execute(db);
-    await sql`create trigger quota_entries_no_truncate before truncate on quota_entries
-      for each statement execute function quota_entries_append_only()`.execute(db);
-  } else {
-    await sql`create trigger quota_entries_no_update before update on quota_entries
-      begin select raise(abort, 'quota_entries is append-only'); end`.execute(db);
-    await sql`create trigger quota_entries_no_delete before delete on quota_entries
-      begin select raise(abort, 'quota_entries is append-only'); end`.execute(db);
-    await sql`create trigger quota_entries_no_replace before insert on quota_entries
-      when exists (select 1 from quota_entries where id = new.id)
-      begin select raise(abort, 'quota_entries is append-only'); end`.execute(db);
-  }
+  await appendOnly(db, 'quota_entries');
 
   // Which grant paid a run (null: coins or nothing), so a refund gives the unit back to that grant.
   await db.schema.alterTable('runs').addColumn('quota_grant_id', 'integer').execute();
