@@ -6,6 +6,7 @@ import {
   listScreen,
   type Choice,
   type FieldAction,
+  type RowAction,
   type Screen,
   type SettingsSchemaName,
   type SignedInRole,
@@ -191,6 +192,17 @@ export const platforms: readonly PlatformEntry[] = [
 ];
 
 const userRow = (u: Schemas['UserAdminView']) => `${u.userName}（${u.userAccount}）`;
+
+/** A batch still queued or running: polled, and the only kind an admin can cancel (in the list and on its detail). */
+const taskUnderway = (b: Schemas['Task']) => b.state === 'queued' || b.state === 'running';
+const cancelTask: RowAction<Schemas['Task']> = {
+  label: t.tasks.cancel,
+  color: 'danger',
+  when: taskUnderway,
+  confirm: (b) => t.tasks.cancelAsk(b.title),
+  done: t.tasks.cancelled,
+  call: { operation: 'taskCancel', args: (b) => ({ body: { id: b.id } }) },
+};
 
 /** The form of /redeem_generate: the generic form, inside a screen that then shows the batch's codes. */
 export const redeemGenerateForm = formScreen({
@@ -665,18 +677,8 @@ export const screens: Screen[] = [
     },
     progress: (b) => ({ done: b.done, failed: b.failed, total: b.total }),
     // Progress moves while the page is open: read again every 1.5 s as long as a batch is queued or running.
-    poll: { everyMs: 1500, while: (b) => b.state === 'queued' || b.state === 'running' },
-    rowActions: [
-      { label: t.tasks.detail, color: 'primary', to: (b) => `/tasks/detail?id=${b.id}` },
-      {
-        label: t.tasks.cancel,
-        color: 'danger',
-        when: (b) => b.state === 'queued' || b.state === 'running',
-        confirm: (b) => t.tasks.cancelAsk(b.title),
-        done: t.tasks.cancelled,
-        call: { operation: 'taskCancel', args: (b) => ({ body: { id: b.id } }) },
-      },
-    ],
+    poll: { everyMs: 1500, while: taskUnderway },
+    rowActions: [{ label: t.tasks.detail, color: 'primary', to: (b) => `/tasks/detail?id=${b.id}` }, cancelTask],
     toolbar: [
       { label: t.inbox.broadcast, to: '/tasks/broadcast' },
       { label: t.tasks.quota, to: '/tasks/quota' },
@@ -698,7 +700,7 @@ export const screens: Screen[] = [
     operation: 'taskGet',
     args: (q) => ({ query: { id: Number(q.get('id')) } }),
     progress: (b) => ({ done: b.done, failed: b.failed, total: b.total }),
-    poll: { everyMs: 1500, while: (b) => b.state === 'queued' || b.state === 'running' },
+    poll: { everyMs: 1500, while: taskUnderway },
     fields: [
       { key: 'title', label: '任务' },
       { key: 'kind', label: '类型', labels: t.tasks.kinds },
@@ -712,16 +714,7 @@ export const screens: Screen[] = [
       { key: 'startedAt', label: '开始时间', format: 'time' },
       { key: 'finishedAt', label: '结束时间', format: 'time' },
     ],
-    actions: [
-      {
-        label: t.tasks.cancel,
-        color: 'danger',
-        when: (b) => b.state === 'queued' || b.state === 'running',
-        confirm: (b) => t.tasks.cancelAsk(b.title),
-        done: t.tasks.cancelled,
-        call: { operation: 'taskCancel', args: (b) => ({ body: { id: b.id } }) },
-      },
-    ],
+    actions: [cancelTask],
     downloads: [
       { label: t.tasks.failuresCsv, href: (b) => `/api/task/failures/export?id=${b.id}`, when: (b) => b.failed > 0 },
       { label: t.tasks.outputCsv, href: (b) => `/api/task/output?id=${b.id}`, when: (b) => b.hasOutput },
