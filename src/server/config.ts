@@ -5,7 +5,12 @@ import { loadJobsConfig, type JobsConfig } from './jobs/config.js';
 
 /** Where the database lives: the embedded SQLite file by default, PostgreSQL when DATABASE_URL says so. */
 export type DatabaseConfig =
-  | ({ kind: 'sqlite'; path: string } & Partial<Pick<DatabaseTimeouts, 'lockTimeoutMs'>>)
+  | ({
+      kind: 'sqlite';
+      path: string;
+      /** Coin transfers arriving together share one transaction (db/sqlite-driver.ts submitWrite); default on. */
+      groupCommit?: boolean;
+    } & Partial<Pick<DatabaseTimeouts, 'lockTimeoutMs'>>)
   | ({ kind: 'postgres'; url: string; schema?: string; poolSize: number } & Partial<DatabaseTimeouts>);
 
 /** How long one request may wait on the database before it answers 503 instead of hanging. */
@@ -134,7 +139,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     host: env.HOST || '127.0.0.1',
     port: integer('PORT', env.PORT, 8080, 0, 65535),
     database: withSchema(
-      database.kind === 'sqlite' ? { ...database, lockTimeoutMs: limits.lockTimeoutMs } : { ...database, ...limits },
+      database.kind === 'sqlite'
+        ? { ...database, lockTimeoutMs: limits.lockTimeoutMs, groupCommit: flag(env.DATABASE_GROUP_COMMIT, true) }
+        : { ...database, ...limits },
       env.DATABASE_SCHEMA,
     ),
     sessionSecret: loadSessionSecret(env),

@@ -7,14 +7,13 @@ import {
   Kysely,
   Migrator,
   PostgresDialect,
-  SqliteAdapter,
   SqliteIntrospector,
   SqliteQueryCompiler,
   type Dialect,
   type MigrationProvider,
 } from 'kysely';
 import { DATABASE_TIMEOUTS, type DatabaseConfig } from '../config.js';
-import { ResilientSqliteDriver } from './sqlite-driver.js';
+import { ResilientSqliteDriver, sqliteAdapterFor } from './sqlite-driver.js';
 import type { Database } from './types.js';
 import { migrations } from './migrations/index.js';
 
@@ -48,9 +47,11 @@ function sqliteDialect(config: Extract<DatabaseConfig, { kind: 'sqlite' }>): Dia
   const writer = withStatementCache(openSqlite(config.path, 20));
   const reader = config.path === ':memory:' ? undefined : withStatementCache(openSqlite(config.path, 20));
   const lockTimeoutMs = config.lockTimeoutMs ?? DATABASE_TIMEOUTS.lockTimeoutMs;
+  const driver = new ResilientSqliteDriver({ writer, reader, lockTimeoutMs, groupCommit: config.groupCommit ?? true });
+  const adapter = sqliteAdapterFor(driver);
   return {
-    createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new ResilientSqliteDriver({ writer, reader, lockTimeoutMs }),
+    createAdapter: () => adapter,
+    createDriver: () => driver,
     createIntrospector: (db) => new SqliteIntrospector(db),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };

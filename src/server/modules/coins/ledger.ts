@@ -4,14 +4,10 @@ import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { CoinEntryKind } from '../../db/types.js';
 import { badParams, conflict } from '../../http/errors.js';
-import {
-  applyToBalance,
-  claimIdempotencyKey,
-  findIdempotencyKey,
-  insertEntry,
-  insertIdempotencyKey,
-  recordIdempotentResult,
-} from './repo.js';
+import { sqliteDriverOf } from '../../db/sqlite-driver.js';
+import { moveCoinsOnPostgres } from './ledger-postgres.js';
+import { moveCoinsOnSqlite } from './ledger-sqlite.js';
+import { claimIdempotencyKey, findIdempotencyKey, insertIdempotencyKey, recordIdempotentResult } from './repo.js';
 
 export interface Posting {
   userId: number;
@@ -33,33 +29,33 @@ export interface Movement {
 /**
  * The one function that moves coins. It must run inside the caller's transaction (`trx`), so the movement and
  * whatever caused it (an idempotency record, an order's state) commit or roll back together. Each posting changes a
- * balance and appends its ledger entry; a posting that would take a balance below zero fails the whole movement.
- * Answers each user's balance after the movement.
+ * balance and appends its ledger entry; a posting that would take a balance below zero fails the whole movement
+ * (积分不足), refused before anything is written when the first posting is the one refused, so a caller may carry on
+ * in its transaction. Balances are locked in ascending user id, so two movements between the same users cannot
+ * deadlock. Answers each user's balance after the movement.
+ *
+ * There is one implementation per database, shared by every caller, the transfer fast path included:
+ * - SQLite: `moveCoinsOnSqlite`, precompiled statements run synchronously on the write connection (which the caller's
+ *   transaction holds); a user's transfer runs the same function in its own grouped transaction (ledger-sqlite.ts).
+ * - PostgreSQL: the `move_coins` function of migration 0011, one round trip; a user's transfer calls it from
+ *   `transfer_coins`, in the same round trip as its idempotency record.
  */
 export async function moveCoins(trx: Db, movement: Movement): Promise<Map<number, number>> {
-  const balances = new Map<number, number>();
-  // A fixed order (by user id) so two movements between the same users cannot deadlock each other.
-  const postings = [...movement.postings].sort((a, b) => a.userId - b.userId);
-  for (const posting of postings) {
+  if (!trx.isTransaction) throw new Error("moveCoins runs inside the caller's transaction");
+  const postings = orderedPostings(movement);
+  const driver = sqliteDriverOf(trx);
+  return driver ? moveCoinsOnSqlite(driver.writer, movement, postings) : moveCoinsOnPostgres(trx, movement, postings);
+}
+
+/** The postings in the order balances are locked (ascending user id), each amount a non-zero safe integer. */
+export function orderedPostings(movement: Movement): Posting[] {
+  for (const posting of movement.postings)
     if (!Number.isSafeInteger(posting.amount) || posting.amount === 0)
       throw new Error(`invalid posting amount ${posting.amount}`);
-    const balance = await applyToBalance(trx, posting.userId, posting.amount);
-    if (balance === undefined) throw badParams('积分不足');
-    await insertEntry(trx, {
-      userId: posting.userId,
-      amount: posting.amount,
-      balanceAfter: balance,
-      kind: posting.kind,
-      counterpartyId: posting.counterpartyId ?? null,
-      reference: movement.reference,
-      description: posting.description,
-      actorId: movement.actorId,
-      createdAt: movement.now,
-    });
-    balances.set(posting.userId, balance);
-  }
-  return balances;
+  return [...movement.postings].sort((a, b) => a.userId - b.userId);
 }
+
+export const insufficientCoins = () => badParams('积分不足');
 
 export interface IdempotencyScope {
   actorId: number;
@@ -77,12 +73,15 @@ const canonical = (value: unknown): string =>
       : v,
   );
 
-const hashOf = (operation: string, request: unknown) =>
+export const hashOf = (operation: string, request: unknown) =>
   createHash('sha256')
     .update(`${operation}\n${canonical(request)}`)
     .digest('hex');
 
-function replay(row: { operation: string; requestHash: string; response: string }, scope: IdempotencyScope): unknown {
+export function replay(
+  row: { operation: string; requestHash: string; response: string },
+  scope: IdempotencyScope,
+): unknown {
   if (row.operation !== scope.operation || row.requestHash !== hashOf(scope.operation, scope.request)) {
     throw conflict('这个 Idempotency-Key 已用于另一个请求');
   }

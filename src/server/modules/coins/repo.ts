@@ -1,29 +1,6 @@
-import { sql, type Insertable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { CoinEntriesTable, CoinEntryKind } from '../../db/types.js';
+import type { CoinEntryKind } from '../../db/types.js';
 import { paginate } from '../../db/paging.js';
-
-/**
- * Adds `amount` (signed) to a balance unless that would take it below zero, and answers the new balance. One
- * conditional statement: under concurrency the database, not a read-then-write in JS, decides whether the money is
- * there (PostgreSQL re-checks the condition after waiting for the row lock).
- */
-export async function applyToBalance(db: Db, userId: number, amount: number): Promise<number | undefined> {
-  const row = await db
-    .updateTable('users')
-    .set({ coin: sql`coin + ${amount}` })
-    .where('id', '=', userId)
-    .where(sql<boolean>`coin + ${amount} >= 0`)
-    .returning('coin')
-    .executeTakeFirst();
-  return row === undefined ? undefined : Number(row.coin);
-}
-
-export type NewEntry = Insertable<CoinEntriesTable>;
-
-export async function insertEntry(db: Db, entry: NewEntry): Promise<void> {
-  await db.insertInto('coinEntries').values(entry).execute();
-}
 
 export interface EntryFilter {
   userId: number;

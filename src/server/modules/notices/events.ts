@@ -58,17 +58,14 @@ export const orderCancelled = (trx: Db, e: { userId: number; coinName: string; o
     now,
   );
 
-export const coinsReceived = (trx: Db, e: { userId: number; fromAccount: string; coin: number }, now: number) =>
-  tell(
-    trx,
-    {
-      userId: e.userId,
-      kind: 'coins_received',
-      title: '收到转账',
-      body: `${e.fromAccount} 向你转入 ${e.coin} 积分。`,
-    },
-    now,
-  );
+/** A transfer's notice; the ledger's fast paths write it themselves, in the transfer's own statement(s). */
+export const coinsReceivedNotice = (e: { userId: number; fromAccount: string; coin: number }) =>
+  ({
+    userId: e.userId,
+    kind: 'coins_received',
+    title: '收到转账',
+    body: `${e.fromAccount} 向你转入 ${e.coin} 积分。`,
+  }) satisfies NewNotice;
 
 export const redeemUsed = (trx: Db, e: { userId: number; coin: number }, now: number) =>
   tell(
