@@ -163,7 +163,7 @@ export class ResilientSqliteDriver implements Driver {
    */
   submitWrite<T>(work: WriteWork<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ work, resolve: resolve, reject });
+      this.#queue.push({ work, resolve, reject });
       if (this.#draining) return;
       this.#draining = true;
       // setImmediate: after the requests read in this poll phase have run up to their submit, so they group.
