@@ -1,7 +1,6 @@
 import { sql, type Insertable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { CoinEntriesTable, CoinEntryKind } from '../../db/types.js';
-import { paginate } from '../../db/paging.js';
+import type { CoinEntriesTable } from '../../db/types.js';
 
 /**
  * Adds `amount` (signed) to a balance unless that would take it below zero, and answers the new balance. One
@@ -23,61 +22,6 @@ export type NewEntry = Insertable<CoinEntriesTable>;
 
 export async function insertEntry(db: Db, entry: NewEntry): Promise<void> {
   await db.insertInto('coinEntries').values(entry).execute();
-}
-
-export interface EntryFilter {
-  userId: number;
-  kind?: CoinEntryKind;
-  current?: number;
-  pageSize?: number;
-}
-
-function filtered(db: Db, filter: EntryFilter) {
-  let q = db.selectFrom('coinEntries').where('coinEntries.userId', '=', filter.userId);
-  if (filter.kind) q = q.where('coinEntries.kind', '=', filter.kind);
-  return q;
-}
-
-/** One page of a user's statement, newest first, with the counterparty's and the actor's account names. */
-export function listEntries(db: Db, filter: EntryFilter, options: { withTotal: boolean } = { withTotal: true }) {
-  return paginate(
-    filter,
-    (limit, offset) =>
-      filtered(db, filter)
-        .leftJoin('users as counterparty', 'counterparty.id', 'coinEntries.counterpartyId')
-        .leftJoin('users as actor', 'actor.id', 'coinEntries.actorId')
-        .selectAll('coinEntries')
-        .select(['counterparty.userAccount as counterpartyAccount', 'actor.userAccount as actorAccount'])
-        .orderBy('coinEntries.id', 'desc')
-        .limit(limit)
-        .offset(offset)
-        .execute(),
-    options.withTotal ? () => filtered(db, filter) : undefined,
-  );
-}
-
-/** Every user's balance beside the sum of its entries (sums come back as text or bigint; normalised to numbers). */
-export async function balancesWithSums(db: Db) {
-  const rows = await db
-    .selectFrom('users')
-    .leftJoin(
-      (eb) =>
-        eb
-          .selectFrom('coinEntries')
-          .select(['userId', (e) => e.fn.sum<number>('amount').as('total'), (e) => e.fn.countAll<number>().as('n')])
-          .groupBy('userId')
-          .as('sums'),
-      (join) => join.onRef('sums.userId', '=', 'users.id'),
-    )
-    .select(['users.id', 'users.userAccount', 'users.coin', 'sums.total', 'sums.n'])
-    .execute();
-  return rows.map((r) => ({
-    userId: r.id,
-    userAccount: r.userAccount,
-    balance: Number(r.coin),
-    sumOfEntries: Number(r.total ?? 0),
-    entries: Number(r.n ?? 0),
-  }));
 }
 
 export const findIdempotencyKey = (db: Db, actorId: number, key: string) =>
