@@ -32,7 +32,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   }
 
   // Same leading columns as before (statement pages by user, newest first), plus the amount for the ledger check.
-  await db.schema.createIndex('coin_entries_user_amount').on('coin_entries').columns(['user_id', 'id', 'amount']).execute();
+  await db.schema
+    .createIndex('coin_entries_user_amount')
+    .on('coin_entries')
+    .columns(['user_id', 'id', 'amount'])
+    .execute();
   await db.schema.dropIndex('coin_entries_user').execute();
 
   if (isPostgres(db)) await postgresSearchIndex(db);

@@ -177,7 +177,7 @@ export function statementCsv(app: AppContext, actor: SessionUser, userId: number
   async function* rows() {
     yield [STATEMENT_CSV_HEADER];
     let start: PageStart = { offset: 0 };
-    for (let sent = 0; sent < EXPORT_MAX_ROWS; ) {
+    for (let sent = 0; sent < EXPORT_MAX_ROWS;) {
       const chunk = await statements.listEntries(app.db, filter, start, Math.min(EXPORT_CHUNK, EXPORT_MAX_ROWS - sent));
       if (chunk.length === 0) return;
       yield chunk.map((e) => statementCsvRow(toEntryView(e)));

@@ -78,7 +78,8 @@ function sqliteTrigramPhrase(db: Db, text: string): string | undefined {
   return [...folded].length >= 3 ? `"${folded.replaceAll('"', '""')}"` : undefined;
 }
 
-function filtered(db: Db, query: UserListQuery, inviterId?: number) {
+/** The live users a list query matches (its filters and search), before selection, order and paging. */
+export function userListQuery(db: Db, query: UserListQuery, inviterId?: number) {
   let q = live(db).leftJoin('users as inviter', 'inviter.id', 'users.inviterId');
   if (query.id !== undefined) q = q.where('users.id', '=', query.id);
   if (inviterId !== undefined) q = q.where('users.inviterId', '=', inviterId);
@@ -104,7 +105,7 @@ export async function listUsers(
   return paginate(
     query,
     (limit, offset) =>
-      filtered(db, query, options.inviterId)
+      userListQuery(db, query, options.inviterId)
         .selectAll('users')
         .select('inviter.userAccount as inviterAccount')
         // NULLs (a user who never logged in) go last in either direction; SQLite and PostgreSQL disagree otherwise.
@@ -113,6 +114,6 @@ export async function listUsers(
         .limit(limit)
         .offset(offset)
         .execute(),
-    options.withTotal ? () => filtered(db, query, options.inviterId) : undefined,
+    options.withTotal ? () => userListQuery(db, query, options.inviterId) : undefined,
   );
 }
