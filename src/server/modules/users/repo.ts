@@ -75,7 +75,8 @@ export type UserWithInviter = UserRow & { inviterAccount: string | null };
 function sqliteTrigramPhrase(db: Db, text: string): string | undefined {
   if (!(db.getExecutor().adapter instanceof SqliteAdapter)) return undefined;
   const folded = foldForSearch(text);
-  return [...folded].length >= 3 ? `"${folded.replaceAll('"', '""')}"` : undefined;
+  // Code points, as the trigram tokenizer counts characters.
+  return Array.from(folded).length >= 3 ? `"${folded.replaceAll('"', '""')}"` : undefined;
 }
 
 /** The live users a list query matches (its filters and search), before selection, order and paging. */
