@@ -110,7 +110,10 @@ function startLoad(base, cookie, connections) {
       child.on('message', on);
       if (message) child.send(message);
     });
-  const ready = ask(null, 'ready');
+  const ready = Promise.race([
+    ask(null, 'ready'),
+    new Promise((_, fail) => child.once('exit', (code) => fail(new Error(`load process exited (${code})`)))),
+  ]);
   return {
     child,
     ready,
@@ -266,6 +269,7 @@ async function benchDatabase(db, settings, postgresUrl) {
   const server = await startAppServer(options);
   const pinnedServer = pin(server.child.pid, 0);
 
+  console.log(`[${db}] server started again on the seeded data`);
   const cookie = await login(server.base, password);
   const load = startLoad(server.base, cookie, settings.loadConnections);
   await load.ready;
@@ -299,6 +303,7 @@ async function benchDatabase(db, settings, postgresUrl) {
       const order = targets.map((_, i) => targets[(i + round) % targets.length]);
       const results = {};
       for (const [label, path] of order) {
+        console.log(`[${db}] round ${round + 1}: ${label}`);
         if (path === null) {
           await load.start();
           await new Promise((r) => setTimeout(r, 1000));
