@@ -376,6 +376,8 @@ export const screens: Screen[] = [
     kind: 'list',
     menu: 'coins',
     operation: 'coinEntries',
+    // A statement grows to many thousands of entries while the user scrolls it: keyset pages stay flat and exact.
+    paging: 'cursor',
     urlFilters: ['userId'],
     download: {
       label: t.coins.exportCsv,

@@ -49,12 +49,16 @@ export async function entriesOf(app: TestApp, userId?: number): Promise<EntryRow
 /**
  * The ledger's invariants on one app, checked from the database itself and through coinLedgerCheck:
  * - every user's balance equals the sum of its entries, and no balance is negative;
+ * - every user's entry count (kept beside the balance for the statement's total) equals its number of entries;
  * - each user's entries, in id order, form a running balance (balanceAfter = previous balanceAfter + amount);
  * - every transfer is one transfer_out and one transfer_in sharing a reference, summing to zero;
  * - coinLedgerCheck, asked by an admin, reports no mismatch.
  */
 export async function expectLedgerConsistent(app: TestApp): Promise<void> {
-  const users = await app.built.context.db.selectFrom('users').select(['id', 'userAccount', 'coin']).execute();
+  const users = await app.built.context.db
+    .selectFrom('users')
+    .select(['id', 'userAccount', 'coin', 'entryCount'])
+    .execute();
   const entries = await entriesOf(app);
   const byUser = new Map<number, EntryRow[]>();
   for (const e of entries) (byUser.get(e.userId) ?? byUser.set(e.userId, []).get(e.userId)!).push(e);
@@ -66,6 +70,8 @@ export async function expectLedgerConsistent(app: TestApp): Promise<void> {
     const sum = own.reduce((n, e) => n + e.amount, 0);
     if (balance < 0) problems.push(`${u.userAccount}: negative balance ${balance}`);
     if (balance !== sum) problems.push(`${u.userAccount}: balance ${balance} but entries sum to ${sum}`);
+    if (Number(u.entryCount) !== own.length)
+      problems.push(`${u.userAccount}: entry count ${u.entryCount} but ${own.length} entries`);
     let running = 0;
     for (const e of own) {
       running += e.amount;

@@ -570,7 +570,7 @@ export interface paths {
         };
         /**
          * 积分明细（自己的；管理员可看任何人的）
-         * @description 最新的在前。userId 只有管理员可以指定（其他角色指定别人得到 403 / 40101）。
+         * @description 最新的在前。userId 只有管理员可以指定（其他角色指定别人得到 403 / 40101）。两种翻页：按页码（current），或带上一页 答复中的 nextCursor 取下一页（cursor；给了 cursor 时忽略 current，翻到多深都一样快，翻页期间新增的记录不会让记录重复或遗漏）。 cursor 只对发出它的查询（同一用户、同一 kind）有效，改动过的或别的查询的 cursor 得到 400 / 40000。
          */
         get: operations["coinEntries"];
         put?: never;
@@ -2174,12 +2174,28 @@ export interface components {
             actorAccount: string | null;
             createdAt: components["schemas"]["Timestamp"];
         };
+        /**
+         * @example {
+         *       "records": [],
+         *       "total": 25,
+         *       "current": 1,
+         *       "pageSize": 10,
+         *       "nextCursor": "2n9c.5Qm1d3Xc8ZkA0bTr"
+         *     }
+         */
         CoinEntryPage: {
             records: components["schemas"]["CoinEntry"][];
             total: number;
             current: number;
             pageSize: number;
+            /** @description 取下一页时作为 cursor 传回；没有更早的记录时为 null */
+            nextCursor: components["schemas"]["PageCursor"] | null;
         };
+        /**
+         * 翻页位置
+         * @example 2n9c.5Qm1d3Xc8ZkA0bTr
+         */
+        PageCursor: string;
         LedgerCheck: {
             /** 核对的账号数 */
             users: number;
@@ -4084,6 +4100,11 @@ export interface operations {
                 pageSize?: components["parameters"]["PageSize"];
                 userId?: components["schemas"]["Id"];
                 kind?: components["schemas"]["CoinEntryKind"];
+                /**
+                 * @description 上一页答复中的 nextCursor（不透明，原样传回）
+                 * @example 2n9c.5Qm1d3Xc8ZkA0bTr
+                 */
+                cursor?: components["schemas"]["PageCursor"];
             };
             header?: never;
             path?: never;

@@ -28,6 +28,8 @@ export interface UsersTable {
   deletedAt: EpochMs | null;
   /** Balance: always the sum of the user's coin entries; written only by modules/coins moveCoins. */
   coin: Generated<number>;
+  /** How many coin entries the user has: kept by a database trigger on coin_entries (migration 0012). */
+  entryCount: Generated<number>;
 }
 
 export type CoinEntryKind =

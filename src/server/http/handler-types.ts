@@ -21,9 +21,14 @@ export interface HandlerContext<K extends OperationId> {
 /** A file answer (the CSV exports): sent as it is, not in the envelope. */
 export interface CsvFile {
   filename: string;
-  /** Rows, header first; cells are escaped when written. */
-  rows: readonly (readonly (string | number | null)[])[];
+  /**
+   * Rows, header first; cells are escaped when written. A long file comes as an async sequence of row chunks
+   * instead, and is streamed as they come.
+   */
+  rows: readonly CsvRow[] | AsyncIterable<readonly CsvRow[]>;
 }
+
+export type CsvRow = readonly (string | number | null)[];
 
 type AnswersCsv<K extends OperationId> = operations[K]['responses'][200] extends { content: { 'text/csv': unknown } }
   ? true

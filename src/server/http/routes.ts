@@ -1,11 +1,12 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OperationId } from '../../api/operations.js';
 import type { AppContext } from '../context.js';
 import type { SessionState, SessionUser } from '../modules/sessions/service.js';
 import { AppError, ErrorCode, ok } from './errors.js';
 import { guard, sessionOf } from './guard.js';
-import { toCsv } from './csv.js';
-import type { CsvFile, HandlerContext, Handlers } from './handler-types.js';
+import { csvStream, toCsv } from './csv.js';
+import type { CsvFile, CsvRow, HandlerContext, Handlers } from './handler-types.js';
 import type { OperationSpec } from './openapi.js';
 import { clearSessionCookie, setSessionCookie } from './session-cookie.js';
 
@@ -64,6 +65,8 @@ class RequestContext implements HandlerContext<OperationId> {
   }
 }
 
+const isChunked = (rows: CsvFile['rows']): rows is AsyncIterable<readonly CsvRow[]> => Symbol.asyncIterator in rows;
+
 /** Binds every operation of openapi.yaml to its handler; the route's schemas are the contract's. */
 export function registerOperations(
   fastify: FastifyInstance,
@@ -94,7 +97,7 @@ export function registerOperations(
         return reply
           .header('content-type', 'text/csv; charset=utf-8')
           .header('content-disposition', `attachment; filename="${file.filename}"`)
-          .send(toCsv(file.rows));
+          .send(isChunked(file.rows) ? Readable.from(csvStream(file.rows)) : toCsv(file.rows));
       },
     });
   }

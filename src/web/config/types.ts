@@ -98,6 +98,13 @@ export type ToolbarAction =
     }
   | { label: string; color?: 'primary' | 'warning' | 'danger' | 'default'; to: string };
 
+/**
+ * How a list asks for its next page: by page number, or (`cursor`) with the `nextCursor` its last page handed out,
+ * for operations that offer it (keyset paging: as fast deep down as on top, nothing repeated or skipped while new
+ * rows arrive on top).
+ */
+export type Paging = 'pages' | 'cursor';
+
 export interface ListScreen<K extends PageOperation = PageOperation> extends ScreenBase {
   kind: 'list';
   operation: K;
@@ -134,6 +141,8 @@ export interface ListScreen<K extends PageOperation = PageOperation> extends Scr
   urlFilters?: readonly string[];
   /** A file download above the list (a CSV export), given the current URL parameters. */
   download?: { label: string; href: (search: URLSearchParams) => string };
+  /** How the next page is asked for (default `pages`); `cursor` needs an operation answering `nextCursor`. */
+  paging?: Paging;
   empty?: string;
 }
 

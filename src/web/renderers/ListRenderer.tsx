@@ -82,7 +82,7 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
     (current: number) => setParams((p) => writeListQuery({ ...readListQuery(p, screen), current }), { replace: true }),
     [setParams, screen],
   );
-  const list = usePagedList<Row>(screen.operation, query, onPagesLoaded);
+  const list = usePagedList<Row>(screen.operation, query, onPagesLoaded, screen.paging);
   usePolling(screen.poll, list.rows, list.reload);
   const changed = async () => {
     screen.onChange?.();

@@ -10,6 +10,7 @@ import * as quotas from './2026_11_23_0008_quotas.js';
 import * as aiConfig from './2026_11_23_0009_ai_config.js';
 import * as batches from './2026_11_23_0010_batches.js';
 import * as ledgerFunctions from './2026_11_23_0011_ledger_functions.js';
+import * as flatScale from './2026_11_23_0012_flat_scale.js';
 
 /** Listed statically so the bundled server carries its migrations; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_0009_ai_config': aiConfig,
   '2026_11_23_0010_batches': batches,
   '2026_11_23_0011_ledger_functions': ledgerFunctions,
+  '2026_11_23_0012_flat_scale': flatScale,
 };

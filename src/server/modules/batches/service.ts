@@ -4,7 +4,8 @@ import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import { mapPage } from '../../db/paging.js';
 import { badParams, conflict, notFound } from '../../http/errors.js';
-import type { CsvFile } from '../../http/handler-types.js';
+import type { CsvFile, CsvRow } from '../../http/handler-types.js';
+import { yieldToEventLoop } from '../../db/yield.js';
 import {
   activeServices,
   recipients,
@@ -199,17 +200,21 @@ export async function failuresCsv(app: AppContext, id: number): Promise<CsvFile>
   return { filename: `task-${id}-failures.csv`, rows };
 }
 
+/** The statements task's file, streamed: its lines read by keyset in chunks, yielding between them. */
 export async function outputCsv(app: AppContext, id: number): Promise<CsvFile> {
   const batch = await requireBatch(app, id);
   if (!toView(batch).hasOutput) throw conflict('任务尚未完成或没有导出文件');
-  const rows: (string | number | null)[][] = [STATEMENT_HEADER];
-  for (let after = 0; ;) {
-    const lines = await repo.readOutput(app.db, id, after, 1000);
-    for (const l of lines) rows.push(JSON.parse(l.line) as (string | number | null)[]);
-    if (lines.length < 1000) break;
-    after = Number(lines.at(-1)!.seq);
+  async function* rows() {
+    yield [STATEMENT_HEADER];
+    for (let after = 0; ;) {
+      const lines = await repo.readOutput(app.db, id, after, 1000);
+      yield lines.map((l) => JSON.parse(l.line) as CsvRow);
+      if (lines.length < 1000) return;
+      after = Number(lines.at(-1)!.seq);
+      await yieldToEventLoop();
+    }
   }
-  return { filename: `statements-task-${id}.csv`, rows };
+  return { filename: `statements-task-${id}.csv`, rows: rows() };
 }
 
 export async function cancel(app: AppContext, actor: SessionUser, id: number): Promise<Schemas['Task']> {

@@ -1,7 +1,6 @@
 import * as events from '../notices/events.js';
-import type { Schemas } from '../../../api/operations.js';
+import type { RequestQuery, Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
-import { mapPage, type Page } from '../../db/paging.js';
 import type { CoinEntryKind } from '../../db/types.js';
 import { badParams, noPermission, notFound } from '../../http/errors.js';
 import { writeAudit } from '../audit/repo.js';
@@ -12,10 +11,13 @@ import { timeOrderedId } from '../security/tokens.js';
 import { maskName } from '../users/dto.js';
 import * as users from '../users/repo.js';
 import { sqliteDriverOf } from '../../db/sqlite-driver.js';
+import { yieldToEventLoop } from '../../db/yield.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
 import { hashOf, idempotent, insufficientCoins, moveCoins, type Movement } from './ledger.js';
 import { transferOnPostgres } from './ledger-postgres.js';
 import { transferOnSqlite, type PayeeRow } from './ledger-sqlite.js';
-import * as repo from './repo.js';
+import * as statements from './statement-repo.js';
+import type { EntryWithAccounts, PageStart } from './statement-repo.js';
 
 /**
  * A user's transfer: the hot path of the ledger, so it does not go through Kysely. The rules are those of every
@@ -154,9 +156,7 @@ export async function adminChange(
   });
 }
 
-type EntryRow = Awaited<ReturnType<typeof repo.listEntries>>['records'][number];
-
-const toEntryView = (e: EntryRow): Schemas['CoinEntry'] => ({
+const toEntryView = (e: EntryWithAccounts): Schemas['CoinEntry'] => ({
   id: e.id,
   userId: e.userId,
   amount: Number(e.amount),
@@ -176,58 +176,101 @@ function statementOwner(actor: SessionUser, userId: number | undefined): number 
   return owner;
 }
 
-/** A statement: one's own, or (for an admin) anyone's. */
+/**
+ * A statement: one's own, or (for an admin) anyone's. Numbered pages (`current`) or, with `cursor`, the page after
+ * the one that handed it out (keyset: as fast deep down as on top, and new entries do not shift it). Either way the
+ * answer carries `nextCursor` while older entries remain.
+ */
 export async function statement(
   app: AppContext,
   actor: SessionUser,
-  query: { current?: number; pageSize?: number; userId?: number; kind?: CoinEntryKind },
-): Promise<Page<Schemas['CoinEntry']>> {
-  const userId = statementOwner(actor, query.userId);
-  return mapPage(await repo.listEntries(app.db, { ...query, userId }), toEntryView);
+  query: RequestQuery<'coinEntries'>,
+): Promise<Schemas['CoinEntryPage']> {
+  const filter = { userId: statementOwner(actor, query.userId), kind: query.kind };
+  const secret = app.config.sessionSecret;
+  const current = query.current ?? 1;
+  const pageSize = query.pageSize ?? 10;
+  const start = query.cursor
+    ? { beforeId: decodeCursor(secret, filter, query.cursor) }
+    : { offset: (current - 1) * pageSize };
+  const rows = await statements.listEntries(app.db, filter, start, pageSize);
+  const total = await statements.countEntries(app.db, filter);
+  const last = rows.at(-1);
+  return {
+    records: rows.map(toEntryView),
+    total,
+    current,
+    pageSize,
+    nextCursor: rows.length === pageSize && last ? encodeCursor(secret, filter, last.id) : null,
+  };
 }
 
-const EXPORT_PAGE = 100;
+const EXPORT_CHUNK = 500;
 const EXPORT_MAX_ROWS = 50_000;
 
-/** The whole statement as CSV rows (newest first), for the same callers as the statement itself. */
-export async function statementCsv(app: AppContext, actor: SessionUser, userId: number | undefined): Promise<CsvFile> {
-  const owner = statementOwner(actor, userId);
-  const rows: (string | number | null)[][] = [
-    ['时间', '类型', '变动', '变动后余额', '对方账号', '说明', '编号', '操作人'],
+/** One statement entry as a row of the CSV export (the header is STATEMENT_CSV_HEADER). */
+function statementCsvRow(e: Schemas['CoinEntry']): (string | number | null)[] {
+  return [
+    new Date(e.createdAt).toISOString(),
+    e.kind,
+    e.amount,
+    e.balanceAfter,
+    e.counterpartyAccount,
+    e.description,
+    e.reference,
+    e.actorAccount,
   ];
-  for (let current = 1; rows.length <= EXPORT_MAX_ROWS; current++) {
-    // Pages without a total: counting the whole statement again for every page would be wasted work.
-    const { records } = await repo.listEntries(
-      app.db,
-      { userId: owner, current, pageSize: EXPORT_PAGE },
-      { withTotal: false },
-    );
-    for (const e of records.map(toEntryView)) {
-      rows.push([
-        new Date(e.createdAt).toISOString(),
-        e.kind,
-        e.amount,
-        e.balanceAfter,
-        e.counterpartyAccount,
-        e.description,
-        e.reference,
-        e.actorAccount,
-      ]);
-    }
-    if (records.length < EXPORT_PAGE) break;
-  }
-  return { filename: `coin-entries-${owner}.csv`, rows };
 }
 
-/** Recomputes every balance from its entries and lists any user whose stored balance differs. */
+const STATEMENT_CSV_HEADER = ['时间', '类型', '变动', '变动后余额', '对方账号', '说明', '编号', '操作人'];
+
+/**
+ * The whole statement as CSV (newest first), for the same callers as the statement itself, streamed: read by keyset
+ * in chunks, yielding to the event loop between them, so a long export holds no other request up. The first chunk
+ * fixes where it starts; entries made while it streams are newer and not part of it.
+ */
+export function statementCsv(app: AppContext, actor: SessionUser, userId: number | undefined): Promise<CsvFile> {
+  const filter = { userId: statementOwner(actor, userId) };
+  async function* rows() {
+    yield [STATEMENT_CSV_HEADER];
+    let start: PageStart = { offset: 0 };
+    for (let sent = 0; sent < EXPORT_MAX_ROWS;) {
+      const chunk = await statements.listEntries(app.db, filter, start, Math.min(EXPORT_CHUNK, EXPORT_MAX_ROWS - sent));
+      if (chunk.length === 0) return;
+      yield chunk.map((e) => statementCsvRow(toEntryView(e)));
+      sent += chunk.length;
+      start = { beforeId: chunk.at(-1)!.id };
+      await yieldToEventLoop();
+    }
+  }
+  return Promise.resolve({ filename: `coin-entries-${filter.userId}.csv`, rows: rows() });
+}
+
+const CHECK_USERS_PER_CHUNK = 1000;
+
+/**
+ * Recomputes every balance from its entries and lists any user whose stored balance differs. Walks the users in id
+ * ranges, yielding between them; each user's balance and sum come from one statement, so a movement running at the
+ * same time never shows as a mismatch (only the totals may mix moments).
+ */
 export async function check(app: AppContext): Promise<Schemas['LedgerCheck']> {
-  const rows = await repo.balancesWithSums(app.db);
-  return {
-    users: rows.length,
-    entries: rows.reduce((n, r) => n + r.entries, 0),
-    totalBalance: rows.reduce((n, r) => n + r.balance, 0),
-    mismatches: rows
-      .filter((r) => r.balance !== r.sumOfEntries)
-      .map(({ userId, userAccount, balance, sumOfEntries }) => ({ userId, userAccount, balance, sumOfEntries })),
-  };
+  const result: Schemas['LedgerCheck'] = { users: 0, entries: 0, totalBalance: 0, mismatches: [] };
+  const last = await statements.maxUserId(app.db);
+  for (let after = 0; after < last; after += CHECK_USERS_PER_CHUNK) {
+    const rows = await statements.balancesWithSums(app.db, after, after + CHECK_USERS_PER_CHUNK);
+    for (const r of rows) {
+      result.users++;
+      result.entries += r.entries;
+      result.totalBalance += r.balance;
+      if (r.balance !== r.sumOfEntries)
+        result.mismatches.push({
+          userId: r.userId,
+          userAccount: r.userAccount,
+          balance: r.balance,
+          sumOfEntries: r.sumOfEntries,
+        });
+    }
+    await yieldToEventLoop();
+  }
+  return result;
 }

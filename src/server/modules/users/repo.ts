@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
+import { SqliteAdapter, sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { NewUser, UserPatch, UserRow } from '../../db/types.js';
 import { direction, paginate, type Page, type PageQuery } from '../../db/paging.js';
-import { asciiContains, keyContains, withSearchKeys } from '../../db/search.js';
+import { asciiContains, foldForSearch, keyContains, withSearchKeys } from '../../db/search.js';
 
 /** Account names compare without letter case (the unique index is on lower(user_account)). */
 const sameAccount = (userAccount: string) =>
@@ -67,13 +67,29 @@ export interface UserListQuery extends PageQuery {
 
 export type UserWithInviter = UserRow & { inviterAccount: string | null };
 
-function filtered(db: Db, query: UserListQuery, inviterId?: number) {
+/**
+ * On SQLite, the search as an FTS5 phrase over the trigram index of the same folded texts (migration 0012): it finds
+ * the rows the LIKE below finds, through the index. A text shorter than a trigram cannot use it and takes the LIKE
+ * (a scan of the users). PostgreSQL always takes the LIKE, which its pg_trgm indexes serve.
+ */
+function sqliteTrigramPhrase(db: Db, text: string): string | undefined {
+  if (!(db.getExecutor().adapter instanceof SqliteAdapter)) return undefined;
+  const folded = foldForSearch(text);
+  // Code points, as the trigram tokenizer counts characters.
+  return Array.from(folded).length >= 3 ? `"${folded.replaceAll('"', '""')}"` : undefined;
+}
+
+/** The live users a list query matches (its filters and search), before selection, order and paging. */
+export function userListQuery(db: Db, query: UserListQuery, inviterId?: number) {
   let q = live(db).leftJoin('users as inviter', 'inviter.id', 'users.inviterId');
   if (query.id !== undefined) q = q.where('users.id', '=', query.id);
   if (inviterId !== undefined) q = q.where('users.inviterId', '=', inviterId);
   if (query.searchText) {
     const text = query.searchText;
-    q = q.where((eb) => eb.or([asciiContains('users.userAccount', text), keyContains('users.userNameKey', text)]));
+    const trigrams = sqliteTrigramPhrase(db, text);
+    q = trigrams
+      ? q.where('users.id', 'in', sql<number>`(select rowid from users_search where users_search match ${trigrams})`)
+      : q.where((eb) => eb.or([asciiContains('users.userAccount', text), keyContains('users.userNameKey', text)]));
   }
   return q;
 }
@@ -90,7 +106,7 @@ export async function listUsers(
   return paginate(
     query,
     (limit, offset) =>
-      filtered(db, query, options.inviterId)
+      userListQuery(db, query, options.inviterId)
         .selectAll('users')
         .select('inviter.userAccount as inviterAccount')
         // NULLs (a user who never logged in) go last in either direction; SQLite and PostgreSQL disagree otherwise.
@@ -99,6 +115,6 @@ export async function listUsers(
         .limit(limit)
         .offset(offset)
         .execute(),
-    options.withTotal ? () => filtered(db, query, options.inviterId) : undefined,
+    options.withTotal ? () => userListQuery(db, query, options.inviterId) : undefined,
   );
 }

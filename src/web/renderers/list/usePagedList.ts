@@ -1,11 +1,11 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { CallInit } from '../../../api/client';
 import { OPERATIONS } from '../../../api/generated/operations.gen';
-import type { PageOperation } from '../../config/types';
+import type { PageOperation, Paging } from '../../config/types';
 import { api } from '../../api';
 import { pageArgs, type ListQuery } from './list-query';
 
-type Page = { records: unknown[]; total: number };
+type Page = { records: unknown[]; total: number; nextCursor?: string | null };
 
 export interface PagedList<R> {
   rows: R[];
@@ -17,8 +17,12 @@ export interface PagedList<R> {
   reload: () => Promise<void>;
 }
 
-function fetchPage(operation: PageOperation, query: ListQuery, current: number): Promise<Page> {
-  const args = pageArgs(query, current);
+function fetchPage(operation: PageOperation, query: ListQuery, current: number, cursor?: string): Promise<Page> {
+  const args: Record<string, unknown> = pageArgs(query, current);
+  if (cursor !== undefined) {
+    delete args.current;
+    args.cursor = cursor;
+  }
   // The contract's method says whether the page request is the query or the body, and PageOperation is by definition
   // an operation answering a Page; the type system follows neither through the union, so both are asserted here.
   const init = (OPERATIONS[operation].method === 'get' ? { query: args } : { body: args }) as CallInit<PageOperation>;
@@ -33,8 +37,11 @@ export function usePagedList<R>(
   operation: PageOperation,
   query: ListQuery,
   onPagesLoaded: (pages: number) => void,
+  paging: Paging = 'pages',
 ): PagedList<R> {
   const [rows, setRows] = useState<R[]>([]);
+  /** With cursor paging: where the next page starts; null once the last page is in. */
+  const [cursor, setCursor] = useState<string | null>(null);
   const [total, setTotal] = useState(0);
   const [pages, setPages] = useState(0);
   const [status, setStatus] = useState<PagedList<R>['status']>('loading');
@@ -48,14 +55,17 @@ export function usePagedList<R>(
       try {
         const loaded: R[] = [];
         let lastTotal = 0;
+        let next: string | null = null;
         for (let p = 1; p <= count; p++) {
-          const page = await fetchPage(operation, query, p);
+          const page = await fetchPage(operation, query, p, paging === 'cursor' && p > 1 ? (next ?? '') : undefined);
           loaded.push(...(page.records as R[]));
           lastTotal = page.total;
-          if (loaded.length >= page.total) break;
+          next = page.nextCursor ?? null;
+          if (loaded.length >= page.total || (paging === 'cursor' && next === null)) break;
         }
         if (mine !== generation.current) return;
         setRows(loaded);
+        setCursor(next);
         setTotal(lastTotal);
         setPages(Math.max(1, Math.ceil(loaded.length / query.pageSize)));
         setStatus('ready');
@@ -64,7 +74,7 @@ export function usePagedList<R>(
       }
     },
     // eslint-disable-next-line react-hooks/exhaustive-deps -- `key` stands for `query`, a new object on every render
-    [operation, key],
+    [operation, key, paging],
   );
 
   useEffect(() => {
@@ -75,20 +85,23 @@ export function usePagedList<R>(
 
   const loadMore = useCallback(async () => {
     const mine = generation.current;
-    const page = await fetchPage(operation, query, pages + 1);
+    if (paging === 'cursor' && cursor === null) return;
+    const page = await fetchPage(operation, query, pages + 1, paging === 'cursor' ? (cursor ?? '') : undefined);
     if (mine !== generation.current) return;
     setRows((r) => [...r, ...(page.records as R[])]);
+    setCursor(page.nextCursor ?? null);
     setTotal(page.total);
     setPages(pages + 1);
     onPagesLoaded(pages + 1);
     // eslint-disable-next-line react-hooks/exhaustive-deps -- `key` stands for `query`, a new object on every render
-  }, [operation, key, pages, onPagesLoaded]);
+  }, [operation, key, pages, onPagesLoaded, paging, cursor]);
 
   return {
     rows,
     total,
     status,
-    hasMore: status === 'ready' && rows.length < total,
+    // Counted lists end at their total; a cursor list ends when the server hands out no further cursor.
+    hasMore: status === 'ready' && rows.length < total && (paging === 'pages' || cursor !== null),
     loadMore,
     reload: () => loadPages(Math.max(pages, 1)),
   };

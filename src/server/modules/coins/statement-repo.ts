@@ -1,0 +1,98 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { CoinEntryKind } from '../../db/types.js';
+
+export interface EntryFilter {
+  userId: number;
+  kind?: CoinEntryKind;
+}
+
+function filtered(db: Db, filter: EntryFilter) {
+  let q = db.selectFrom('coinEntries').where('coinEntries.userId', '=', filter.userId);
+  if (filter.kind) q = q.where('coinEntries.kind', '=', filter.kind);
+  return q;
+}
+
+/** Where a page starts: skip `offset` rows (the numbered pages), or take the rows older than entry `beforeId`. */
+export type PageStart = { offset: number } | { beforeId: number };
+
+/**
+ * One page of a user's statement, newest first, with the counterparty's and the actor's account names. The page's
+ * ids are found first on the (user_id, id, amount) index alone, then only those rows are read and joined: a deep
+ * numbered page skips index entries rather than whole joined rows, and a keyset page (`beforeId`) skips nothing.
+ */
+export async function listEntries(db: Db, filter: EntryFilter, start: PageStart, limit: number) {
+  let ids = filtered(db, filter).select('coinEntries.id').orderBy('coinEntries.id', 'desc').limit(limit);
+  if ('beforeId' in start) ids = ids.where('coinEntries.id', '<', start.beforeId);
+  else ids = ids.offset(start.offset);
+  const page = (await ids.execute()).map((r) => r.id);
+  if (page.length === 0) return [];
+  return db
+    .selectFrom('coinEntries')
+    .leftJoin('users as counterparty', 'counterparty.id', 'coinEntries.counterpartyId')
+    .leftJoin('users as actor', 'actor.id', 'coinEntries.actorId')
+    .selectAll('coinEntries')
+    .select(['counterparty.userAccount as counterpartyAccount', 'actor.userAccount as actorAccount'])
+    .where('coinEntries.id', 'in', page)
+    .orderBy('coinEntries.id', 'desc')
+    .execute();
+}
+
+export type EntryWithAccounts = Awaited<ReturnType<typeof listEntries>>[number];
+
+/**
+ * How many entries match: the count kept beside the balance when the whole statement is asked (no counting), a
+ * count over the user's entries when filtered by kind.
+ */
+export async function countEntries(db: Db, filter: EntryFilter): Promise<number> {
+  if (!filter.kind) {
+    const row = await db.selectFrom('users').select('entryCount').where('id', '=', filter.userId).executeTakeFirst();
+    return Number(row?.entryCount ?? 0);
+  }
+  const row = await filtered(db, filter)
+    .select(sql<number>`count(*)`.as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The highest user id (the ledger check walks users in id ranges up to it). */
+export async function maxUserId(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .executeTakeFirst();
+  return Number(row?.id ?? 0);
+}
+
+/**
+ * The users with ids in (after, upTo], each with its balance beside the sum and count of its entries. One range of
+ * users at a time: the sums come from the (user_id, id, amount) index in user order, so the cost grows with the
+ * range's entries, and each user's balance and sum are read in one statement (one snapshot).
+ */
+export async function balancesWithSums(db: Db, after: number, upTo: number) {
+  const rows = await db
+    .selectFrom('users')
+    .leftJoin(
+      (eb) =>
+        eb
+          .selectFrom('coinEntries')
+          .select(['userId', (e) => e.fn.sum<number>('amount').as('total'), (e) => e.fn.countAll<number>().as('n')])
+          .where('userId', '>', after)
+          .where('userId', '<=', upTo)
+          .groupBy('userId')
+          .as('sums'),
+      (join) => join.onRef('sums.userId', '=', 'users.id'),
+    )
+    .select(['users.id', 'users.userAccount', 'users.coin', 'sums.total', 'sums.n'])
+    .where('users.id', '>', after)
+    .where('users.id', '<=', upTo)
+    .orderBy('users.id')
+    .execute();
+  return rows.map((r) => ({
+    userId: r.id,
+    userAccount: r.userAccount,
+    balance: Number(r.coin),
+    sumOfEntries: Number(r.total ?? 0),
+    entries: Number(r.n ?? 0),
+  }));
+}
