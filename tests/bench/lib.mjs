@@ -246,7 +246,7 @@ export async function startBareServer({ cpu } = {}) {
 /**
  * The production bundle as a child; resolves once it answers. `profilePrefix` names its --cpu-prof file;
  * `forwardStdout: false` keeps its stdout (the start banner) off this process's output; `env` adds settings; `cpu` (a
- * taskset list such as '0') pins it.
+ * taskset list such as '0') pins it; `mainJs` runs another build of the server (a baseline to compare with).
  */
 export async function startAppServer({
   label,
@@ -258,6 +258,7 @@ export async function startAppServer({
   forwardStdout = true,
   env: extraEnv = {},
   cpu,
+  mainJs = join(ROOT, 'dist/server/main.js'),
 }) {
   const port = await freePort();
   const env = { ...process.env };
@@ -290,7 +291,7 @@ export async function startAppServer({
       `--cpu-prof-dir=${cpuProfDir}`,
       `--cpu-prof-name=${profilePrefix}-${label}-${process.pid}.cpuprofile`,
     );
-  args.push(join(ROOT, 'dist/server/main.js'));
+  args.push(mainJs);
   const [command, commandArgs] = pinned(cpu, process.execPath, args);
   const child = spawn(command, commandArgs, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);

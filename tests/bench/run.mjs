@@ -17,6 +17,9 @@
 //   BENCH_ROUNDS        interleaved rounds                               3    (1..9)
 //   BENCH_DATABASE_URL  postgres://…@127.0.0.1/… to also measure PostgreSQL (a private schema, dropped afterwards)
 //   BENCH_CPU_PROF      1: run the app with --cpu-prof, profiles in dist/bench/profiles
+//   BENCH_COMPARE       a directory holding another build (its dist/server/main.js, e.g. main's, built in a copy of the
+//                       repository): measured in the same rounds, labelled "(compare)", for before/after on a busy
+//                       machine where figures from different runs do not compare
 //   BENCH_LOADGEN       wrk (default when installed) or autocannon (in-process fallback, cannot be pinned apart)
 //   BENCH_SERVER_CPU / BENCH_LOAD_CPU   taskset CPU lists overriding the automatic layout
 import { randomBytes } from 'node:crypto';
@@ -182,11 +185,17 @@ async function main() {
   const postgresUrl = process.env.BENCH_DATABASE_URL ? checkLoopbackPostgres(process.env.BENCH_DATABASE_URL) : null;
   const cpuProfDir = cpuProfDirSetting();
   const databases = ['sqlite', ...(postgresUrl ? ['postgres'] : [])];
+  const compareMainJs = process.env.BENCH_COMPARE ? join(process.env.BENCH_COMPARE, 'dist/server/main.js') : null;
+  if (compareMainJs && !existsSync(compareMainJs)) throw new BenchError(`BENCH_COMPARE: ${compareMainJs} is missing`);
+  const builds = [
+    { suffix: '', mainJs: undefined },
+    ...(compareMainJs ? [{ suffix: ' (compare)', mainJs: compareMainJs }] : []),
+  ];
   const layout = cpuLayout();
   const generator = loadGenerator();
   if (layout.pinned) pinSelf(layout.load);
 
-  const targetCount = 1 + databases.length * ENDPOINTS.length;
+  const targetCount = 1 + builds.length * databases.length * ENDPOINTS.length;
   const plannedSeconds = targetCount * (settings.warmup + settings.rounds * settings.duration);
   const watchdog = startWatchdog(plannedSeconds + 180);
 
@@ -203,21 +212,32 @@ async function main() {
   );
   const bare = await startBareServer({ cpu: layout.server });
   const targets = [{ label: 'bare node:http hello', db: null, server: bare, path: '/', headers: {} }];
-  for (const db of databases) {
-    const databaseUrl = db === 'sqlite' ? `sqlite:${join(tmp, 'bench.db')}` : postgresUrl;
-    const schema = db === 'postgres' ? await createPostgresSchema(postgresUrl) : undefined;
-    console.log(`starting app on ${db} …`);
-    const app = await startAppServer({ label: db, databaseUrl, schema, adminPassword, cpuProfDir, cpu: layout.server });
-    const cookie = await login(app.base, adminPassword);
-    for (const endpoint of ENDPOINTS) {
-      targets.push({
-        label: endpoint.label,
-        endpoint,
-        db,
-        server: app,
-        path: endpoint.path,
-        headers: endpoint.withCookie ? { cookie } : {},
+  for (const build of builds) {
+    for (const db of databases) {
+      const databaseUrl = db === 'sqlite' ? `sqlite:${join(tmp, `bench${targets.length}.db`)}` : postgresUrl;
+      const schema = db === 'postgres' ? await createPostgresSchema(postgresUrl) : undefined;
+      const label = `${db}${build.suffix}`;
+      console.log(`starting app on ${label} …`);
+      const app = await startAppServer({
+        label: label.replace(/\W+/g, '-'),
+        databaseUrl,
+        schema,
+        adminPassword,
+        cpuProfDir,
+        cpu: layout.server,
+        mainJs: build.mainJs,
       });
+      const cookie = await login(app.base, adminPassword);
+      for (const endpoint of ENDPOINTS) {
+        targets.push({
+          label: `${endpoint.label}${build.suffix}`,
+          endpoint,
+          db,
+          server: app,
+          path: endpoint.path,
+          headers: endpoint.withCookie ? { cookie } : {},
+        });
+      }
     }
   }
 
@@ -256,7 +276,7 @@ async function main() {
     const appCpu = summary(runs.map((r) => r.serverCpuMicrosPerRequest)).median;
     return {
       endpoint: target.endpoint.key,
-      path: target.path,
+      path: target.path + (target.label.endsWith(' (compare)') ? ' (compare)' : ''),
       database: target.db,
       ratio: summary(runs.map((r, round) => r.requestsPerSecond / bareRuns[round].requestsPerSecond)),
       cpuRatio: bareCpu === null || appCpu === null ? null : bareCpu / appCpu,
