@@ -300,12 +300,12 @@ export async function startAppServer({
 
   let exited = null;
   child.once('exit', (code, signal) => (exited = signal ?? code));
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 120_000; // a busy 2-core machine can take a minute to start it
   for (;;) {
     if (exited !== null)
       throw new BenchError(`app (${label}) exited (${exited}) before answering:\n${output.tail.join('\n')}`);
     if (Date.now() > deadline)
-      throw new BenchError(`app (${label}) did not answer within 60 s:\n${output.tail.join('\n')}`);
+      throw new BenchError(`app (${label}) did not answer within 120 s:\n${output.tail.join('\n')}`);
     try {
       const response = await fetch(`${base}/api/basicInformation/get?id=1`, { signal: AbortSignal.timeout(2000) });
       await response.arrayBuffer();
@@ -515,7 +515,16 @@ let autocannonModule;
 async function runAutocannon({ url, connections, duration, headers, method, body }) {
   autocannonModule ??= (await import('autocannon')).default;
   // In this process: it cannot be pinned apart from the orchestrator, which is why it is only the fallback.
-  const result = await autocannonModule({ url, connections, duration, headers, method, body, timeout: 10 });
+  const result = await autocannonModule({
+    url,
+    connections,
+    duration,
+    timeout: 10,
+    // autocannon takes an explicit undefined as a value (and refuses an undefined method).
+    ...(headers ? { headers } : {}),
+    ...(method ? { method } : {}),
+    ...(body !== undefined ? { body } : {}),
+  });
   return {
     requests: result.requests.total,
     seconds: result.duration,

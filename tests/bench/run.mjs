@@ -24,7 +24,7 @@
 //   BENCH_SERVER_CPU / BENCH_LOAD_CPU   taskset CPU lists overriding the automatic layout
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   BenchError,
@@ -133,6 +133,11 @@ function printReport(settings, layout, generator, targets, bareRuns, ratios) {
       (layout.pinned
         ? `servers pinned to CPU ${layout.server}, load generator and orchestrator to CPU ${layout.load}`
         : `NOT pinned (${layout.why})`),
+  );
+  console.log(
+    `Load average at the end: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' / ')} (1/5/15 min; above ${cpus().length} other work shared these cores, trust CPU µs over req/s).`,
   );
   console.log('Each cell: median (min–max) over the rounds; latencies are medians of each run’s percentile.');
   console.log('');
@@ -293,6 +298,7 @@ async function main() {
       ...machine(),
       settings,
       pinning: layout,
+      loadAverage: loadavg(),
       loadGenerator: generator.name,
       goals: GOALS,
       bareCpuMicrosPerRequest: bareCpu,
