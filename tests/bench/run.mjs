@@ -202,7 +202,8 @@ async function main() {
 
   const targetCount = 1 + builds.length * databases.length * ENDPOINTS.length;
   const plannedSeconds = targetCount * (settings.warmup + settings.rounds * settings.duration);
-  const watchdog = startWatchdog(plannedSeconds + 180);
+  // Bounded, generously: on a busy machine a run overshoots its seconds and each app may take up to 120 s to start.
+  const watchdog = startWatchdog(plannedSeconds * 2 + 120 * (1 + builds.length * databases.length));
 
   const mainJs = join(ROOT, 'dist/server/main.js');
   if (!existsSync(mainJs)) throw new BenchError('dist/server/main.js is missing; run `npm run build` first');
