@@ -1,15 +1,36 @@
-// Helpers shared by the benches (tests/bench/run.mjs, transfers.mjs, page-weight.mjs): settings, child processes that
-// every exit path stops, the bare node:http server and the production app as children, CPU accounting, the report
-// table and dist/bench/results.json.
+// Helpers shared by the benches (tests/bench/*.mjs): settings, child processes that every exit path stops, the bare
+// node:http server and the production app as children, CPU pinning, a load generator on its own core, CPU accounting,
+// interleaved rounds, medians with ranges, the report table and dist/bench/results.json.
+//
+// Reusable pieces for an honest measurement on a small shared machine (run.mjs uses all of them):
+//   cpuLayout()                 {server, load, pinned}: the core the server gets and the core(s) the load generator and
+//                               this process get; pinned is false when `taskset` or a second core is missing (then
+//                               nothing is pinned and the report says so). BENCH_SERVER_CPU / BENCH_LOAD_CPU override.
+//   pinSelf(cpus)               moves this process (the orchestrator) onto the load generator's core(s).
+//   startBareServer({cpu})      the bare node:http hello world, optionally pinned (`cpu: cpuLayout().server`).
+//   startAppServer({cpu, …})    the production bundle, optionally pinned the same way.
+//   loadGenerator()             'wrk' (/usr/bin/wrk or WRK on PATH) or 'autocannon' (the fallback; BENCH_LOADGEN forces).
+//   runLoad({url, …})           one closed-loop run from a separate process on the load core; answers requests, req/s,
+//                               latency in µs (p50/p90/p99/max), errors and non-2xx, plus the server's CPU µs per
+//                               request when given `serverPid` (read from /proc/<pid>/stat around the run).
+//   cpuMeter(pid)               () => CPU seconds since the meter was made (user + system, from /proc).
+//   interleavedRounds(n, jobs)  runs every job once per round, the order rotated each round so no job always runs
+//                               first or last; answers each job's per-round results.
+//   summary(values)             {median, min, max, values}; fmtRange(summary, digits) prints "0.52 (0.49–0.55)".
+//   median, fmt, table          the plain helpers the older benches already use.
+//
+// Why wrk rather than autocannon: autocannon is JavaScript and spends about as much CPU per request as the bare
+// node:http server it measures, so on a 2-core machine it saturates its own core first and the bare baseline (the
+// denominator of every ratio) reads low. wrk (C, epoll) needs a fraction of that, so the server's core is the limit.
 //
 // Internal: `node tests/bench/lib.mjs --bare-server <port>` is the bare server child, so every bench compares against
 // the same thing.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
-import { cpus } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -196,9 +217,11 @@ export function captureOutput(child, prefix, { forwardLimit = 30, forwardStdout 
   return { tail, suppressed: () => suppressed };
 }
 
-export async function startBareServer() {
+/** The bare node:http hello world as a child; `cpu` (a taskset list such as '0') pins it. */
+export async function startBareServer({ cpu } = {}) {
   const port = await freePort();
-  const child = spawn(process.execPath, [THIS_FILE, '--bare-server', String(port)], {
+  const [command, args] = pinned(cpu, process.execPath, [THIS_FILE, '--bare-server', String(port)]);
+  const child = spawn(command, args, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
@@ -222,7 +245,8 @@ export async function startBareServer() {
 
 /**
  * The production bundle as a child; resolves once it answers. `profilePrefix` names its --cpu-prof file;
- * `forwardStdout: false` keeps its stdout (the start banner) off this process's output; `env` adds settings.
+ * `forwardStdout: false` keeps its stdout (the start banner) off this process's output; `env` adds settings; `cpu` (a
+ * taskset list such as '0') pins it; `mainJs` runs another build of the server (a baseline to compare with).
  */
 export async function startAppServer({
   label,
@@ -233,6 +257,8 @@ export async function startAppServer({
   profilePrefix = 'app',
   forwardStdout = true,
   env: extraEnv = {},
+  cpu,
+  mainJs = join(ROOT, 'dist/server/main.js'),
 }) {
   const port = await freePort();
   const env = { ...process.env };
@@ -265,20 +291,21 @@ export async function startAppServer({
       `--cpu-prof-dir=${cpuProfDir}`,
       `--cpu-prof-name=${profilePrefix}-${label}-${process.pid}.cpuprofile`,
     );
-  args.push(join(ROOT, 'dist/server/main.js'));
-  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  args.push(mainJs);
+  const [command, commandArgs] = pinned(cpu, process.execPath, args);
+  const child = spawn(command, commandArgs, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   const output = captureOutput(child, `[app:${label}]`, { forwardStdout });
   const base = `http://${LOOPBACK}:${port}`;
 
   let exited = null;
   child.once('exit', (code, signal) => (exited = signal ?? code));
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 120_000; // a busy 2-core machine can take a minute to start it
   for (;;) {
     if (exited !== null)
       throw new BenchError(`app (${label}) exited (${exited}) before answering:\n${output.tail.join('\n')}`);
     if (Date.now() > deadline)
-      throw new BenchError(`app (${label}) did not answer within 60 s:\n${output.tail.join('\n')}`);
+      throw new BenchError(`app (${label}) did not answer within 120 s:\n${output.tail.join('\n')}`);
     try {
       const response = await fetch(`${base}/api/basicInformation/get?id=1`, { signal: AbortSignal.timeout(2000) });
       await response.arrayBuffer();
@@ -319,6 +346,260 @@ export const median = (values) => {
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
+
+/** CPU seconds a process has used since this call, as a function; null readings where there is no /proc. */
+export function cpuMeter(pid) {
+  const start = processCpuSeconds(pid);
+  return () => {
+    const now = processCpuSeconds(pid);
+    return start === null || now === null ? null : now - start;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Pinning: the server on one core, the load generator (and this process) on the other(s).
+
+let tasksetPath;
+function taskset() {
+  if (tasksetPath === undefined) {
+    tasksetPath = ['/usr/bin/taskset', '/bin/taskset'].find((path) => existsSync(path)) ?? null;
+  }
+  return tasksetPath;
+}
+
+/** [command, args], wrapped in `taskset -c <cpu>` when a core is asked for (taskset execs, so the pid is the child's). */
+export function pinned(cpu, command, args) {
+  if (cpu === undefined || cpu === null) return [command, args];
+  const path = taskset();
+  if (!path) throw new BenchError('taskset is missing; cannot pin');
+  return [path, ['-c', String(cpu), command, ...args]];
+}
+
+const CPU_LIST = /^\d+([-,]\d+)*$/;
+
+/**
+ * Which core the server gets and which the load generator gets. Pinned only with taskset and at least 2 cores; the
+ * last core goes to the server (core 0 takes most interrupts), the others to the load generator and the orchestrator.
+ */
+export function cpuLayout() {
+  const count = cpus().length;
+  const fromEnv = (name) => {
+    const value = process.env[name];
+    if (value === undefined || value === '') return undefined;
+    if (!CPU_LIST.test(value))
+      throw new BenchError(`${name} must be a taskset CPU list such as 1 or 0-2, got "${value}"`);
+    return value;
+  };
+  const server = fromEnv('BENCH_SERVER_CPU');
+  const load = fromEnv('BENCH_LOAD_CPU');
+  if (!taskset() || count < 2) {
+    return { pinned: false, server: null, load: null, why: taskset() ? 'only one CPU' : 'no taskset' };
+  }
+  return {
+    pinned: true,
+    server: server ?? String(count - 1),
+    load: load ?? (count === 2 ? '0' : `0-${count - 2}`),
+    why: null,
+  };
+}
+
+/** Moves this process (and the threads it has) onto `cpu`, so the orchestrator never competes with the server. */
+export function pinSelf(cpu) {
+  if (!cpu || !taskset()) return false;
+  try {
+    execFileSync(taskset(), ['-a', '-cp', String(cpu), String(process.pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Load: one closed-loop run from a separate process.
+
+const WRK_CANDIDATES = ['/usr/bin/wrk', '/usr/local/bin/wrk'];
+
+/** 'wrk' when installed (or BENCH_LOADGEN=wrk), else 'autocannon'; BENCH_LOADGEN=autocannon forces the fallback. */
+export function loadGenerator() {
+  const forced = process.env.BENCH_LOADGEN;
+  if (forced && forced !== 'wrk' && forced !== 'autocannon')
+    throw new BenchError(`BENCH_LOADGEN must be wrk or autocannon, got "${forced}"`);
+  const wrk = WRK_CANDIDATES.find((path) => existsSync(path));
+  if (forced === 'wrk' && !wrk) throw new BenchError('BENCH_LOADGEN=wrk but wrk is not installed');
+  if (forced === 'autocannon' || !wrk) return { name: 'autocannon', path: null };
+  return { name: 'wrk', path: wrk };
+}
+
+// wrk's done() prints one JSON line; latency figures are in microseconds already.
+const WRK_REPORT = `
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    '\\nBENCH_JSON {"requests":%d,"durationUs":%d,"bytes":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,' ..
+    '"p50":%d,"p90":%d,"p99":%d,"max":%d,"mean":%.1f}\\n',
+    summary.requests, summary.duration, summary.bytes, e.connect, e.read, e.write, e.status, e.timeout,
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max, latency.mean))
+end
+`;
+
+let wrkScriptDir;
+function wrkScript(lua) {
+  wrkScriptDir ??= mkdtempSync(join(tmpdir(), 'bench-wrk-'));
+  if (!cleanups.includes(removeWrkScripts)) cleanups.push(removeWrkScripts);
+  const path = join(wrkScriptDir, `${randomBytes(6).toString('hex')}.lua`);
+  writeFileSync(path, `${lua}\n${WRK_REPORT}`);
+  return path;
+}
+function removeWrkScripts() {
+  if (wrkScriptDir) rmSync(wrkScriptDir, { recursive: true, force: true });
+  wrkScriptDir = undefined;
+}
+
+const luaString = (value) =>
+  `"${String(value)
+    .replace(/[\\"]/g, (c) => `\\${c}`)
+    .replace(/\n/g, '\\n')}"`;
+
+function runWrk(path, { url, connections, duration, headers, method, body, cpu, lua }) {
+  const setup = [
+    method ? `wrk.method = ${luaString(method)}` : '',
+    body !== undefined ? `wrk.body = ${luaString(body)}` : '',
+    ...Object.entries(headers ?? {}).map(([name, value]) => `wrk.headers[${luaString(name)}] = ${luaString(value)}`),
+    lua ?? '',
+  ].join('\n');
+  const script = wrkScript(setup);
+  // One thread: it has one core to itself, and more threads on one core only add switching.
+  const [command, args] = pinned(cpu, path, [
+    '-t1',
+    `-c${connections}`,
+    `-d${duration}s`,
+    '--timeout',
+    '10s',
+    '-s',
+    script,
+    url,
+  ]);
+  return new Promise((done, fail) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', (chunk) => (err += chunk));
+    child.once('error', (error) => fail(new BenchError(`wrk did not start: ${error.message}`)));
+    child.once('exit', (code, signal) => {
+      children.delete(child);
+      const line = out.split('\n').find((l) => l.startsWith('BENCH_JSON '));
+      if (code !== 0 || !line) {
+        fail(new BenchError(`wrk failed (${signal ?? code}) on ${url}:\n${(err || out).slice(-1000)}`));
+        return;
+      }
+      const r = JSON.parse(line.slice('BENCH_JSON '.length));
+      const seconds = r.durationUs / 1e6;
+      done({
+        requests: r.requests,
+        seconds,
+        requestsPerSecond: r.requests / seconds,
+        latencyUs: { p50: r.p50, p90: r.p90, p99: r.p99, max: r.max, mean: r.mean },
+        bytesPerSecond: r.bytes / seconds,
+        // wrk counts a status >= 400 as a "status" error; the rest are socket errors and timeouts.
+        non2xx: r.status,
+        errors: r.connect + r.read + r.write,
+        timeouts: r.timeout,
+      });
+    });
+  });
+}
+
+let autocannonModule;
+async function runAutocannon({ url, connections, duration, headers, method, body }) {
+  autocannonModule ??= (await import('autocannon')).default;
+  // In this process: it cannot be pinned apart from the orchestrator, which is why it is only the fallback.
+  const result = await autocannonModule({
+    url,
+    connections,
+    duration,
+    timeout: 10,
+    // autocannon takes an explicit undefined as a value (and refuses an undefined method).
+    ...(headers ? { headers } : {}),
+    ...(method ? { method } : {}),
+    ...(body !== undefined ? { body } : {}),
+  });
+  return {
+    requests: result.requests.total,
+    seconds: result.duration,
+    requestsPerSecond: result.requests.total / result.duration,
+    latencyUs: {
+      p50: result.latency.p50 * 1000,
+      p90: result.latency.p90 * 1000,
+      p99: result.latency.p99 * 1000,
+      max: result.latency.max * 1000,
+      mean: result.latency.average * 1000,
+    },
+    bytesPerSecond: result.throughput.average,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+  };
+}
+
+/**
+ * One closed-loop load run: `connections` keep one request each in flight for `duration` seconds. With wrk the load
+ * runs in its own process on `cpu` (cpuLayout().load). `serverPid` adds the server's CPU µs per request over the run
+ * and its CPU share of one core. `lua` (wrk only) is extra script, e.g. a request() that varies a header per request.
+ */
+export async function runLoad({ url, connections = 10, duration = 5, headers, method, body, cpu, serverPid, lua }) {
+  const generator = loadGenerator();
+  const meter = serverPid ? cpuMeter(serverPid) : null;
+  const result =
+    generator.name === 'wrk'
+      ? await runWrk(generator.path, { url, connections, duration, headers, method, body, cpu, lua })
+      : await runAutocannon({ url, connections, duration, headers, method, body });
+  const serverCpuSeconds = meter ? meter() : null;
+  return {
+    ...result,
+    loadGenerator: generator.name,
+    serverCpuSeconds,
+    serverCpuMicrosPerRequest:
+      serverCpuSeconds === null || result.requests === 0 ? null : (serverCpuSeconds / result.requests) * 1e6,
+    serverCpuShare: serverCpuSeconds === null ? null : serverCpuSeconds / result.seconds,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Rounds and statistics
+
+/**
+ * Runs each job once per round, `rounds` times; round r starts at job r (mod the job count), so slow drift on a shared
+ * machine (another process waking up, thermal limits) lands on every job alike. Answers results[jobIndex][round].
+ */
+export async function interleavedRounds(rounds, jobs, onRun = () => {}) {
+  const results = jobs.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    for (let k = 0; k < jobs.length; k++) {
+      const index = (round + k) % jobs.length;
+      onRun(round, index);
+      results[index][round] = await jobs[index](round);
+    }
+  }
+  return results;
+}
+
+/** Median and range of numbers (nulls ignored); all null when there are none. */
+export function summary(values) {
+  const present = values.filter((v) => v !== null && v !== undefined && Number.isFinite(v));
+  if (present.length === 0) return { median: null, min: null, max: null, values };
+  return { median: median(present), min: Math.min(...present), max: Math.max(...present), values };
+}
+
+/** "median (min–max)", or just the median when all rounds agree or there was one round. */
+export function fmtRange(s, digits = 0) {
+  if (s.median === null) return '-';
+  const m = fmt(s.median, digits);
+  const lo = fmt(s.min, digits);
+  const hi = fmt(s.max, digits);
+  return s.values.length > 1 && lo !== hi ? `${m} (${lo}–${hi})` : m;
+}
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Report

@@ -13,6 +13,7 @@ import {
   type MigrationProvider,
 } from 'kysely';
 import { DATABASE_TIMEOUTS, type DatabaseConfig } from '../config.js';
+import { registerDirectRoute, type DirectRoute } from './prepared.js';
 import { ResilientSqliteDriver, sqliteAdapterFor } from './sqlite-driver.js';
 import type { Database } from './types.js';
 import { migrations } from './migrations/index.js';
@@ -42,18 +43,26 @@ function openSqlite(path: string, busyTimeoutMs: number): BetterSqlite3.Database
   return database;
 }
 
-function sqliteDialect(config: Extract<DatabaseConfig, { kind: 'sqlite' }>): Dialect {
+function sqliteDialect(config: Extract<DatabaseConfig, { kind: 'sqlite' }>): {
+  dialect: Dialect;
+  direct?: DirectRoute;
+} {
   if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
   const writer = withStatementCache(openSqlite(config.path, 20));
-  const reader = config.path === ':memory:' ? undefined : withStatementCache(openSqlite(config.path, 20));
+  const readerDatabase = config.path === ':memory:' ? undefined : openSqlite(config.path, 20);
+  const reader = readerDatabase ? withStatementCache(readerDatabase) : undefined;
   const lockTimeoutMs = config.lockTimeoutMs ?? DATABASE_TIMEOUTS.lockTimeoutMs;
   const driver = new ResilientSqliteDriver({ writer, reader, lockTimeoutMs, groupCommit: config.groupCommit ?? true });
   const adapter = sqliteAdapterFor(driver);
   return {
-    createAdapter: () => adapter,
-    createDriver: () => driver,
-    createIntrospector: (db) => new SqliteIntrospector(db),
-    createQueryCompiler: () => new SqliteQueryCompiler(),
+    dialect: {
+      createAdapter: () => adapter,
+      createDriver: () => driver,
+      createIntrospector: (db) => new SqliteIntrospector(db),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+    },
+    // In memory there is no reader: the one connection may be inside a transaction, so everything goes through Kysely.
+    ...(readerDatabase ? { direct: { kind: 'sqlite' as const, reader: readerDatabase } } : {}),
   };
 }
 
@@ -88,7 +97,7 @@ export const applicationName = (schema?: string) => (schema ? `points-mall:${sch
 function postgresDialect(
   config: Extract<DatabaseConfig, { kind: 'postgres' }>,
   onPoolError: (error: Error) => void,
-): PostgresDialect {
+): { dialect: PostgresDialect; direct: DirectRoute } {
   const { statementTimeoutMs, lockTimeoutMs, acquireTimeoutMs } = { ...DATABASE_TIMEOUTS, ...config };
   const settings = [
     `-c statement_timeout=${statementTimeoutMs}`,
@@ -116,12 +125,13 @@ function postgresDialect(
   // The pool listens only to idle connections: one that dies while a request holds it (or just as it is handed
   // out) would otherwise throw from the socket's event. Its query fails on its own, and the request answers 503.
   pool.on('connect', (client) => client.on('error', onPoolError));
-  return new PostgresDialect({ pool });
+  return { dialect: new PostgresDialect({ pool }), direct: { kind: 'postgres', pool } };
 }
 
 export function openDatabase(config: DatabaseConfig, onPoolError: (error: Error) => void = () => {}): DatabaseHandle {
-  const dialect = config.kind === 'sqlite' ? sqliteDialect(config) : postgresDialect(config, onPoolError);
+  const { dialect, direct } = config.kind === 'sqlite' ? sqliteDialect(config) : postgresDialect(config, onPoolError);
   const db = new Kysely<Database>({ dialect, plugins: [new CamelCasePlugin()] });
+  if (direct) registerDirectRoute(db, direct);
   return {
     db,
     kind: config.kind,

@@ -87,9 +87,15 @@ export function registerOperations(
         ...(op.headersSchema ? { headers: op.headersSchema } : {}),
         ...(op.bodySchema ? { body: op.bodySchema } : {}),
       },
-      onRequest: async (request: FastifyRequest) => {
-        request.session = await guard(app, op, request);
-      },
+      // A read open to visitors has nothing to guard (no forgery check, no session): no hook at all, so it costs
+      // nothing per request; its handler asks for the session only if it needs one.
+      ...(op.stateChanging || !op.roles.includes('visitor')
+        ? {
+            onRequest: async (request: FastifyRequest) => {
+              request.session = await guard(app, op, request);
+            },
+          }
+        : {}),
       handler: async (request, reply) => {
         const result = await handler(new RequestContext(app, request, reply));
         if (!op.csv) return ok(result);

@@ -26,26 +26,49 @@ export interface SessionUser {
 export type SessionState =
   { kind: 'none' } | { kind: 'ended'; reason: RevokeReason } | { kind: 'active'; user: SessionUser; tokenHash: string };
 
+/**
+ * The keyed hash of a session token, remembered for the tokens seen lately: every authenticated request needs it and
+ * the HMAC was a visible share of a cheap request. Only the mapping is kept (a pure function of secret and token);
+ * whether the session is still valid is asked of the database on every request, so a logout, ban or password change
+ * in any process ends it at once. Bounded, oldest first out; a flood of made-up tokens only costs recomputation.
+ */
+const TOKEN_HASHES_KEPT = 10_000;
+const tokenHashes = new Map<string, Map<string, string>>();
+function tokenHash(secret: string, token: string): string {
+  let forSecret = tokenHashes.get(secret);
+  if (!forSecret) {
+    if (tokenHashes.size >= 16) tokenHashes.clear(); // one secret per app; many only in tests
+    tokenHashes.set(secret, (forSecret = new Map<string, string>()));
+  }
+  let hash = forSecret.get(token);
+  if (hash === undefined) {
+    hash = keyedHash(secret, token);
+    if (forSecret.size >= TOKEN_HASHES_KEPT) forSecret.delete(forSecret.keys().next().value!);
+    forSecret.set(token, hash);
+  }
+  return hash;
+}
+
 export async function startSession(db: Db, secret: string, userId: number, now: number): Promise<string> {
   const token = newToken();
-  await repo.insertSession(db, { tokenHash: keyedHash(secret, token), userId, now, expiresAt: now + IDLE_MS });
+  await repo.insertSession(db, { tokenHash: tokenHash(secret, token), userId, now, expiresAt: now + IDLE_MS });
   return token;
 }
 
 export async function resolveSession(db: Db, secret: string, token: string, now: number): Promise<SessionState> {
-  const tokenHash = keyedHash(secret, token);
-  const row = await repo.findSessionWithUser(db, tokenHash);
+  const hash = tokenHash(secret, token);
+  const row = await repo.findSessionWithUser(db, hash);
   if (!row || row.expiresAt <= now || row.createdAt + ABSOLUTE_MS <= now) return { kind: 'none' };
   // A ban or deletion ends sessions even if the revocation write raced with this read.
   if (row.deletedAt !== null) return { kind: 'ended', reason: 'deleted' };
   if (row.status === 'banned') return { kind: 'ended', reason: 'banned' };
   if (row.revokedAt !== null) return { kind: 'ended', reason: (row.revokeReason ?? 'logout') as RevokeReason };
   if (now - row.lastSeenAt > TOUCH_EVERY_MS) {
-    await repo.extendSession(db, tokenHash, now, Math.min(now + IDLE_MS, row.createdAt + ABSOLUTE_MS));
+    await repo.extendSession(db, hash, now, Math.min(now + IDLE_MS, row.createdAt + ABSOLUTE_MS));
   }
   return {
     kind: 'active',
-    tokenHash,
+    tokenHash: hash,
     user: {
       id: row.userId,
       userAccount: row.userAccount,
