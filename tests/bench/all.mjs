@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
-/** In the order a reader of the report wants them: read path, ledger, scheduler, scale, page weight. */
-const SCRIPTS = ['run.mjs', 'transfers.mjs', 'scheduler.mjs', 'scale.mjs', 'page-weight.mjs'];
+/** In the order a reader of the report wants them: read path, ledger, scheduler, scale, dashboard, page weight. */
+const SCRIPTS = ['run.mjs', 'transfers.mjs', 'scheduler.mjs', 'scale.mjs', 'dashboard.mjs', 'page-weight.mjs'];
 
 const wanted = process.argv.length > 2 ? process.argv.slice(2) : SCRIPTS;
 const outcomes = [];

@@ -312,6 +312,11 @@ async function benchDatabase(db, settings, postgresUrl) {
           const cpuMs = await cpuPerCall(server.child.pid, server.base, cookie, path);
           results[label] = { ...(await measureUnderLoad(load, server.base, cookie, path)), cpuMs };
         }
+        const m = results[label];
+        // Each figure as it is measured, so a run cut short still tells what it saw.
+        console.log(
+          `[${db}]   cpu ${fmt(m.cpuMs, 2)} ms/call, wall ${fmt(m.ms, 1)} ms, get/login p99 ${fmt(m.load.p99, 1)} ms (${m.load.count} requests)`,
+        );
       }
       rounds.push(results);
     }
