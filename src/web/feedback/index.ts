@@ -2,7 +2,10 @@ import type { ReactNode } from 'react';
 import { NOTIFY_MS, TOAST_MS } from '../config/constants';
 import { messages as t } from '../i18n/zh-CN';
 
-/** Toasts, dialogs and action sheets, loaded on first use (they are not part of any page's first download). */
+/**
+ * Toasts, dialogs and action sheets, loaded on first use (they are not part of any page's first download). A dialog is
+ * named by its title (or its question) for screen readers: antd-mobile's role="dialog" has no name of its own.
+ */
 const kit = () => import('./kit');
 
 export function toast(content: string, icon?: 'success' | 'fail'): void {
@@ -16,13 +19,13 @@ export function notify(content: string): void {
 
 export async function confirm(content: string): Promise<boolean> {
   const { Dialog } = await kit();
-  return Dialog.confirm({ content, confirmText: t.shell.ok, cancelText: t.shell.cancel });
+  return Dialog.confirm({ content, confirmText: t.shell.ok, cancelText: t.shell.cancel, 'aria-label': content });
 }
 
 /** A dialog with one OK button; OK, Escape (cancel) and a tap on the overlay all close it. */
 export async function alert(title: string, content: ReactNode): Promise<void> {
   const { Dialog } = await kit();
-  return Dialog.alert({ title, content, confirmText: t.shell.ok, closeOnMaskClick: true });
+  return Dialog.alert({ title, content, confirmText: t.shell.ok, closeOnMaskClick: true, 'aria-label': title });
 }
 
 /** A proposal the user takes or leaves (an AI draft): answers true when they take it. */
@@ -32,7 +35,13 @@ export async function choose(
   labels: { accept: string; discard: string },
 ): Promise<boolean> {
   const { Dialog } = await kit();
-  return Dialog.confirm({ title, content, confirmText: labels.accept, cancelText: labels.discard });
+  return Dialog.confirm({
+    title,
+    content,
+    confirmText: labels.accept,
+    cancelText: labels.discard,
+    'aria-label': title,
+  });
 }
 
 export async function actionSheet(actions: { text: string; danger?: boolean; onAction: () => void }[]): Promise<void> {

@@ -375,6 +375,7 @@ export const zhCN = {
     row: (by: string, at: number) => `${by} · ${dateTime(at)}`,
     progress: (done: number, failed: number, total: number) =>
       `${done + failed}/${total}${failed > 0 ? ` · 失败 ${failed}` : ''}`,
+    progressLabel: '任务进度',
     detail: '详情',
     cancel: '取消任务',
     cancelAsk: (title: string) => `取消任务「${title}」？已完成的部分不会撤回。`,

@@ -9,6 +9,7 @@ export function ProgressLine({ done, failed, total }: Progress) {
     <div
       className="progress-line"
       role="progressbar"
+      aria-label={t.tasks.progressLabel}
       aria-valuemin={0}
       aria-valuemax={total}
       aria-valuenow={done + failed}

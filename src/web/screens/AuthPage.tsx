@@ -18,7 +18,7 @@ interface Props {
 export function AuthPage({ title, onSubmit, submitting, switchTo, children }: Props) {
   const site = useStore(siteStore);
   return (
-    <div className="auth-page">
+    <main className="auth-page">
       <h1 className="auth-title">{site?.websiteName || title}</h1>
       <p className="auth-subtitle">{title}</p>
       <form className="auth-card" onSubmit={onSubmit} noValidate>
@@ -32,6 +32,6 @@ export function AuthPage({ title, onSubmit, submitting, switchTo, children }: Pr
           {switchTo.label}
         </Link>
       </form>
-    </div>
+    </main>
   );
 }

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { NavBar, NoticeBar, WaterMark } from 'antd-mobile';
+import { NoticeBar, WaterMark } from 'antd-mobile';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { api } from '../api';
 import type { Screen } from '../config/types';
@@ -10,6 +10,7 @@ import { useStore } from '../state/store';
 import { canOpen } from '../app/screens';
 import { AnnouncementBubble } from './AnnouncementBubble';
 import { BottomTabs } from './BottomTabs';
+import { HeaderBar } from './HeaderBar';
 
 /** Back if the app has history of its own, home otherwise (a deep link opened from a chat app). */
 function useBack() {
@@ -50,14 +51,11 @@ export default function Frame({ screen, children }: { screen: Screen | undefined
   return (
     <div className="app-frame">
       <header className="app-header">
-        <NavBar
-          back={showBack ? '' : null}
-          backIcon={showBack}
-          onBack={back}
+        <HeaderBar
+          title={screen?.title ?? t.shell.notFound}
+          onBack={showBack ? back : undefined}
           right={screen?.headerRight === 'logout' ? <LogoutButton /> : null}
-        >
-          {screen?.title ?? t.shell.notFound}
-        </NavBar>
+        />
         {notice && <NoticeBar content={notice} color="alert" speed={40} wrap={false} />}
       </header>
       <main className="app-main">{allowed ? children : <Forbidden />}</main>
