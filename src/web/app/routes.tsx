@@ -5,7 +5,7 @@ import { api } from '../api';
 import type { Screen } from '../config/types';
 import { signIn, signOut } from '../state/session';
 import { Loading } from '../shell/Loading';
-import { Root } from '../shell/Root';
+import { loadFrame, Root } from '../shell/Root';
 import { RouteError } from '../shell/RouteError';
 
 /** The component a screen renders: a hand screen, or a generic renderer bound to its config. Loaded lazily. */
@@ -57,10 +57,15 @@ async function currentUserLoader({ request }: { request: Request }) {
 }
 
 export function buildRoutes(screens: readonly Screen[]): RouteObject[] {
+  // Every screen is its own chunk, fetched when first opened (a new screen in the map is split with no code here);
+  // a framed screen fetches the frame at the same time, so neither waits for the other.
   const toRoute = (screen: Screen): RouteObject => ({
     path: screen.path,
     handle: { screen },
-    lazy: async () => ({ Component: await componentFor(screen) }),
+    lazy: async () => {
+      const [Component] = await Promise.all([componentFor(screen), screen.chrome === 'bare' ? null : loadFrame()]);
+      return { Component };
+    },
   });
   return [
     {
@@ -75,7 +80,13 @@ export function buildRoutes(screens: readonly Screen[]): RouteObject[] {
           shouldRevalidate: () => true,
           children: [
             ...screens.filter((s) => s.access !== 'public').map(toRoute),
-            { path: '*', lazy: async () => ({ Component: (await import('../shell/NotFound')).NotFound }) },
+            {
+              path: '*',
+              lazy: async () => {
+                const [{ NotFound }] = await Promise.all([import('../shell/NotFound'), loadFrame()]);
+                return { Component: NotFound };
+              },
+            },
           ],
         },
       ],

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { Outlet, useLocation, useNavigation } from 'react-router-dom';
 import { api } from '../api';
 import { SITE_INFORMATION_ID } from '../config/constants';
@@ -9,8 +9,16 @@ import { Loading } from './Loading';
 import { useAnalytics } from './useAnalytics';
 import { useCurrentScreen } from './useCurrentScreen';
 
-// Login and register show no frame, so its pieces (nav bar, tab bar, notice bar, watermark, bubble) load later.
-const Frame = lazy(() => import('./Frame'));
+// Login and register show no frame, so its pieces (nav bar, tab bar, notice bar, watermark) load later: beside the
+// first framed screen's own chunk (routes.tsx calls loadFrame), not after that screen has rendered.
+type FrameModule = typeof import('./Frame');
+let frameModule: FrameModule | undefined;
+let framePending: Promise<FrameModule> | undefined;
+export function loadFrame(): Promise<FrameModule> {
+  framePending ??= import('./Frame').then((m) => (frameModule = m));
+  return framePending;
+}
+const LazyFrame = lazy(loadFrame);
 
 /** Reads the site information once at start (except on /500, which must show even when the API is down). */
 function useSiteInformation(pathname: string) {
@@ -27,6 +35,9 @@ export function Root() {
   const navigation = useNavigation();
   const screen = useCurrentScreen();
   const site = useStore(siteStore);
+  // Chosen once: the loaded frame when the first screen brought it (no suspense, no flash), else the lazy one. Never
+  // switched later, which would remount the screen inside it.
+  const [Frame] = useState(() => frameModule?.default ?? LazyFrame);
   useSiteInformation(location.pathname);
   useAnalytics(site?.analyticsUrl ?? '', location.pathname);
 
