@@ -15,7 +15,7 @@ const SCRIPT = 'console.log("积分商城");'.repeat(20);
 for (const [name, body] of [
   ['index.html', HTML],
   ['assets/index-abc123.js', SCRIPT],
-]) {
+] as const) {
   writeFileSync(join(webRoot, name), body);
   writeFileSync(join(webRoot, `${name}.br`), brotliCompressSync(body));
   writeFileSync(join(webRoot, `${name}.gz`), gzipSync(body));

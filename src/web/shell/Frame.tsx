@@ -8,6 +8,7 @@ import { sessionStore, signOut } from '../state/session';
 import { siteStore } from '../state/site';
 import { useStore } from '../state/store';
 import { canOpen } from '../app/screens';
+import { useAnnouncementOnce } from './announcement';
 import { BottomTabs } from './BottomTabs';
 
 // The draggable bubble brings a gesture and an animation library (23 KB): it comes after the page, never before it.
@@ -49,6 +50,7 @@ export default function Frame({ screen, children }: { screen: Screen | undefined
   const showBack = screen?.back !== false && pathname !== '/';
   const notice = screen?.notice ?? site?.noticeBar ?? '';
   const allowed = !screen || canOpen(screen, session.role) || session.role === 'notLogin';
+  useAnnouncementOnce();
   return (
     <div className="app-frame">
       <header className="app-header">

@@ -20,11 +20,27 @@ export function loadFrame(): Promise<FrameModule> {
 }
 const LazyFrame = lazy(loadFrame);
 
+let siteRequest: Promise<void> | undefined;
+
+/**
+ * Fetches the site information unless it is already here (one request at a time). Routes call it beside a signed-in
+ * screen's chunk, so the frame first draws with its notice bar in place (no shift of the page below it) and the
+ * announcement can open without waiting for the first render.
+ */
+export function loadSiteInformation(): Promise<void> {
+  if (siteStore.get()) return Promise.resolve();
+  siteRequest ??= api
+    .call('basicInformationGet', { query: { id: SITE_INFORMATION_ID } })
+    .then(siteStore.set, () => undefined)
+    .finally(() => (siteRequest = undefined));
+  return siteRequest;
+}
+
 /** Reads the site information once at start (except on /500, which must show even when the API is down). */
 function useSiteInformation(pathname: string) {
   useEffect(() => {
-    if (pathname === '/500' || siteStore.get()) return;
-    api.call('basicInformationGet', { query: { id: SITE_INFORMATION_ID } }).then(siteStore.set, () => undefined);
+    if (pathname === '/500') return;
+    void loadSiteInformation();
     // Only the first page matters: the record stays in memory for the session.
     // eslint-disable-next-line react-hooks/exhaustive-deps -- once at start: a later path never reads it again
   }, []);
