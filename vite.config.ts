@@ -1,8 +1,39 @@
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
+import { messages as t } from './src/web/i18n/zh-CN.js';
+
+/**
+ * Modules every page runs before its first screen (the entry's static imports). One chunk instead of seven: fewer
+ * requests on a phone's first visit, and brotli packs one stream tighter than several. Screens, renderers and the UI
+ * kit stay out: each page fetches only its own.
+ */
+const BOOT = [
+  /node_modules\/(react|react-dom|scheduler|react-router|react-router-dom|openapi-fetch)\//,
+  /src\/api\/(client|message-filter|generated\/operations\.gen)\.ts$/,
+  /src\/web\/(api|i18n\/zh-CN|config\/constants|state\/(store|session|site)|feedback\/index|operations\/useOperation)\.tsx?$/,
+  /vite\/preload-helper|rolldown\/runtime/,
+];
+
+/**
+ * The loading state in index.html itself (the markup of shell/Loading.tsx, styled by the render-blocking global CSS):
+ * the phone paints it as soon as the HTML and CSS arrive instead of a blank page while the scripts download; React
+ * replaces it on its first render. A `data:` icon saves the favicon request that would answer 404.
+ */
+function loadingInHtml(): Plugin {
+  return {
+    name: 'points-mall:loading-in-html',
+    transformIndexHtml: (html) =>
+      html
+        .replace(
+          '<div id="root"></div>',
+          `<div id="root"><div class="app-loading" role="status" aria-live="polite"><span class="app-spinner" aria-hidden="true"></span><span>${t.shell.loading}</span></div></div>`,
+        )
+        .replace('</title>', '</title>\n    <link rel="icon" href="data:," />'),
+  };
+}
 
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), loadingInHtml()],
   build: {
     outDir: 'dist/web',
     emptyOutDir: true,
@@ -10,6 +41,15 @@ export default defineConfig({
     // No inline polyfill script: the server's CSP allows scripts from this origin only.
     modulePreload: { polyfill: false },
     chunkSizeWarningLimit: 400,
+    // dist/web/.vite/manifest.json: which source each hashed file comes from (the page-weight bench names them).
+    manifest: true,
+    rolldownOptions: {
+      output: {
+        codeSplitting: {
+          groups: [{ name: 'boot', test: (id) => BOOT.some((re) => re.test(id.replaceAll('\\', '/'))), priority: 20 }],
+        },
+      },
+    },
   },
   server: { proxy: { '/api': 'http://127.0.0.1:8080' } },
 });

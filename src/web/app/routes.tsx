@@ -5,7 +5,7 @@ import { api } from '../api';
 import type { Screen } from '../config/types';
 import { signIn, signOut } from '../state/session';
 import { Loading } from '../shell/Loading';
-import { Root } from '../shell/Root';
+import { loadFrame, loadSiteInformation, Root } from '../shell/Root';
 import { RouteError } from '../shell/RouteError';
 
 /** The component a screen renders: a hand screen, or a generic renderer bound to its config. Loaded lazily. */
@@ -56,11 +56,26 @@ async function currentUserLoader({ request }: { request: Request }) {
   }
 }
 
+/** The site record, waited for at most a second: an API that hangs on it must not hold the page back. */
+const siteInformationOrTimeout = () =>
+  Promise.race([loadSiteInformation(), new Promise((resolve) => setTimeout(resolve, SITE_WAIT_MS))]);
+const SITE_WAIT_MS = 1000;
+
 export function buildRoutes(screens: readonly Screen[]): RouteObject[] {
+  // Every screen is its own chunk, fetched when first opened (a new screen in the map is split with no code here). A
+  // framed screen fetches the frame at the same time, and a signed-in one the site record its notice bar shows, so
+  // nothing waits for the first render and nothing moves after it.
   const toRoute = (screen: Screen): RouteObject => ({
     path: screen.path,
     handle: { screen },
-    lazy: async () => ({ Component: await componentFor(screen) }),
+    lazy: async () => {
+      const [Component] = await Promise.all([
+        componentFor(screen),
+        screen.chrome === 'bare' ? null : loadFrame(),
+        screen.access === 'public' ? null : siteInformationOrTimeout(),
+      ]);
+      return { Component };
+    },
   });
   return [
     {
@@ -75,7 +90,13 @@ export function buildRoutes(screens: readonly Screen[]): RouteObject[] {
           shouldRevalidate: () => true,
           children: [
             ...screens.filter((s) => s.access !== 'public').map(toRoute),
-            { path: '*', lazy: async () => ({ Component: (await import('../shell/NotFound')).NotFound }) },
+            {
+              path: '*',
+              lazy: async () => {
+                const [{ NotFound }] = await Promise.all([import('../shell/NotFound'), loadFrame()]);
+                return { Component: NotFound };
+              },
+            },
           ],
         },
       ],

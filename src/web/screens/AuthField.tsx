@@ -1,21 +1,21 @@
-import type { FieldValues, Path, RegisterOptions, UseFormRegister } from 'react-hook-form';
+import type { FieldBinding, FieldRules } from './useAuthForm';
 
-interface Props<T extends FieldValues> {
-  register: UseFormRegister<T>;
-  name: Path<T>;
+interface Props<T extends Record<string, string>> {
+  register: (name: keyof T & string, rules: FieldRules<T>) => FieldBinding;
+  name: keyof T & string;
   label: string;
   placeholder: string;
   type?: 'text' | 'password';
   autoComplete: string;
-  rules: RegisterOptions<T, Path<T>>;
-  error?: string;
+  rules: FieldRules<T>;
+  error?: string | undefined;
 }
 
 /**
  * One labelled input of the login and register forms, with its error under it. Native inputs styled like the UI
  * kit's: /login is the first page most phones load, and this keeps it inside its download budget.
  */
-export function AuthField<T extends FieldValues>({
+export function AuthField<T extends Record<string, string>>({
   register,
   name,
   label,

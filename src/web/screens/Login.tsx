@@ -1,4 +1,3 @@
-import { useForm } from 'react-hook-form';
 import { useNavigate, useSearchParams } from 'react-router-dom';
 import { useOperation } from '../operations/useOperation';
 import { messages as t } from '../i18n/zh-CN';
@@ -7,8 +6,9 @@ import { accountField, passwordField } from './auth-fields';
 import { AuthField } from './AuthField';
 import { AuthPage } from './AuthPage';
 import { safeRedirect } from './safe-redirect';
+import { useAuthForm } from './useAuthForm';
 
-interface LoginForm {
+interface LoginForm extends Record<string, string> {
   userAccount: string;
   userPassword: string;
 }
@@ -16,8 +16,9 @@ interface LoginForm {
 export default function Login() {
   const navigate = useNavigate();
   const [search] = useSearchParams();
-  const { register, handleSubmit, formState } = useForm<LoginForm>({
-    defaultValues: { userAccount: search.get('account') ?? '', userPassword: '' },
+  const { register, handleSubmit, errors, submitting } = useAuthForm<LoginForm>({
+    userAccount: search.get('account') ?? '',
+    userPassword: '',
   });
 
   const login = useOperation('userLogin');
@@ -33,15 +34,11 @@ export default function Login() {
     <AuthPage
       title={t.auth.login}
       onSubmit={handleSubmit(onSubmit)}
-      submitting={formState.isSubmitting}
+      submitting={submitting}
       switchTo={{ to: '/register', label: t.auth.toRegister }}
     >
-      <AuthField register={register} {...accountField} error={formState.errors.userAccount?.message} />
-      <AuthField
-        register={register}
-        {...passwordField('current-password')}
-        error={formState.errors.userPassword?.message}
-      />
+      <AuthField register={register} {...accountField} error={errors.userAccount} />
+      <AuthField register={register} {...passwordField('current-password')} error={errors.userPassword} />
     </AuthPage>
   );
 }

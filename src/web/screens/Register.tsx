@@ -1,4 +1,3 @@
-import { useForm } from 'react-hook-form';
 import { useNavigate, useSearchParams } from 'react-router-dom';
 import { useOperation } from '../operations/useOperation';
 import { toast } from '../feedback';
@@ -7,8 +6,9 @@ import { accountField, passwordField } from './auth-fields';
 import { AuthField } from './AuthField';
 import { AuthPage } from './AuthPage';
 import { invitationRules } from './rules';
+import { useAuthForm } from './useAuthForm';
 
-interface RegisterForm {
+interface RegisterForm extends Record<string, string> {
   userAccount: string;
   userPassword: string;
   checkPassword: string;
@@ -18,9 +18,12 @@ interface RegisterForm {
 export default function Register() {
   const navigate = useNavigate();
   const [search] = useSearchParams();
-  const { register, handleSubmit, formState, getValues } = useForm<RegisterForm>({
+  const { register, handleSubmit, errors, submitting } = useAuthForm<RegisterForm>({
+    userAccount: '',
+    userPassword: '',
+    checkPassword: '',
     // An invitation link is /register?code=XXXXXXXX.
-    defaultValues: { userAccount: '', userPassword: '', checkPassword: '', invitationCode: search.get('code') ?? '' },
+    invitationCode: search.get('code') ?? '',
   });
 
   const registration = useOperation('userRegister');
@@ -36,15 +39,11 @@ export default function Register() {
     <AuthPage
       title={t.auth.register}
       onSubmit={handleSubmit(onSubmit)}
-      submitting={formState.isSubmitting}
+      submitting={submitting}
       switchTo={{ to: '/login', label: t.auth.toLogin }}
     >
-      <AuthField register={register} {...accountField} error={formState.errors.userAccount?.message} />
-      <AuthField
-        register={register}
-        {...passwordField('new-password')}
-        error={formState.errors.userPassword?.message}
-      />
+      <AuthField register={register} {...accountField} error={errors.userAccount} />
+      <AuthField register={register} {...passwordField('new-password')} error={errors.userPassword} />
       <AuthField
         register={register}
         name="checkPassword"
@@ -54,9 +53,9 @@ export default function Register() {
         autoComplete="new-password"
         rules={{
           required: t.auth.required(t.auth.checkPassword),
-          validate: (v) => v === getValues('userPassword') || t.auth.passwordMismatch,
+          validate: (v, values) => v === values.userPassword || t.auth.passwordMismatch,
         }}
-        error={formState.errors.checkPassword?.message}
+        error={errors.checkPassword}
       />
       <AuthField
         register={register}
@@ -65,7 +64,7 @@ export default function Register() {
         placeholder={t.auth.invitationCodePlaceholder}
         autoComplete="off"
         rules={invitationRules}
-        error={formState.errors.invitationCode?.message}
+        error={errors.invitationCode}
       />
     </AuthPage>
   );

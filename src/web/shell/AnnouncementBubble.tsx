@@ -1,29 +1,13 @@
-import { useEffect } from 'react';
 import { FloatingBubble } from 'antd-mobile';
-import { alert } from '../feedback';
 import { MessageFill } from 'antd-mobile-icons';
 import { messages as t } from '../i18n/zh-CN';
-import { dialogFlags, markRead } from '../state/dialog-flags';
 import { siteStore } from '../state/site';
 import { useStore } from '../state/store';
+import { showAnnouncement } from './announcement';
 
-/** The announcement in a dialog with one OK button; OK, Escape (cancel) and a tap on the overlay all close it. */
-export function showAnnouncement(title: string, content: string) {
-  void alert(title, <div style={{ whiteSpace: 'pre-wrap', maxHeight: '50vh', overflowY: 'auto' }}>{content}</div>);
-}
-
-/** The draggable chat bubble, and the announcement shown once per browser session (flag `isRead`). */
+/** The draggable chat bubble that opens the announcement again (the frame shows it once by itself). */
 export function AnnouncementBubble() {
   const site = useStore(siteStore);
-  const { isRead } = useStore(dialogFlags);
-  const hasAnnouncement = Boolean(site && (site.noticeAnnouncementTitle || site.noticeAnnouncement));
-
-  useEffect(() => {
-    if (!site || isRead || !hasAnnouncement) return;
-    markRead('isRead');
-    showAnnouncement(site.noticeAnnouncementTitle, site.noticeAnnouncement);
-  }, [site, isRead, hasAnnouncement]);
-
   if (!site) return null;
   return (
     <FloatingBubble

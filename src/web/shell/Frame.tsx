@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { NoticeBar, WaterMark } from 'antd-mobile';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { api } from '../api';
@@ -8,9 +8,12 @@ import { sessionStore, signOut } from '../state/session';
 import { siteStore } from '../state/site';
 import { useStore } from '../state/store';
 import { canOpen } from '../app/screens';
-import { AnnouncementBubble } from './AnnouncementBubble';
+import { useAnnouncementOnce } from './announcement';
 import { BottomTabs } from './BottomTabs';
 import { HeaderBar } from './HeaderBar';
+
+// The draggable bubble brings a gesture and an animation library (23 KB): it comes after the page, never before it.
+const AnnouncementBubble = lazy(async () => ({ default: (await import('./AnnouncementBubble')).AnnouncementBubble }));
 
 /** Back if the app has history of its own, home otherwise (a deep link opened from a chat app). */
 function useBack() {
@@ -48,6 +51,7 @@ export default function Frame({ screen, children }: { screen: Screen | undefined
   const showBack = screen?.back !== false && pathname !== '/';
   const notice = screen?.notice ?? site?.noticeBar ?? '';
   const allowed = !screen || canOpen(screen, session.role) || session.role === 'notLogin';
+  useAnnouncementOnce();
   return (
     <div className="app-frame">
       <header className="app-header">
@@ -61,7 +65,11 @@ export default function Frame({ screen, children }: { screen: Screen | undefined
       <main className="app-main">{allowed ? children : <Forbidden />}</main>
       <BottomTabs />
       {session.user && <WaterMark content={session.user.userAccount} fullPage gapX={36} gapY={64} />}
-      {session.user && <AnnouncementBubble />}
+      {session.user && (
+        <Suspense fallback={null}>
+          <AnnouncementBubble />
+        </Suspense>
+      )}
     </div>
   );
 }
