@@ -1,8 +1,9 @@
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
+import { pwa } from './vite.pwa.js';
 
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), pwa()],
   build: {
     outDir: 'dist/web',
     emptyOutDir: true,

@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { NavBar, NoticeBar, WaterMark } from 'antd-mobile';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { api } from '../api';
@@ -7,9 +7,13 @@ import { messages as t } from '../i18n/zh-CN';
 import { sessionStore, signOut } from '../state/session';
 import { siteStore } from '../state/site';
 import { useStore } from '../state/store';
+import { useColorScheme } from '../app/color-scheme';
 import { canOpen } from '../app/screens';
 import { AnnouncementBubble } from './AnnouncementBubble';
 import { BottomTabs } from './BottomTabs';
+
+/** The watermark is drawn on a canvas, out of CSS's reach: as faint on a dark page as antd-mobile's default on a light one. */
+const WATERMARK_INK = { light: 'rgba(0, 0, 0, 0.15)', dark: 'rgba(255, 255, 255, 0.15)' } as const;
 
 /** Back if the app has history of its own, home otherwise (a deep link opened from a chat app). */
 function useBack() {
@@ -19,7 +23,10 @@ function useBack() {
 
 function LogoutButton() {
   const navigate = useNavigate();
+  const [busy, setBusy] = useState(false);
   const logout = async () => {
+    if (busy) return;
+    setBusy(true);
     try {
       await api.call('userLogout');
     } finally {
@@ -28,7 +35,7 @@ function LogoutButton() {
     }
   };
   return (
-    <button type="button" className="app-header-right" onClick={logout}>
+    <button type="button" className="app-header-right" onClick={logout} disabled={busy} aria-busy={busy}>
       {t.shell.logout}
     </button>
   );
@@ -44,6 +51,7 @@ export default function Frame({ screen, children }: { screen: Screen | undefined
   const back = useBack();
   const session = useStore(sessionStore);
   const site = useStore(siteStore);
+  const scheme = useColorScheme();
   const showBack = screen?.back !== false && pathname !== '/';
   const notice = screen?.notice ?? site?.noticeBar ?? '';
   const allowed = !screen || canOpen(screen, session.role) || session.role === 'notLogin';
@@ -62,7 +70,9 @@ export default function Frame({ screen, children }: { screen: Screen | undefined
       </header>
       <main className="app-main">{allowed ? children : <Forbidden />}</main>
       <BottomTabs />
-      {session.user && <WaterMark content={session.user.userAccount} fullPage gapX={36} gapY={64} />}
+      {session.user && (
+        <WaterMark content={session.user.userAccount} fullPage gapX={36} gapY={64} fontColor={WATERMARK_INK[scheme]} />
+      )}
       {session.user && <AnnouncementBubble />}
     </div>
   );
