@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { BUSY_AFTER_MS, NOTIFY_MS, TOAST_MS } from '../config/constants';
+import { NOTIFY_MS, TOAST_MS } from '../config/constants';
 import { messages as t } from '../i18n/zh-CN';
 
 /** Toasts, dialogs and action sheets, loaded on first use (they are not part of any page's first download). */
@@ -7,27 +7,6 @@ const kit = () => import('./kit');
 
 export function toast(content: string, icon?: 'success' | 'fail'): void {
   void kit().then(({ Toast }) => Toast.show({ content, duration: TOAST_MS, ...(icon ? { icon } : {}) }));
-}
-
-/**
- * '加载中...' over the page while an action without a button of its own (a swipe or action-sheet choice) is under way,
- * once it has taken longer than BUSY_AFTER_MS; its mask takes the taps meanwhile, so nothing is sent twice. Answers the
- * function that takes it away.
- */
-export function busyWhile(): () => void {
-  let done = false;
-  let close: (() => void) | undefined;
-  const timer = setTimeout(() => {
-    void kit().then(({ Toast }) => {
-      if (done) return;
-      close = Toast.show({ icon: 'loading', content: t.shell.loading, duration: 0, maskClickable: false }).close;
-    });
-  }, BUSY_AFTER_MS);
-  return () => {
-    done = true;
-    clearTimeout(timer);
-    close?.();
-  };
 }
 
 /** A longer-lived notification (the seed's notify: 3000 ms). */

@@ -1,5 +1,6 @@
 import { useCallback, useRef, useState } from 'react';
-import { busyWhile, confirm, toast } from '../../feedback';
+import { confirm, toast } from '../../feedback';
+import { busyWhile } from '../../feedback/busy';
 import { OPERATIONS } from '../../../api/generated/operations.gen';
 import type { OperationId } from '../../../api/operations';
 import type { ActionCall, RowAction, SignedInRole } from '../../config/types';
