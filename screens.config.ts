@@ -6,6 +6,8 @@ import {
   listScreen,
   type Choice,
   type FieldAction,
+  type MenuEntryIcon,
+  type MenuGroup,
   type RowAction,
   type Screen,
   type SettingsSchemaName,
@@ -35,6 +37,8 @@ export interface PlatformEntry {
   title: string;
   /** The settings form of the edit page and what the server validates a service's settings against. */
   settings: SettingsSchemaName;
+  /** The entry's icon on home and my page (a generic app icon without it). */
+  icon?: MenuEntryIcon;
 }
 
 const P = t.platform;
@@ -86,7 +90,7 @@ const polishAction = (field: Schemas['AiPolishRequest']['field']): FieldAction =
 });
 
 /** A platform's service page and its edit page: one entry, two routes. */
-export function platformScreens({ code, title, settings }: PlatformEntry): Screen[] {
+export function platformScreens({ code, title, settings, icon }: PlatformEntry): Screen[] {
   const edit = `/${code}/update`;
   return [
     composedScreen({
@@ -95,6 +99,7 @@ export function platformScreens({ code, title, settings }: PlatformEntry): Scree
       access: SIGNED_IN,
       kind: 'composed',
       menu: 'service',
+      icon: icon ?? { name: 'AppOutline', tint: 'blue' },
       load: { operation: 'platformOverview', args: () => ({ query: { kind: code } }) },
       unavailable: (o) => (o.platform ? null : { title: P.unavailable, description: P.unavailableHint }),
       body: [
@@ -179,16 +184,31 @@ export function platformScreens({ code, title, settings }: PlatformEntry): Scree
   ];
 }
 
+/**
+ * The sections of entries home and my page show, in this order; a section with no entry the role may open is left
+ * out. Home leads with the admin's areas (an overview, then users and coins, mall and orders, platforms, system), so an
+ * admin meets a few headed sections rather than one wall of tiles; my page keeps the user's own things.
+ */
+export const menuLayout: Readonly<Record<'home' | 'my', readonly MenuGroup[]>> = {
+  home: ['admin', 'adminUsers', 'adminMall', 'adminPlatform', 'adminSystem', 'service', 'coins', 'agent'],
+  my: ['coins', 'agent', 'account'],
+};
+
 export const platforms: readonly PlatformEntry[] = [
-  { code: 'wk', title: '网课采集', settings: 'CourseSettings' },
-  { code: 'gxy', title: '工学云', settings: 'ClockInSettings' },
-  { code: 'xxt', title: '学习通', settings: 'CourseSettings' },
-  { code: 'xxy', title: '实习签到', settings: 'ClockInSettings' },
-  { code: 'qzt', title: '职教通', settings: 'ClockInSettings' },
-  { code: 'sxzs', title: '云实习助手', settings: 'ClockInSettings' },
-  { code: 'zxjy', title: '职校家园', settings: 'ClockInSettings' },
-  { code: 'xyb', title: '校友邦', settings: 'ClockInSettings' },
-  { code: 'hzj', title: '智慧职教', settings: 'CourseSettings' },
+  { code: 'wk', title: '网课采集', settings: 'CourseSettings', icon: { name: 'VideoOutline', tint: 'blue' } },
+  { code: 'gxy', title: '工学云', settings: 'ClockInSettings', icon: { name: 'CalendarOutline', tint: 'green' } },
+  { code: 'xxt', title: '学习通', settings: 'CourseSettings', icon: { name: 'ContentOutline', tint: 'orange' } },
+  { code: 'xxy', title: '实习签到', settings: 'ClockInSettings', icon: { name: 'CheckCircleOutline', tint: 'cyan' } },
+  { code: 'qzt', title: '职教通', settings: 'ClockInSettings', icon: { name: 'FlagOutline', tint: 'red' } },
+  {
+    code: 'sxzs',
+    title: '云实习助手',
+    settings: 'ClockInSettings',
+    icon: { name: 'UserContactOutline', tint: 'purple' },
+  },
+  { code: 'zxjy', title: '职校家园', settings: 'ClockInSettings', icon: { name: 'EnvironmentOutline', tint: 'green' } },
+  { code: 'xyb', title: '校友邦', settings: 'ClockInSettings', icon: { name: 'UserCircleOutline', tint: 'blue' } },
+  { code: 'hzj', title: '智慧职教', settings: 'CourseSettings', icon: { name: 'CompassOutline', tint: 'orange' } },
 ];
 
 const userRow = (u: Schemas['UserAdminView']) => `${u.userName}（${u.userAccount}）`;
@@ -335,6 +355,7 @@ export const screens: Screen[] = [
     access: SIGNED_IN,
     kind: 'custom',
     menu: 'coins',
+    icon: { name: 'ShopbagOutline', tint: 'orange' },
     component: () => import('./src/web/screens/Mall'),
   },
   listScreen({
@@ -343,6 +364,7 @@ export const screens: Screen[] = [
     access: SIGNED_IN,
     kind: 'list',
     menu: 'coins',
+    icon: { name: 'BillOutline', tint: 'blue' },
     operation: 'orderMy',
     item: {
       title: (o) => o.coinName,
@@ -367,6 +389,7 @@ export const screens: Screen[] = [
     access: SIGNED_IN,
     kind: 'custom',
     menu: 'coins',
+    icon: { name: 'SendOutline', tint: 'green' },
     component: () => import('./src/web/screens/TransferCoin'),
   },
   listScreen({
@@ -375,6 +398,7 @@ export const screens: Screen[] = [
     access: SIGNED_IN,
     kind: 'list',
     menu: 'coins',
+    icon: { name: 'UnorderedListOutline', tint: 'purple' },
     operation: 'coinEntries',
     // A statement grows to many thousands of entries while the user scrolls it: keyset pages stay flat and exact.
     paging: 'cursor',
@@ -397,6 +421,7 @@ export const screens: Screen[] = [
     access: SIGNED_IN,
     kind: 'list',
     menu: 'account',
+    icon: { name: 'BellOutline', tint: 'orange' },
     operation: 'noticeMy',
     item: {
       title: (n) => n.title,
@@ -443,6 +468,7 @@ export const screens: Screen[] = [
     kind: 'form',
     submit: 'userUpdatePassword',
     menu: 'account',
+    icon: { name: 'LockOutline', tint: 'blue' },
     done: t.form.passwordChanged,
     after: '/login',
   }),
@@ -452,6 +478,7 @@ export const screens: Screen[] = [
     access: SIGNED_IN,
     kind: 'custom',
     menu: 'account',
+    icon: { name: 'MailOutline', tint: 'cyan' },
     component: () => import('./src/web/screens/BindEmail'),
   },
 
@@ -462,6 +489,7 @@ export const screens: Screen[] = [
     access: AGENT,
     kind: 'list',
     menu: 'agent',
+    icon: { name: 'TeamOutline', tint: 'purple' },
     operation: 'userSubordinate',
     search: true,
     item: {
@@ -486,7 +514,8 @@ export const screens: Screen[] = [
     title: '系统管理',
     access: ADMIN,
     kind: 'form',
-    menu: 'admin',
+    menu: 'adminSystem',
+    icon: { name: 'SetOutline', tint: 'blue' },
     submit: 'basicInformationUpdate',
     fields: [
       'websiteName',
@@ -515,7 +544,8 @@ export const screens: Screen[] = [
     title: '用户管理',
     access: ADMIN,
     kind: 'list',
-    menu: 'admin',
+    menu: 'adminUsers',
+    icon: { name: 'TeamOutline', tint: 'blue' },
     operation: 'userListPage',
     search: true,
     sortFields: [
@@ -630,7 +660,8 @@ export const screens: Screen[] = [
     access: ADMIN,
     notice: t.notice.clockVip,
     kind: 'list',
-    menu: 'admin',
+    menu: 'adminUsers',
+    icon: { name: 'CouponOutline', tint: 'orange' },
     operation: 'quotaListPage',
     search: true,
     chips: [{ field: 'status', label: t.quota.status, options: t.quota.statuses }],
@@ -670,7 +701,8 @@ export const screens: Screen[] = [
     title: '批量任务',
     access: ADMIN,
     kind: 'list',
-    menu: 'admin',
+    menu: 'adminPlatform',
+    icon: { name: 'UnorderedListOutline', tint: 'purple' },
     operation: 'taskListPage',
     item: {
       title: (b) => b.title,
@@ -777,7 +809,8 @@ export const screens: Screen[] = [
     access: ADMIN,
     notice: t.notice.aiConfig,
     kind: 'form',
-    menu: 'admin',
+    menu: 'adminSystem',
+    icon: { name: 'ChatAddOutline', tint: 'purple' },
     submit: 'aiConfigUpdate',
     fields: ['enabled', 'baseUrl', 'model', 'apiKey', 'timeoutMs', 'dailyBudget'],
     enumLabels: { enabled: t.ai.enabled },
@@ -808,7 +841,8 @@ export const screens: Screen[] = [
     title: '积分变动',
     access: ADMIN,
     kind: 'custom',
-    menu: 'admin',
+    menu: 'adminUsers',
+    icon: { name: 'CollectMoneyOutline', tint: 'green' },
     component: () => import('./src/web/screens/CoinChange'),
   },
   listScreen({
@@ -817,7 +851,8 @@ export const screens: Screen[] = [
     access: ADMIN,
     notice: t.notice.mallManagement,
     kind: 'list',
-    menu: 'admin',
+    menu: 'adminMall',
+    icon: { name: 'ShopbagOutline', tint: 'orange' },
     operation: 'mallListPage',
     search: true,
     addLink: { label: t.mall.add, to: '/add_mall' },
@@ -883,7 +918,8 @@ export const screens: Screen[] = [
     title: '订单管理',
     access: ADMIN,
     kind: 'list',
-    menu: 'admin',
+    menu: 'adminMall',
+    icon: { name: 'BillOutline', tint: 'blue' },
     operation: 'orderListPage',
     search: true,
     item: {
@@ -916,7 +952,8 @@ export const screens: Screen[] = [
     title: '兑换码管理',
     access: ADMIN,
     kind: 'list',
-    menu: 'admin',
+    menu: 'adminMall',
+    icon: { name: 'GiftOutline', tint: 'red' },
     operation: 'redeemListPage',
     addLink: { label: t.redeem.generate, to: '/redeem_generate' },
     item: {
@@ -950,7 +987,8 @@ export const screens: Screen[] = [
     access: ADMIN,
     notice: t.notice.platformManagement,
     kind: 'list',
-    menu: 'admin',
+    menu: 'adminPlatform',
+    icon: { name: 'AppstoreOutline', tint: 'blue' },
     operation: 'platformListPage',
     search: true,
     addLink: { label: P.add, to: '/add_platform' },
@@ -1013,7 +1051,8 @@ export const screens: Screen[] = [
     title: '服务管理',
     access: ADMIN,
     kind: 'list',
-    menu: 'admin',
+    menu: 'adminPlatform',
+    icon: { name: 'UserSetOutline', tint: 'green' },
     operation: 'serviceListPage',
     search: true,
     urlFilters: ['platformId', 'userId'],
@@ -1049,7 +1088,8 @@ export const screens: Screen[] = [
     title: '执行记录',
     access: ADMIN,
     kind: 'list',
-    menu: 'admin',
+    menu: 'adminPlatform',
+    icon: { name: 'HistogramOutline', tint: 'cyan' },
     operation: 'runListPage',
     search: true,
     urlFilters: ['platformId', 'userId', 'serviceId'],

@@ -1,6 +1,7 @@
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 import { messages as t } from './src/web/i18n/zh-CN.js';
+import { pwa } from './vite.pwa.js';
 
 /**
  * Modules every page runs before its first screen (the entry's static imports). One chunk instead of seven: fewer
@@ -17,7 +18,7 @@ const BOOT = [
 /**
  * The loading state in index.html itself (the markup of shell/Loading.tsx, styled by the render-blocking global CSS):
  * the phone paints it as soon as the HTML and CSS arrive instead of a blank page while the scripts download; React
- * replaces it on its first render. A `data:` icon saves the favicon request that would answer 404.
+ * replaces it on its first render.
  */
 function loadingInHtml(): Plugin {
   return {
@@ -27,13 +28,12 @@ function loadingInHtml(): Plugin {
         .replace(
           '<div id="root"></div>',
           `<div id="root"><div class="app-loading" role="status" aria-live="polite"><span class="app-spinner" aria-hidden="true"></span><span>${t.shell.loading}</span></div></div>`,
-        )
-        .replace('</title>', '</title>\n    <link rel="icon" href="data:," />'),
+        ),
   };
 }
 
 export default defineConfig({
-  plugins: [react(), loadingInHtml()],
+  plugins: [react(), loadingInHtml(), pwa()],
   build: {
     outDir: 'dist/web',
     emptyOutDir: true,

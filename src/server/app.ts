@@ -13,6 +13,7 @@ import { badUrlHandler, clientErrorHandler, registerErrorHandling } from './http
 import { listOperations, loadOpenApi } from './http/openapi.js';
 import { registerOperations } from './http/routes.js';
 import { registerSecurityHeaders, securityHeaders } from './http/security-headers.js';
+import { registerWebManifest } from './http/web-manifest.js';
 import { RequestValidator } from './http/validation.js';
 import { createMailer, type Mailer } from './modules/email/mailer.js';
 import { refreshAnalyticsOrigin } from './modules/site/analytics.js';
@@ -99,6 +100,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   await fastify.register(fastifySwaggerUi, { routePrefix: '/api/docs', staticCSP: true });
 
   if (hasWebApp) {
+    registerWebManifest(fastify, context);
     await fastify.register(fastifyStatic, {
       root: config.webRoot,
       wildcard: false,

@@ -175,6 +175,8 @@ export interface ContextOptions {
   announcementRead?: boolean;
   /** The phone's time zone (the browser's own by default); the site's is Asia/Shanghai. */
   timezoneId?: string;
+  /** The system's light or dark setting (light by default). */
+  colorScheme?: 'light' | 'dark';
 }
 
 /** A phone: 390×844, touch, zh-CN; optionally signed in. */
@@ -190,6 +192,7 @@ export async function newPhone(
     hasTouch: true,
     locale: 'zh-CN',
     ...(options.timezoneId ? { timezoneId: options.timezoneId } : {}),
+    colorScheme: options.colorScheme ?? 'light',
   });
   if (options.session?.sid) {
     await context.addCookies([

@@ -1,3 +1,4 @@
+import { menuLayout } from '../../../screens.config';
 import type { MenuGroup, Screen, SignedInRole } from '../config/types';
 import { canOpen, screens } from './screens';
 
@@ -6,11 +7,12 @@ export interface MenuSection {
   entries: Screen[];
 }
 
-const ORDER: readonly MenuGroup[] = ['service', 'coins', 'agent', 'admin', 'account'];
-
-/** The entries a role may open, grouped as the screen map says: home and my page are built from this. */
-export function menuFor(role: SignedInRole | 'notLogin', groups: readonly MenuGroup[] = ORDER): MenuSection[] {
-  return groups
+/**
+ * The entries a role may open on one page (home or my page), in the sections and order the screen map's `menuLayout`
+ * gives; sections the role has nothing in are left out.
+ */
+export function menuFor(role: SignedInRole | 'notLogin', page: keyof typeof menuLayout): MenuSection[] {
+  return menuLayout[page]
     .map((group) => ({ group, entries: screens.filter((s) => s.menu === group && canOpen(s, role)) }))
     .filter((section) => section.entries.length > 0);
 }

@@ -2,3 +2,5 @@
 export const TOAST_MS = 2000;
 export const NOTIFY_MS = 3000;
 export const SITE_INFORMATION_ID = 1;
+/** A wait longer than this shows '加载中...' (shorter ones would only flicker). */
+export const BUSY_AFTER_MS = 300;

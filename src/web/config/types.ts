@@ -2,6 +2,7 @@ import type { ComponentType } from 'react';
 import type { OperationInput } from '../../api/client';
 import type { OperationId, RequestBody, ResponseData, Schemas } from '../../api/operations';
 import type { Role } from '../../api/generated/operations.gen';
+import type { MenuIconName, Tint } from '../app/menu-icons';
 
 // The screen map's vocabulary. A screen is a typed union keyed on `kind`, so the type checker, not the runtime,
 // catches a wrong operationId, parameter or field in screens.config.ts.
@@ -26,9 +27,23 @@ interface ScreenBase {
   headerRight?: 'logout';
   /** Listed as an entry on home and my page, in this group, for the roles in `access`. */
   menu?: MenuGroup;
+  /** The entry's icon on home and my page (an antd-mobile-icons name from app/menu-icons.ts) and its tint. */
+  icon?: MenuEntryIcon;
 }
 
-export type MenuGroup = 'service' | 'coins' | 'agent' | 'admin' | 'account';
+export type { MenuIconName, Tint };
+export interface MenuEntryIcon {
+  name: MenuIconName;
+  tint: Tint;
+}
+
+/**
+ * Sections of entries on home and my page. The admin's areas are four sections (users and coins, mall and orders,
+ * platforms, system) after `admin`, the overview, so home is not one wall of tiles; which sections each page shows,
+ * and in what order, is `menuLayout` in screens.config.ts.
+ */
+export type MenuGroup =
+  'service' | 'coins' | 'agent' | 'admin' | 'adminUsers' | 'adminMall' | 'adminPlatform' | 'adminSystem' | 'account';
 
 /** Operations that answer a page `{records, total, current, pageSize}`. */
 export type PageOperation = {

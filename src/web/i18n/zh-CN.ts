@@ -53,7 +53,11 @@ export const zhCN = {
     service: '平台服务',
     coins: '积分',
     agent: '代理',
-    admin: '管理',
+    admin: '管理概览',
+    adminUsers: '用户与积分',
+    adminMall: '商城与订单',
+    adminPlatform: '平台运营',
+    adminSystem: '系统',
     account: '账号',
   } as Record<string, string>,
   auth: {

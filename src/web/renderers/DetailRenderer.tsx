@@ -8,7 +8,7 @@ import { Loading } from '../shell/Loading';
 import { sessionStore } from '../state/session';
 import { useStore } from '../state/store';
 import { ListRenderer } from './ListRenderer';
-import { actionsFor, useRowAction } from './list/row-actions';
+import { actionsFor, useActionButtons } from './list/row-actions';
 import { ProgressLine } from './ProgressLine';
 import './list/list.css';
 
@@ -43,7 +43,7 @@ export function DetailRenderer({ screen: typed }: { screen: DetailScreen<any> })
   const [params] = useSearchParams();
   const navigate = useNavigate();
   const { role } = useStore(sessionStore);
-  const runAction = useRowAction();
+  const { runAction, pending, press } = useActionButtons();
   const [state, setState] = useState<{ status: 'loading' | 'ready' | 'error'; data?: Data }>({
     status: 'loading',
   });
@@ -91,10 +91,11 @@ export function DetailRenderer({ screen: typed }: { screen: DetailScreen<any> })
   const data = state.data;
   const actions = actionsFor(screen.actions, data, role);
   const downloads = (screen.downloads ?? []).filter((d) => d.when?.(data) ?? true);
-  const act = async (action: RowAction<Data>) => {
-    if ('to' in action) return navigate(action.to(data));
-    if (await runAction(action, data)) setAttempt((n) => n + 1);
-  };
+  const act = (action: RowAction<Data>) =>
+    press(action.label, async () => {
+      if ('to' in action) return navigate(action.to(data));
+      if (await runAction(action, data)) setAttempt((n) => n + 1);
+    });
   return (
     <>
       {screen.progress && (
@@ -116,6 +117,8 @@ export function DetailRenderer({ screen: typed }: { screen: DetailScreen<any> })
               key={a.label}
               size="small"
               color={a.color === 'light' || a.color === 'success' ? 'default' : (a.color ?? 'default')}
+              loading={pending === a.label}
+              disabled={pending !== null}
               onClick={() => void act(a)}
             >
               {a.label}

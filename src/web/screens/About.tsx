@@ -10,6 +10,7 @@ import { refreshSession } from '../state/refresh-session';
 import { sessionStore } from '../state/session';
 import { useStore } from '../state/store';
 import { unreadStore } from '../state/unread';
+import { MenuIcon } from './MenuIcon';
 import { fitsText } from './rules';
 import './home.css';
 
@@ -97,11 +98,12 @@ export default function About() {
         </List.Item>
       </List>
       <RedeemCode />
-      {menuFor(role).map((section) => (
+      {menuFor(role, 'my').map((section) => (
         <List key={section.group} mode="card" header={t.menu[section.group]} style={{ margin: '0 0 12px' }}>
           {section.entries.map((screen) => (
             <List.Item
               key={screen.path}
+              prefix={<MenuIcon icon={screen.icon} size="small" />}
               onClick={() => navigate(screen.path)}
               extra={
                 screen.path === '/notice' && unread > 0 ? <Badge content={t.inbox.unreadBadge(unread)} /> : undefined

@@ -10,7 +10,7 @@ import './home.css';
 export default function Home() {
   const { user, role } = useStore(sessionStore);
   const site = useStore(siteStore);
-  const sections = menuFor(role, ['service', 'coins', 'agent', 'admin']);
+  const sections = menuFor(role, 'home');
   return (
     <div className="app-page">
       <div className="home-hero">
@@ -19,8 +19,8 @@ export default function Home() {
           {site?.websiteName} · {site?.coinName || t.coins.balance} {user?.coin ?? 0}
         </p>
       </div>
-      {sections.map((section, i) => (
-        <MenuGrid key={section.group} section={section} index={i} />
+      {sections.map((section) => (
+        <MenuGrid key={section.group} section={section} />
       ))}
     </div>
   );

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { Button, ErrorBlock, Skeleton } from 'antd-mobile';
+import { CollectMoneyOutline } from 'antd-mobile-icons';
 import { Link } from 'react-router-dom';
 import type { Schemas } from '../../api/operations';
 import { api } from '../api';
@@ -113,6 +114,9 @@ export default function Mall() {
                 disabled={buying !== null}
                 aria-busy={buying === p.id}
               >
+                <span className="mall-visual" aria-hidden>
+                  <CollectMoneyOutline />
+                </span>
                 <span className="mall-name">{p.coinName}</span>
                 <span className="mall-coins">{t.mall.coins(p.addCoin)}</span>
                 <span className="mall-price">{t.mall.yuan(p.amount)}</span>

@@ -1,21 +1,21 @@
 import { Link } from 'react-router-dom';
 import type { MenuSection } from '../app/menu';
 import { messages as t } from '../i18n/zh-CN';
+import { MenuIcon } from './MenuIcon';
 
-const COLORS = ['#1677ff', '#00b578', '#ff8f1f', '#7f5af0', '#ff3141', '#13c2c2'];
-
-/** A section of entries as a 4-column grid of tiles; the tile shows the title's first character. */
-export function MenuGrid({ section, index }: { section: MenuSection; index: number }) {
+/** A section of entries as a 4-column grid of tiles under its heading: each tile the entry's icon and title. */
+export function MenuGrid({ section }: { section: MenuSection }) {
+  const heading = `menu-${section.group}`;
   return (
-    <section className="app-card" aria-label={t.menu[section.group]}>
-      <h3 className="menu-title">{t.menu[section.group]}</h3>
+    <section className="app-card menu-section" aria-labelledby={heading}>
+      <h2 className="menu-title" id={heading}>
+        {t.menu[section.group]}
+      </h2>
       <div className="menu-grid">
-        {section.entries.map((screen, i) => (
+        {section.entries.map((screen) => (
           <Link key={screen.path} to={screen.path} className="menu-item">
-            <span className="menu-icon" style={{ background: COLORS[(index + i) % COLORS.length] }} aria-hidden>
-              {Array.from(screen.title)[0]}
-            </span>
-            {screen.title}
+            <MenuIcon icon={screen.icon} />
+            <span className="menu-label">{screen.title}</span>
           </Link>
         ))}
       </div>

@@ -1,4 +1,4 @@
-import { lazy, Suspense, type ReactNode } from 'react';
+import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { NoticeBar, WaterMark } from 'antd-mobile';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { api } from '../api';
@@ -7,6 +7,7 @@ import { messages as t } from '../i18n/zh-CN';
 import { sessionStore, signOut } from '../state/session';
 import { siteStore } from '../state/site';
 import { useStore } from '../state/store';
+import { useColorScheme } from '../app/color-scheme';
 import { canOpen } from '../app/screens';
 import { useAnnouncementOnce } from './announcement';
 import { BottomTabs } from './BottomTabs';
@@ -14,6 +15,9 @@ import { HeaderBar } from './HeaderBar';
 
 // The draggable bubble brings a gesture and an animation library (23 KB): it comes after the page, never before it.
 const AnnouncementBubble = lazy(async () => ({ default: (await import('./AnnouncementBubble')).AnnouncementBubble }));
+
+/** The watermark is drawn on a canvas, out of CSS's reach: as faint on a dark page as antd-mobile's default on a light one. */
+const WATERMARK_INK = { light: 'rgba(0, 0, 0, 0.15)', dark: 'rgba(255, 255, 255, 0.15)' } as const;
 
 /** Back if the app has history of its own, home otherwise (a deep link opened from a chat app). */
 function useBack() {
@@ -23,7 +27,10 @@ function useBack() {
 
 function LogoutButton() {
   const navigate = useNavigate();
+  const [busy, setBusy] = useState(false);
   const logout = async () => {
+    if (busy) return;
+    setBusy(true);
     try {
       await api.call('userLogout');
     } finally {
@@ -32,7 +39,7 @@ function LogoutButton() {
     }
   };
   return (
-    <button type="button" className="app-header-right" onClick={logout}>
+    <button type="button" className="app-header-right" onClick={logout} disabled={busy} aria-busy={busy}>
       {t.shell.logout}
     </button>
   );
@@ -48,6 +55,7 @@ export default function Frame({ screen, children }: { screen: Screen | undefined
   const back = useBack();
   const session = useStore(sessionStore);
   const site = useStore(siteStore);
+  const scheme = useColorScheme();
   const showBack = screen?.back !== false && pathname !== '/';
   const notice = screen?.notice ?? site?.noticeBar ?? '';
   const allowed = !screen || canOpen(screen, session.role) || session.role === 'notLogin';
@@ -64,7 +72,9 @@ export default function Frame({ screen, children }: { screen: Screen | undefined
       </header>
       <main className="app-main">{allowed ? children : <Forbidden />}</main>
       <BottomTabs />
-      {session.user && <WaterMark content={session.user.userAccount} fullPage gapX={36} gapY={64} />}
+      {session.user && (
+        <WaterMark content={session.user.userAccount} fullPage gapX={36} gapY={64} fontColor={WATERMARK_INK[scheme]} />
+      )}
       {session.user && (
         <Suspense fallback={null}>
           <AnnouncementBubble />

@@ -4,7 +4,7 @@ import type { DetailPart, RowAction } from '../../config/types';
 import { messages as t } from '../../i18n/zh-CN';
 import { sessionStore } from '../../state/session';
 import { useStore } from '../../state/store';
-import { actionsFor, useRowAction } from '../list/row-actions';
+import { actionsFor, useActionButtons } from '../list/row-actions';
 import { StateTag } from '../StateTag';
 
 type Data = unknown;
@@ -22,14 +22,15 @@ export function DetailPartView({
   const navigate = useNavigate();
   const { role } = useStore(sessionStore);
   // The same hook as a list's row actions: confirmation, the operation through useOperation, the toast.
-  const runAction = useRowAction();
+  const { runAction, pending, press } = useActionButtons();
   const actions = actionsFor(part.actions, data, role);
   const note = part.note?.(data);
 
-  const act = async (action: RowAction<Data>) => {
-    if ('to' in action) return navigate(action.to(data));
-    if (await runAction(action, data)) onChanged();
-  };
+  const act = (action: RowAction<Data>) =>
+    press(action.label, async () => {
+      if ('to' in action) return navigate(action.to(data));
+      if (await runAction(action, data)) onChanged();
+    });
 
   return (
     <Card title={part.title?.(data)} className="composed-detail">
@@ -52,6 +53,8 @@ export function DetailPartView({
               size="small"
               color={action.color === 'light' ? 'default' : (action.color ?? 'default')}
               fill={action.color === 'primary' ? 'solid' : 'outline'}
+              loading={pending === action.label}
+              disabled={pending !== null}
               onClick={() => void act(action)}
             >
               {action.label}

@@ -4,13 +4,13 @@ import { OPERATIONS } from '../../../api/generated/operations.gen';
 import type { ToolbarAction } from '../../config/types';
 import { sessionStore } from '../../state/session';
 import { useStore } from '../../state/store';
-import { useRowAction } from './row-actions';
+import { useActionButtons } from './row-actions';
 
 /** Buttons above a list: calls on the whole list (mark all read, start an export) and links to start forms. */
 export function ListToolbar({ actions, onDone }: { actions: readonly ToolbarAction[]; onDone: () => Promise<void> }) {
   const navigate = useNavigate();
   const { role } = useStore(sessionStore);
-  const runAction = useRowAction();
+  const { runAction, pending, press } = useActionButtons();
   const allowed = actions.filter(
     (a) =>
       !('call' in a) ||
@@ -25,12 +25,16 @@ export function ListToolbar({ actions, onDone }: { actions: readonly ToolbarActi
           size="small"
           color={a.color ?? 'primary'}
           fill="outline"
-          onClick={async () => {
-            if ('to' in a) return navigate(a.to);
-            const ask = a.confirm;
-            if (await runAction({ ...a, confirm: ask === undefined ? undefined : () => ask }, undefined))
-              await onDone();
-          }}
+          loading={pending === a.label}
+          disabled={pending !== null}
+          onClick={() =>
+            void press(a.label, async () => {
+              if ('to' in a) return navigate(a.to);
+              const ask = a.confirm;
+              if (await runAction({ ...a, confirm: ask === undefined ? undefined : () => ask }, undefined))
+                await onDone();
+            })
+          }
         >
           {a.label}
         </Button>

@@ -1,5 +1,6 @@
-import { useCallback } from 'react';
+import { useCallback, useRef, useState } from 'react';
 import { confirm, toast } from '../../feedback';
+import { busyWhile } from '../../feedback/busy';
 import { OPERATIONS } from '../../../api/generated/operations.gen';
 import type { OperationId } from '../../../api/operations';
 import type { ActionCall, RowAction, SignedInRole } from '../../config/types';
@@ -33,13 +34,40 @@ export function useRowAction() {
     async <R>(
       action: Pick<Extract<RowAction<R>, { call: unknown }>, 'confirm' | 'done' | 'call'>,
       row: R,
-      options: { quiet?: boolean } = {},
+      /** quiet: no toast at all (a call behind a dialog); ownBusy: the caller's button shows the wait. */
+      options: { quiet?: boolean; ownBusy?: boolean } = {},
     ): Promise<boolean> => {
       if (action.confirm && !(await confirm(action.confirm(row)))) return false;
-      const outcome = await send(run, action.call, row);
+      // A quiet call (marking a notice read behind its dialog) has nothing to wait for on screen.
+      const stopBusy = options.quiet || options.ownBusy ? undefined : busyWhile();
+      const outcome = await send(run, action.call, row).finally(stopBusy);
       if (outcome.ok && !options.quiet) toast(action.done ?? t.list.done, 'success');
       return outcome.ok;
     },
     [run],
   );
+}
+
+/**
+ * For a row of action buttons (a detail's, a composed part's, a list's toolbar): runs one action at a time and names
+ * the one under way, so its button shows it is busy and none can be tapped again until it ends.
+ */
+export function useActionButtons() {
+  const runRowAction = useRowAction();
+  const runAction: typeof runRowAction = (action, row, options) =>
+    runRowAction(action, row, { ...options, ownBusy: true });
+  const [pending, setPending] = useState<string | null>(null);
+  const inFlight = useRef(false);
+  const press = useCallback(async (label: string, work: () => Promise<unknown>): Promise<void> => {
+    if (inFlight.current) return;
+    inFlight.current = true;
+    setPending(label);
+    try {
+      await work();
+    } finally {
+      inFlight.current = false;
+      setPending(null);
+    }
+  }, []);
+  return { runAction, pending, press };
 }

@@ -1,0 +1,72 @@
+import {
+  AppOutline,
+  AppstoreOutline,
+  BellOutline,
+  BillOutline,
+  CalendarOutline,
+  ChatAddOutline,
+  CheckCircleOutline,
+  ClockCircleOutline,
+  CollectMoneyOutline,
+  CompassOutline,
+  ContentOutline,
+  CouponOutline,
+  EnvironmentOutline,
+  FlagOutline,
+  GiftOutline,
+  HistogramOutline,
+  LockOutline,
+  MailOutline,
+  PieOutline,
+  SendOutline,
+  SetOutline,
+  ShopbagOutline,
+  TeamOutline,
+  UnorderedListOutline,
+  UserCircleOutline,
+  UserContactOutline,
+  UserSetOutline,
+  VideoOutline,
+} from 'antd-mobile-icons';
+
+// The icons a menu entry may name in screens.config.ts, each imported by name so the bundle keeps only these. Only
+// home and my page import this map (both lazy), so no icon is part of the first download of other pages; the screen
+// map itself imports the type alone.
+export const menuIcons = {
+  AppOutline,
+  AppstoreOutline,
+  BellOutline,
+  BillOutline,
+  CalendarOutline,
+  ChatAddOutline,
+  CheckCircleOutline,
+  ClockCircleOutline,
+  CollectMoneyOutline,
+  CompassOutline,
+  ContentOutline,
+  CouponOutline,
+  EnvironmentOutline,
+  FlagOutline,
+  GiftOutline,
+  HistogramOutline,
+  LockOutline,
+  MailOutline,
+  PieOutline,
+  SendOutline,
+  SetOutline,
+  ShopbagOutline,
+  TeamOutline,
+  UnorderedListOutline,
+  UserCircleOutline,
+  UserContactOutline,
+  UserSetOutline,
+  VideoOutline,
+};
+
+export type MenuIconName = keyof typeof menuIcons;
+
+/**
+ * The palette of icon tints: six hues of one lightness, each defined as a CSS variable (--app-tint-NAME) in
+ * global.css and again, lighter, in theme-dark.css.
+ */
+export type Tint = 'blue' | 'green' | 'orange' | 'red' | 'purple' | 'cyan';
