@@ -9,6 +9,7 @@ import * as sandbox from './2026_11_23_0007_sandbox.js';
 import * as quotas from './2026_11_23_0008_quotas.js';
 import * as aiConfig from './2026_11_23_0009_ai_config.js';
 import * as batches from './2026_11_23_0010_batches.js';
+import * as dashboardIndexes from './2026_11_23_0013_dashboard_indexes.js';
 
 /** Listed statically so the bundled server carries its migrations; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_0008_quotas': quotas,
   '2026_11_23_0009_ai_config': aiConfig,
   '2026_11_23_0010_batches': batches,
+  '2026_11_23_0013_dashboard_indexes': dashboardIndexes,
 };
