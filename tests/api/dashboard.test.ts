@@ -11,7 +11,6 @@ import { useTestApp, type TestApp } from '../helpers/test-app.js';
 // either side of it on the same day.
 const app = useTestApp();
 const TZ = 'Asia/Shanghai';
-const MS = 1000;
 
 const db = () => app().built.context.db;
 

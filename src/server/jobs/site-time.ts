@@ -30,8 +30,9 @@ function offsetAt(ms: number, timeZone: string): number {
     });
     offsetFormats.set(timeZone, format);
   }
-  const part = Object.fromEntries(format.formatToParts(ms).map((p) => [p.type, Number(p.value)]));
-  const wall = Date.UTC(part.year!, part.month! - 1, part.day!, part.hour!, part.minute!, part.second!);
+  const parts = format.formatToParts(ms);
+  const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value ?? 0);
+  const wall = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
   return wall - (ms - (ms % 1000));
 }
 
