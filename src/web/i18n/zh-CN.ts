@@ -307,6 +307,9 @@ export const zhCN = {
     noRuns: '这一天没有执行记录',
     pickDay: '点日历上的一天查看当天的执行',
     legend: '标记',
+    previous: '上个月',
+    next: '下个月',
+    month: (year: number, month: number) => `${year}年${month}月`,
   },
   platform: {
     freeQuota: '免费额度',

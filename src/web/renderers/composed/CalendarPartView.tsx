@@ -1,5 +1,5 @@
 import { useRef, useState, type TouchEvent } from 'react';
-import { Calendar, type CalendarRef } from 'antd-mobile';
+import { Button, CalendarPickerView } from 'antd-mobile';
 import type { CalendarPart, ListItem, ListPart, Tone } from '../../config/types';
 import { messages as t } from '../../i18n/zh-CN';
 import { ListPartView } from './ListPartView';
@@ -24,6 +24,12 @@ type ErasedCalendar = {
 
 const pad = (n: number) => String(n).padStart(2, '0');
 const monthOf = (year: number, month: number) => `${year}-${pad(month)}`;
+/** The month `by` months after `month` (yyyy-mm). */
+const shiftMonth = (month: string, by: number) => {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  const d = new Date(y, m - 1 + by, 1);
+  return monthOf(d.getFullYear(), d.getMonth() + 1);
+};
 const dayOf = (d: Date) => `${monthOf(d.getFullYear(), d.getMonth() + 1)}-${pad(d.getDate())}`;
 /** A horizontal swipe longer than this (px) turns the month. */
 const SWIPE_PX = 48;
@@ -34,18 +40,17 @@ export function CalendarPartView({ part: typed, data }: { part: CalendarPart<Dat
   const now = new Date();
   const [month, setMonth] = useState(monthOf(now.getFullYear(), now.getMonth() + 1));
   const [picked, setPicked] = useState<string | null>(null);
-  const calendar = useRef<CalendarRef>(null);
   const swipeFrom = useRef<number | null>(null);
   const args = part.args(month, data);
   const state = usePartData<{ days: readonly { day: string; mark: string }[] }>(part.operation, args);
   if (args === null) return null;
   const marks = new Map(state.status === 'ready' ? state.data.days.map((d) => [d.day, part.marks[d.mark]]) : []);
 
-  const turn = (by: number) =>
-    calendar.current?.jumpTo((page) => {
-      const next = new Date(page.year, page.month - 1 + by, 1);
-      return { year: next.getFullYear(), month: next.getMonth() + 1 };
-    });
+  const turn = (by: number) => {
+    setMonth((m) => shiftMonth(m, by));
+    setPicked(null);
+  };
+  const [year, monthNumber] = month.split('-').map(Number) as [number, number];
   const onTouchStart = (e: TouchEvent) => (swipeFrom.current = e.touches[0]?.clientX ?? null);
   const onTouchEnd = (e: TouchEvent) => {
     const from = swipeFrom.current;
@@ -59,16 +64,25 @@ export function CalendarPartView({ part: typed, data }: { part: CalendarPart<Dat
     <section className="composed-calendar">
       {part.title ? <h3 className="composed-heading">{part.title}</h3> : null}
       <div className="calendar-box" onTouchStart={onTouchStart} onTouchEnd={onTouchEnd} data-month={month}>
-        <Calendar
-          ref={calendar}
+        <div className="calendar-switch">
+          <Button size="small" fill="none" onClick={() => turn(-1)} aria-label={t.calendar.previous}>
+            ‹
+          </Button>
+          <span className="calendar-month">{t.calendar.month(year, monthNumber)}</span>
+          <Button size="small" fill="none" onClick={() => turn(1)} aria-label={t.calendar.next}>
+            ›
+          </Button>
+        </div>
+        {/* One month at a time: the view spans just this month, and the switch above (or a swipe) turns it. */}
+        <CalendarPickerView
+          key={month}
+          title={false}
           selectionMode="single"
           weekStartsOn="Monday"
-          onPageChange={(year, m) => {
-            setMonth(monthOf(year, m));
-            setPicked(null);
-          }}
+          min={new Date(year, monthNumber - 1, 1)}
+          max={new Date(year, monthNumber, 0)}
           onChange={(d) => setPicked(d ? dayOf(d) : null)}
-          renderLabel={(date) => {
+          renderBottom={(date) => {
             const mark = marks.get(dayOf(date));
             return mark ? (
               <span className={`calendar-mark calendar-mark-${mark.tone}`} data-day={dayOf(date)} title={mark.label}>
