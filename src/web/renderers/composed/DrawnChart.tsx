@@ -61,19 +61,23 @@ export default function DrawnChart({ kind, labels, series, format, onTap }: Draw
         barMaxWidth: 18,
       })),
     });
-    // A tap anywhere over a day (not only on a bar) picks that day: the pixel is turned into the category's index.
-    chart.getZr().on('click', (event: { offsetX: number; offsetY: number }) => {
-      const point = [event.offsetX, event.offsetY];
+    // A tap anywhere over a day (not only on a bar) picks that day: the DOM's click (which a tap also fires) is turned
+    // into the category's index, and the axis pointer marks it.
+    const pick = (event: MouseEvent) => {
+      const rect = element.getBoundingClientRect();
+      const point = [event.clientX - rect.left, event.clientY - rect.top];
       if (!chart.containPixel('grid', point)) return;
       const [index] = chart.convertFromPixel('grid', point);
       if (index === undefined || index < 0 || index >= labels.length) return;
-      chart.dispatchAction({ type: 'updateAxisPointer', currTrigger: 'click', x: event.offsetX, y: event.offsetY });
+      chart.dispatchAction({ type: 'updateAxisPointer', currTrigger: 'click', x: point[0], y: point[1] });
       onTap(Math.round(index));
-    });
+    };
+    element.addEventListener('click', pick);
     const resize = () => chart.resize();
     window.addEventListener('resize', resize);
     return () => {
       window.removeEventListener('resize', resize);
+      element.removeEventListener('click', pick);
       chart.dispose();
     };
   }, [kind, labels, series, format, onTap]);
