@@ -95,11 +95,14 @@ describe('the admin dashboard', () => {
 
       // A tap on today's bar (the right-most day) lists today's figures under the chart.
       const revenue = page.locator('.chart-card[data-chart="每日收入（元）"]');
+      // Touch taps take viewport coordinates: the chart is scrolled into view first.
+      await revenue.locator('.chart-canvas').scrollIntoViewIfNeeded();
       const box = (await revenue.locator('.chart-canvas').boundingBox())!;
       await page.touchscreen.tap(box.x + box.width - 20, box.y + box.height / 2);
       await revenue.getByText(`${siteToday()} 的数字`).waitFor();
       await revenue.getByText('收入 ¥19.90').waitFor();
       const runs = page.locator('.chart-card[data-chart="每日执行"]');
+      await runs.locator('.chart-canvas').scrollIntoViewIfNeeded();
       const runsBox = (await runs.locator('.chart-canvas').boundingBox())!;
       await page.touchscreen.tap(runsBox.x + runsBox.width - 20, runsBox.y + runsBox.height / 2);
       await runs.getByText('成功 1').waitFor();
