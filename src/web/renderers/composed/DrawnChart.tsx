@@ -50,6 +50,8 @@ export default function DrawnChart({ kind, labels, series, format, onTap }: Draw
         minInterval: 1,
         axisLabel: { color: text, formatter: (v: number) => format(v) },
         splitLine: { lineStyle: { opacity: 0.3 } },
+        // Only the tapped day is marked; a label on the value axis would show the raw number (fen), not the format.
+        axisPointer: { show: false },
       },
       series: series.map((s, i) => ({
         name: s.name,
