@@ -68,12 +68,13 @@ function seed(file, now) {
        SELECT id, ?, '{}', CASE WHEN id % 4 = 0 THEN 'paused' ELSE 'active' END, ?, ? FROM users WHERE id >= ?`,
     ).run(platform, from, from, firstUser);
     const firstService = db.prepare(`SELECT MIN(id) AS id FROM services WHERE platform_id = ?`).get(platform).id;
-    // Coins: credits of several kinds, service charges, transfers in pairs' halves; spread evenly over the span.
+    // Coins: each user gets runs of five entries (credits of two kinds, a service charge, both halves of transfers),
+    // so every balance stays positive; spread evenly over the span.
     db.prepare(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
        INSERT INTO coin_entries (user_id, amount, balance_after, kind, counterparty_id, reference, description,
                                  actor_id, created_at)
-       SELECT ? + i % ?,
+       SELECT ? + (i / 5) % ?,
               CASE i % 5 WHEN 0 THEN 100 WHEN 1 THEN -2 WHEN 2 THEN 50 WHEN 3 THEN -5 ELSE 5 END,
               0,
               CASE i % 5 WHEN 0 THEN 'admin_add' WHEN 1 THEN 'service_charge' WHEN 2 THEN 'order_credit'
