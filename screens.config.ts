@@ -89,6 +89,15 @@ const polishAction = (field: Schemas['AiPolishRequest']['field']): FieldAction =
   pick: (r) => ({ value: r.text, message: r.message }),
 });
 
+const D = t.dashboard;
+const count = (n: number) => n.toLocaleString('zh-CN');
+
+/** The clock-in calendar's two marks: a success day and a day of only failed or skipped runs (✓ and ✕, not colour alone). */
+const CALENDAR_MARKS = {
+  succeeded: { label: t.calendar.succeeded, sign: '✓', tone: 'success' },
+  unsuccessful: { label: t.calendar.unsuccessful, sign: '✕', tone: 'danger' },
+} as const;
+
 /** A platform's service page and its edit page: one entry, two routes. */
 export function platformScreens({ code, title, settings, icon }: PlatformEntry): Screen[] {
   const edit = `/${code}/update`;
@@ -153,6 +162,19 @@ export function platformScreens({ code, title, settings, icon }: PlatformEntry):
             },
             { label: P.editSettings, when: (o) => o.service !== null, to: () => edit },
           ],
+        },
+        {
+          type: 'calendar',
+          title: t.calendar.title,
+          operation: 'runCalendar',
+          args: (month, o) => (o.platform ? { query: { month, platformId: o.platform.id } } : null),
+          marks: CALENDAR_MARKS,
+          day: {
+            operation: 'runMy',
+            filter: (day, o) => ({ day, platformId: o.platform?.id }),
+            item: runItem(runWhen, (r) => r.result),
+            empty: t.calendar.noRuns,
+          },
         },
         {
           type: 'list',
@@ -319,6 +341,19 @@ export const screens: Screen[] = [
           { label: P.quotaRuns, value: (q) => P.times(q.runs) },
           { label: P.quotaDays, value: (q) => P.days(q.days) },
         ],
+      },
+      {
+        type: 'calendar',
+        title: t.calendar.title,
+        operation: 'runCalendar',
+        args: (month) => ({ query: { month } }),
+        marks: CALENDAR_MARKS,
+        day: {
+          operation: 'runMy',
+          filter: (day) => ({ day }),
+          item: runItem((r) => r.platformName, runWhen),
+          empty: t.calendar.noRuns,
+        },
       },
       {
         type: 'cards',
@@ -509,6 +544,106 @@ export const screens: Screen[] = [
   }),
 
   // Admins
+  composedScreen({
+    path: '/dashboard',
+    title: '数据看板',
+    access: ADMIN,
+    kind: 'composed',
+    menu: 'admin',
+    body: [
+      {
+        type: 'stats',
+        operation: 'dashboardSummary',
+        groups: [
+          {
+            title: D.users,
+            stats: [
+              { label: D.usersTotal, value: (s) => count(s.users.total) },
+              { label: D.usersNewToday, value: (s) => count(s.users.newToday) },
+              { label: D.usersActive, value: (s) => count(s.users.active7d) },
+            ],
+          },
+          {
+            title: D.coins,
+            stats: [
+              { label: D.coinsIssued, value: (s) => count(s.coins.issued) },
+              { label: D.coinsRemoved, value: (s) => count(s.coins.removed) },
+              { label: D.coinsSpent, value: (s) => count(s.coins.spent) },
+              { label: D.coinsHeld, value: (s) => count(s.coins.held) },
+              {
+                label: D.ledger,
+                value: (s) => `${count(s.coins.issued)} − ${count(s.coins.removed)} = ${count(s.coins.held)}`,
+                tag: (s) =>
+                  s.coins.balanced ? { text: D.balanced, tone: 'success' } : { text: D.unbalanced, tone: 'danger' },
+              },
+            ],
+          },
+          {
+            title: D.orders,
+            stats: [
+              { label: D.ordersPending, value: (s) => count(s.orders.pending) },
+              { label: D.ordersConfirmedToday, value: (s) => count(s.orders.confirmedToday) },
+              { label: D.revenueToday, value: (s) => t.mall.yuan(s.orders.revenueToday) },
+              { label: D.revenue30d, value: (s) => t.mall.yuan(s.orders.revenue30d) },
+            ],
+          },
+          {
+            title: D.services,
+            stats: [
+              { label: D.servicesActive, value: (s) => count(s.services.active) },
+              { label: D.runsToday, value: (s) => count(s.services.runsToday) },
+              {
+                label: D.successRate,
+                value: (s) => (s.services.successRate === null ? D.noRateYet : D.percent(s.services.successRate)),
+              },
+            ],
+          },
+          {
+            title: D.quota,
+            stats: [
+              { label: D.quotaRuns, value: (s) => count(s.quota.runs) },
+              { label: D.quotaDays, value: (s) => count(s.quota.days) },
+            ],
+          },
+        ],
+        note: (s) => D.countedIn(s.today, s.timeZone),
+      },
+      {
+        type: 'chart',
+        operation: 'dashboardSeries',
+        ranges: [7, 30, 90].map((value) => ({ value, label: D.ranges[value] ?? String(value) })),
+        args: (days) => ({ query: { days: days as Schemas['DashboardRange'] } }),
+        x: (d) => ({ short: d.day.slice(5), full: d.day }),
+        charts: [
+          {
+            title: D.revenuePerDay,
+            kind: 'bar',
+            series: [{ label: D.revenue, value: (d) => d.revenue }],
+            format: t.mall.yuan,
+          },
+          {
+            title: D.coinsPerDay,
+            kind: 'line',
+            series: [
+              { label: D.issued, value: (d) => d.coinsIssued },
+              { label: D.spent, value: (d) => d.coinsSpent },
+            ],
+          },
+          {
+            title: D.runsPerDay,
+            kind: 'stack',
+            series: [
+              { label: D.succeeded, value: (d) => d.runsSucceeded },
+              { label: D.failed, value: (d) => d.runsFailed },
+              { label: D.skipped, value: (d) => d.runsSkipped },
+            ],
+          },
+          { title: D.newUsersPerDay, kind: 'bar', series: [{ label: D.newUsers, value: (d) => d.newUsers }] },
+        ],
+        empty: D.emptyRange,
+      },
+    ],
+  }),
   formScreen({
     path: '/system',
     title: '系统管理',

@@ -1,6 +1,7 @@
 import type { Handlers } from './http/handler-types.js';
 import { aiHandlers } from './modules/ai/handlers.js';
 import { coinHandlers } from './modules/coins/handlers.js';
+import { dashboardHandlers } from './modules/dashboard/handlers.js';
 import { healthHandlers } from './modules/health/handlers.js';
 import { taskHandlers } from './modules/batches/handlers.js';
 import { mallHandlers } from './modules/mall/handlers.js';
@@ -30,4 +31,5 @@ export const handlers: Handlers = {
   ...quotaHandlers,
   ...aiHandlers,
   ...healthHandlers,
+  ...dashboardHandlers,
 };

@@ -82,6 +82,28 @@ function describePart(part: Part<any>) {
       };
     case 'cards':
       return { type: part.type, title: part.title ?? null, operation: part.operation, empty: part.empty };
+    case 'stats':
+      return {
+        type: part.type,
+        operation: part.operation,
+        groups: part.groups.map((g) => ({ title: g.title, stats: g.stats.map((s) => s.label) })),
+      };
+    case 'chart':
+      return {
+        type: part.type,
+        operation: part.operation,
+        ranges: part.ranges.map((r) => r.value),
+        charts: part.charts.map((c) => ({ title: c.title, kind: c.kind, series: c.series.map((s) => s.label) })),
+        empty: part.empty,
+      };
+    case 'calendar':
+      return {
+        type: part.type,
+        title: part.title ?? null,
+        operation: part.operation,
+        marks: part.marks,
+        day: { operation: part.day.operation, empty: part.day.empty },
+      };
   }
 }
 

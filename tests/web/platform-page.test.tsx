@@ -1,4 +1,4 @@
-import { cleanup, fireEvent, render, screen as view, waitFor } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen as view, waitFor, within } from '@testing-library/react';
 import { createMemoryRouter, RouterProvider } from 'react-router-dom';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { screens } from '../../screens.config';
@@ -138,14 +138,17 @@ describe('a platform page (/gxy)', () => {
       if (op === 'runMy')
         return { records: [run(2, 'succeeded'), run(1, 'refunded')], total: 2, current: 1, pageSize: 20 };
       if (op === 'serviceRunNow') return run(3, 'due');
+      if (op === 'runCalendar') return { month: '2026-11', days: [] };
       throw new Error(`unexpected ${op}`);
     });
     vi.mocked(confirm).mockResolvedValue(true);
     openPlatform();
     expect(await view.findByText('运行中')).toBeTruthy();
     expect(view.getByText('2026-11-24 08:30')).toBeTruthy();
-    expect(view.getByText('1')).toBeTruthy();
-    expect(view.getByText('4')).toBeTruthy();
+    // The counts, on the record's card (the calendar below has days numbered 1 and 4 too).
+    const card = within(document.querySelector<HTMLElement>('.composed-detail')!);
+    expect(card.getByText('1')).toBeTruthy();
+    expect(card.getByText('4')).toBeTruthy();
     for (const label of ['立即执行', '暂停', '停止', '修改设置']) expect(view.getByText(label)).toBeTruthy();
     expect(view.queryByText('启动')).toBeNull();
     // Outcomes are tags that say the state in words, not colour alone.
@@ -192,6 +195,7 @@ describe('/clockInfo', () => {
       if (op === 'quotaMy') return { runs: 5, days: 2 };
       if (op === 'serviceMy') return [SERVICE];
       if (op === 'platformList') return [PLATFORM];
+      if (op === 'runCalendar') return { month: '2026-11', days: [] };
       throw new Error(`unexpected ${op}`);
     });
     const router = hub();
@@ -206,12 +210,51 @@ describe('/clockInfo', () => {
 
   it('without services, says so and lists the platforms on shelf', async () => {
     call.mockImplementation(async (op: string) =>
-      op === 'quotaMy' ? { runs: 0, days: 0 } : op === 'platformList' ? [PLATFORM] : [],
+      op === 'quotaMy'
+        ? { runs: 0, days: 0 }
+        : op === 'platformList'
+          ? [PLATFORM]
+          : op === 'runCalendar'
+            ? { month: '2026-11', days: [] }
+            : [],
     );
     hub();
     expect(await view.findByText('还没有开通任何平台服务。从下面已开放的平台中选一个开始吧。')).toBeTruthy();
     expect(await view.findByText('工学云专业版')).toBeTruthy();
     expect(view.getByText('2 积分 / 每次执行')).toBeTruthy();
+  });
+
+  it("marks success days and failed-or-skipped-only days with two signs, and lists a tapped day's runs", async () => {
+    const month = new Date().toISOString().slice(0, 7);
+    call.mockImplementation(async (op: string, init: { query?: { month?: string } }) => {
+      if (op === 'quotaMy') return { runs: 0, days: 0 };
+      if (op === 'serviceMy' || op === 'platformList') return [];
+      if (op === 'runCalendar') {
+        return {
+          month: init.query?.month,
+          days: [
+            { day: `${month}-03`, succeeded: 1, failed: 1, skipped: 0, mark: 'succeeded' },
+            { day: `${month}-04`, succeeded: 0, failed: 1, skipped: 1, mark: 'unsuccessful' },
+          ],
+        };
+      }
+      if (op === 'runMy') return { records: [run(7, 'failed')], total: 1, current: 1, pageSize: 20 };
+      throw new Error(`unexpected ${op}`);
+    });
+    hub();
+    await waitFor(() => expect(document.querySelector(`[data-day="${month}-03"]`)?.textContent).toBe('✓'));
+    expect(document.querySelector(`[data-day="${month}-04"]`)?.textContent).toBe('✕');
+    expect(document.querySelector(`[data-day="${month}-05"]`)).toBeNull();
+    expect(call).toHaveBeenCalledWith('runCalendar', expect.objectContaining({ query: { month } }));
+    // The legend says what each sign means in words.
+    expect(view.getByText('有成功')).toBeTruthy();
+    expect(view.getByText('只有失败或跳过')).toBeTruthy();
+
+    fireEvent.click(document.querySelector(`[data-day="${month}-04"]`)!);
+    await waitFor(() =>
+      expect(call).toHaveBeenCalledWith('runMy', { body: { day: `${month}-04`, current: 1, pageSize: 20 } }),
+    );
+    expect(await view.findByText(`${month}-04 的执行`)).toBeTruthy();
   });
 });
 

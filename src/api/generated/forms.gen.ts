@@ -1225,6 +1225,12 @@ export const formSchemas = {
           "refunded",
           "skipped"
         ]
+      },
+      "day": {
+        "type": "string",
+        "title": "日期",
+        "description": "站点时区的日历日 yyyy-mm-dd",
+        "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$"
       }
     },
     "additionalProperties": false
@@ -1270,6 +1276,12 @@ export const formSchemas = {
           "refunded",
           "skipped"
         ]
+      },
+      "day": {
+        "type": "string",
+        "title": "日期",
+        "description": "站点时区的日历日 yyyy-mm-dd",
+        "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$"
       }
     },
     "additionalProperties": false
@@ -2128,8 +2140,8 @@ export const formPatternMessages: Record<FormSchemaId, Readonly<Record<string, s
   redeemGenerate: {"note":"不能包含控制字符或换行"},
   redeemListPage: {"batchId":"格式不正确"},
   redeemUse: {"code":"应为 12 位字母或数字"},
-  runListPage: {"searchText":"不能包含控制字符"},
-  runMy: {},
+  runListPage: {"day":"日期应为 yyyy-mm-dd","searchText":"不能包含控制字符"},
+  runMy: {"day":"日期应为 yyyy-mm-dd"},
   serviceListPage: {"searchText":"不能包含控制字符"},
   servicePause: {},
   serviceRunNow: {},

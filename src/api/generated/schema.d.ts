@@ -1483,6 +1483,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/dashboard/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 管理员看板：今天（站点时区）与累计的数字卡片
+         * @description 金额以分计（显示为元）。积分：issued（发放，不含转账）− removed（扣除，不含转账）= held（全部用户余额之和）， 这是账本自己的不变式，balanced 为它是否成立。
+         */
+        get: operations["dashboardSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboard/series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 管理员看板：最近 7、30 或 90 天（站点时区）每天的收入、积分、执行与新用户
+         * @description 每天一项，从最早的一天到今天，没有数据的天也在（数字为 0）。
+         */
+        get: operations["dashboardSeries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/run/calendar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 打卡日历：一个月里每天（站点时区）成功、失败、跳过的执行次数
+         * @description 只列出有已结束执行的天。默认是自己的；userId 只有管理员可以指定（其他角色指定别人得到 403 / 40101）。 mark 为 succeeded（当天至少一次成功）或 unsuccessful（当天只有失败或跳过）。
+         */
+        get: operations["runCalendar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/notice/my": {
         parameters: {
             query?: never;
@@ -2368,6 +2428,177 @@ export interface components {
         RedeemUseRequest: {
             code: components["schemas"]["RedeemCodeText"];
         };
+        /**
+         * 天数
+         * @default 7
+         * @enum {integer}
+         */
+        DashboardRange: 7 | 30 | 90;
+        /**
+         * 日期
+         * @description 站点时区的日历日 yyyy-mm-dd
+         */
+        Day: string;
+        /** 月份 */
+        Month: string;
+        /** 金额（分） */
+        Fen: number;
+        /**
+         * @example {
+         *       "today": "2026-11-23",
+         *       "timeZone": "Asia/Shanghai",
+         *       "users": {
+         *         "total": 120,
+         *         "newToday": 3,
+         *         "active7d": 40
+         *       },
+         *       "coins": {
+         *         "issued": 50000,
+         *         "removed": 12000,
+         *         "spent": 11000,
+         *         "held": 38000,
+         *         "balanced": true
+         *       },
+         *       "orders": {
+         *         "pending": 2,
+         *         "confirmedToday": 5,
+         *         "revenueToday": 4500,
+         *         "revenue30d": 98000
+         *       },
+         *       "services": {
+         *         "active": 30,
+         *         "runsToday": 28,
+         *         "succeededToday": 25,
+         *         "endedToday": 27,
+         *         "successRate": 93
+         *       },
+         *       "quota": {
+         *         "runs": 140,
+         *         "days": 12
+         *       }
+         *     }
+         */
+        DashboardSummary: {
+            today: components["schemas"]["Day"];
+            /** 站点时区 */
+            timeZone: string;
+            users: {
+                /** 用户总数 */
+                total: number;
+                /** 今日新增 */
+                newToday: number;
+                /** 7 天内登录 */
+                active7d: number;
+            };
+            coins: {
+                /**
+                 * 累计发放
+                 * @description 正数记录之和，不含转账
+                 */
+                issued: number;
+                /**
+                 * 累计扣除
+                 * @description 负数记录之和的绝对值，不含转账
+                 */
+                removed: number;
+                /**
+                 * 服务消费
+                 * @description 服务扣费之和（退款算作发放）
+                 */
+                spent: number;
+                /**
+                 * 用户持有
+                 * @description 全部用户余额之和
+                 */
+                held: number;
+                /**
+                 * 账平
+                 * @description issued − removed = held
+                 */
+                balanced: boolean;
+            };
+            orders: {
+                /** 待处理订单 */
+                pending: number;
+                /** 今日确认 */
+                confirmedToday: number;
+                revenueToday: components["schemas"]["Fen"];
+                revenue30d: components["schemas"]["Fen"];
+            };
+            services: {
+                /** 运行中的服务 */
+                active: number;
+                /** 今日执行 */
+                runsToday: number;
+                /** 今日成功 */
+                succeededToday: number;
+                /**
+                 * 今日已结束
+                 * @description 成功、失败或已退款
+                 */
+                endedToday: number;
+                /**
+                 * 今日成功率（%）
+                 * @description 今日成功 / 今日已结束，取整；今天还没有结束的执行时为 null
+                 */
+                successRate: number | null;
+            };
+            quota: {
+                /** 未用次数额度 */
+                runs: number;
+                /** 未用天数额度 */
+                days: number;
+            };
+        };
+        DashboardDay: {
+            day: components["schemas"]["Day"];
+            revenue: components["schemas"]["Fen"];
+            /** 发放积分 */
+            coinsIssued: number;
+            /**
+             * 消费积分
+             * @description 服务扣费之和（退款算作发放）
+             */
+            coinsSpent: number;
+            /** 成功 */
+            runsSucceeded: number;
+            /**
+             * 失败
+             * @description 失败或已退款
+             */
+            runsFailed: number;
+            /** 跳过 */
+            runsSkipped: number;
+            /** 新用户 */
+            newUsers: number;
+        };
+        DashboardSeries: {
+            days: components["schemas"]["DashboardRange"];
+            /** 站点时区 */
+            timeZone: string;
+            series: components["schemas"]["DashboardDay"][];
+        };
+        CalendarDay: {
+            day: components["schemas"]["Day"];
+            /** 成功 */
+            succeeded: number;
+            /**
+             * 失败
+             * @description 失败或已退款
+             */
+            failed: number;
+            /** 跳过 */
+            skipped: number;
+            /**
+             * 标记
+             * @enum {string}
+             */
+            mark: "succeeded" | "unsuccessful";
+        };
+        RunCalendar: {
+            month: components["schemas"]["Month"];
+            days: components["schemas"]["CalendarDay"][];
+        };
         ClockCount: {
             /**
              * 今日成功次数
@@ -2833,6 +3064,7 @@ export interface components {
             /** 平台 */
             platformId?: components["schemas"]["Id"];
             state?: components["schemas"]["RunState"];
+            day?: components["schemas"]["Day"];
         };
         RunAdminQuery: {
             current?: components["schemas"]["Current"];
@@ -2845,6 +3077,7 @@ export interface components {
             /** 用户 */
             userId?: components["schemas"]["Id"];
             state?: components["schemas"]["RunState"];
+            day?: components["schemas"]["Day"];
         };
         RunPage: {
             records: components["schemas"]["Run"][];
@@ -5747,6 +5980,116 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Envelope"] & {
                         data: components["schemas"]["RunPage"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    dashboardSummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["DashboardSummary"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    dashboardSeries: {
+        parameters: {
+            query?: {
+                /** @example 7 */
+                days?: components["schemas"]["DashboardRange"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["DashboardSeries"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    runCalendar: {
+        parameters: {
+            query: {
+                /** @example 2026-11 */
+                month: components["schemas"]["Month"];
+                userId?: components["schemas"]["Id"];
+                platformId?: components["schemas"]["Id"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 0,
+                     *       "message": "ok",
+                     *       "data": {
+                     *         "month": "2026-11",
+                     *         "days": [
+                     *           {
+                     *             "day": "2026-11-02",
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "skipped": 0,
+                     *             "mark": "succeeded"
+                     *           },
+                     *           {
+                     *             "day": "2026-11-03",
+                     *             "succeeded": 0,
+                     *             "failed": 1,
+                     *             "skipped": 1,
+                     *             "mark": "unsuccessful"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["RunCalendar"];
                     };
                 };
             };

@@ -11,3 +11,45 @@ export function siteDay(ms: number, timeZone: string): string {
   }
   return format.format(ms);
 }
+
+const offsetFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** How far a time zone's wall clock is ahead of UTC at an instant, in ms (changes across a DST switch). */
+function offsetAt(ms: number, timeZone: string): number {
+  let format = offsetFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    offsetFormats.set(timeZone, format);
+  }
+  const parts = format.formatToParts(ms);
+  const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value ?? 0);
+  const wall = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
+  return wall - (ms - (ms % 1000));
+}
+
+/**
+ * The instant a site day (yyyy-mm-dd) begins: its local midnight as UTC epoch ms. The offset is looked up for that
+ * very day (twice, in case midnight sits on the other side of a DST switch), never assumed constant; SQLite knows no
+ * time zones, so day buckets are bounded by these instants.
+ */
+export function siteDayStart(day: string, timeZone: string): number {
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  const wallMidnight = Date.UTC(y, m - 1, d);
+  const guess = wallMidnight - offsetAt(wallMidnight, timeZone);
+  return wallMidnight - offsetAt(guess, timeZone);
+}
+
+/** The calendar day `delta` days after `day` (negative: before); plain date arithmetic, no time zone involved. */
+export function addDays(day: string, delta: number): string {
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, m - 1, d + delta)).toISOString().slice(0, 10);
+}

@@ -345,7 +345,102 @@ export type CardsPart = {
   };
 }[ArrayOperation];
 
-export type Part<D> = DetailPart<D> | ListPart<D> | CardsPart;
+/** Operations that take no input and answer one record (not an array): a stats part shows its figures. */
+export type RecordOperation = {
+  [K in OperationId]: ResponseData<K> extends readonly unknown[]
+    ? never
+    : ResponseData<K> extends object
+      ? Record<string, never> extends OperationInput<K>
+        ? K
+        : never
+      : never;
+}[OperationId];
+
+/** One figure on a stat card: its words, its value as text, and an optional state tag (words, not colour alone). */
+export interface Stat<D> {
+  label: string;
+  value: (data: D) => string;
+  tag?: (data: D) => TagValue | null;
+}
+
+/** An operation's record as groups of stat cards (a dashboard's figures), each group under its heading. */
+export type StatsPart = {
+  [S in RecordOperation]: {
+    type: 'stats';
+    operation: S;
+    groups: readonly { title: string; stats: readonly Stat<ResponseData<S>>[] }[];
+    /** A line under the cards (the time zone the figures are counted in). */
+    note?: (data: ResponseData<S>) => string;
+  };
+}[RecordOperation];
+
+/** Operations answering `{series: [...]}`, one item per point of an x axis (a day): what a chart part draws. */
+export type SeriesOperation = {
+  [K in OperationId]: ResponseData<K> extends { series: readonly unknown[] } ? K : never;
+}[OperationId];
+type SeriesRow<K extends SeriesOperation> = ResponseData<K> extends { series: readonly (infer R)[] } ? R : never;
+
+/** `bar`: bars side by side; `stack`: bars stacked (parts of one total); `line`: lines. */
+export type ChartKind = 'bar' | 'stack' | 'line';
+
+/** One chart: its kind and the numbers of each row it draws, each series named in words. */
+export interface ChartSpec<R> {
+  title: string;
+  kind: ChartKind;
+  series: readonly { label: string; value: (row: R) => number }[];
+  /** How a value reads in the tapped day's figures and on the axis (yuan for fen). */
+  format?: (value: number) => string;
+}
+
+/**
+ * Charts over a chosen range (7, 30, 90 days), drawn from one operation: a range switch above them, a tap on a chart
+ * shows that point's figures, and a chart with nothing in the range says so instead of drawing an empty frame.
+ */
+export type ChartPart = {
+  [C in SeriesOperation]: {
+    type: 'chart';
+    operation: C;
+    ranges: readonly { value: number; label: string }[];
+    args: (range: number) => OperationArgs<C>;
+    /** The x axis: a short label of each row (a day as 11-23) and its full name in the tapped figures. */
+    x: (row: SeriesRow<C>) => { short: string; full: string };
+    charts: readonly ChartSpec<SeriesRow<C>>[];
+    empty: string;
+  };
+}[SeriesOperation];
+
+/** Operations answering the marked days of a month (`{days: [{day, mark}]}`): what a calendar part shows. */
+export type CalendarOperation = {
+  [K in OperationId]: ResponseData<K> extends { days: readonly { day: string; mark: string }[] } ? K : never;
+}[OperationId];
+type MarkOf<K extends CalendarOperation> =
+  ResponseData<K> extends { days: readonly { mark: infer M extends string }[] } ? M : never;
+
+/**
+ * A month calendar with marked days (a run succeeded; only failed or skipped runs), switched month by month; tapping
+ * a day lists what it holds with a paged operation filtered by that day.
+ */
+export type CalendarPart<D> = {
+  [C in CalendarOperation]: {
+    [L in PageOperation]: {
+      type: 'calendar';
+      title?: string;
+      operation: C;
+      /** The query of a month (yyyy-mm), from the record (a platform's id); a null leaves the calendar out. */
+      args: (month: string, data: D) => OperationArgs<C> | null;
+      /** Each mark's words and sign: two different signs, so colour is never the only difference. */
+      marks: Readonly<Record<MarkOf<C>, { label: string; sign: string; tone: Tone }>>;
+      day: {
+        operation: L;
+        filter: (day: string, data: D) => Partial<RequestBody<L>>;
+        item: ListItem<RowOf<L>>;
+        empty: string;
+      };
+    };
+  }[PageOperation];
+}[CalendarOperation];
+
+export type Part<D> = DetailPart<D> | ListPart<D> | CardsPart | StatsPart | ChartPart | CalendarPart<D>;
 
 /**
  * A screen of several generic parts, one above the other (amis' `body`): e.g. a record with actions above a list of

@@ -5,9 +5,12 @@ import type { ComposedScreen, Part } from '../config/types';
 import { api } from '../api';
 import { messages as t } from '../i18n/zh-CN';
 import { Loading } from '../shell/Loading';
+import { CalendarPartView } from './composed/CalendarPartView';
 import { CardsPartView } from './composed/CardsPartView';
+import { ChartPartView } from './composed/ChartPartView';
 import { DetailPartView } from './composed/DetailPartView';
 import { ListPartView } from './composed/ListPartView';
+import { StatsPartView } from './composed/StatsPartView';
 import './composed/composed.css';
 
 // A composed screen of screens.config.ts: its record read once, then its parts one above the other. The map typed
@@ -24,6 +27,12 @@ function PartView({ part, data, reload }: { part: Part<Data>; data: Data; reload
       return <ListPartView part={part} data={data} onSettled={reload} />;
     case 'cards':
       return <CardsPartView part={part} />;
+    case 'stats':
+      return <StatsPartView part={part} />;
+    case 'chart':
+      return <ChartPartView part={part} />;
+    case 'calendar':
+      return <CalendarPartView part={part} data={data} />;
   }
 }
 

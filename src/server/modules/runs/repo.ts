@@ -8,6 +8,8 @@ export interface RunFilter extends PageQuery {
   serviceId?: number;
   platformId?: number;
   state?: RunState;
+  /** A site-time-zone day (yyyy-mm-dd): the calendar's tap on a day. */
+  day?: string;
 }
 
 function filtered(db: Db, filter: RunFilter) {
@@ -19,6 +21,7 @@ function filtered(db: Db, filter: RunFilter) {
   if (filter.serviceId !== undefined) q = q.where('runs.serviceId', '=', filter.serviceId);
   if (filter.platformId !== undefined) q = q.where('runs.platformId', '=', filter.platformId);
   if (filter.state) q = q.where('runs.state', '=', filter.state);
+  if (filter.day) q = q.where('runs.day', '=', filter.day);
   if (filter.searchText) q = q.where(asciiContains('users.userAccount', filter.searchText));
   return q;
 }

@@ -20,6 +20,7 @@ type UserHandlers = Omit<
   | `task${string}`
   | `quota${string}`
   | `ai${string}`
+  | `dashboard${string}`
   | 'userClockCount'
   | 'healthGet'
 >;

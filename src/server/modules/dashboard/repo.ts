@@ -1,0 +1,193 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '../../db/database.js';
+
+// The dashboard's aggregates: every figure is summed by the database over the indexes of migration 0013, so the
+// server never walks rows in JavaScript. Times are UTC epoch ms; a site day is the half-open range [lo, hi) that the
+// service computes from TZ_SITE (SQLite has no time zones). Runs carry their site day already (runs.day).
+
+/** One site-time-zone day and the instants bounding it. */
+export interface DayBounds {
+  day: string;
+  lo: number;
+  hi: number;
+}
+
+// PostgreSQL and SQLite both return sums as text or bigint strings in places; every figure passes through this.
+const n = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
+
+/** Transfers move coins between users and create or remove none, so the issued/removed totals leave them out. */
+const TRANSFER = sql`('transfer_in', 'transfer_out')`;
+
+/** The days as a table (day, lo, hi); casts give PostgreSQL the types its untyped parameters lack. */
+const daysTable = (days: readonly DayBounds[]): RawBuilder<unknown> =>
+  sql`days(day, lo, hi) AS (VALUES ${sql.join(
+    days.map((d) => sql`(CAST(${d.day} AS varchar(10)), CAST(${d.lo} AS bigint), CAST(${d.hi} AS bigint))`),
+  )})`;
+
+async function rows<R>(db: Db, query: RawBuilder<R>): Promise<R[]> {
+  return (await query.execute(db)).rows;
+}
+
+export async function userFigures(db: Db, todayLo: number, activeSince: number) {
+  const [r] = await rows<{ total: unknown; newToday: unknown; active: unknown; held: unknown }>(
+    db,
+    sql`SELECT
+          SUM(CASE WHEN deleted_at IS NULL THEN 1 ELSE 0 END) AS total,
+          SUM(CASE WHEN deleted_at IS NULL AND created_at >= ${todayLo} THEN 1 ELSE 0 END) AS new_today,
+          SUM(CASE WHEN deleted_at IS NULL AND last_login_at >= ${activeSince} THEN 1 ELSE 0 END) AS active,
+          SUM(coin) AS held
+        FROM users`,
+  );
+  return { total: n(r?.total), newToday: n(r?.newToday), active7d: n(r?.active), held: n(r?.held) };
+}
+
+/** All-time coin totals in one pass over coin_entries_created (a covering index: no table reads, no sort). */
+export async function coinTotals(db: Db) {
+  const [r] = await rows<{ issued: unknown; removed: unknown; spent: unknown }>(
+    db,
+    sql`SELECT
+          SUM(CASE WHEN kind NOT IN ${TRANSFER} AND amount > 0 THEN amount ELSE 0 END) AS issued,
+          SUM(CASE WHEN kind NOT IN ${TRANSFER} AND amount < 0 THEN -amount ELSE 0 END) AS removed,
+          SUM(CASE WHEN kind = 'service_charge' THEN -amount ELSE 0 END) AS spent
+        FROM coin_entries`,
+  );
+  return { issued: n(r?.issued), removed: n(r?.removed), spent: n(r?.spent) };
+}
+
+export async function orderFigures(db: Db, todayLo: number, monthLo: number) {
+  const [pending] = await rows<{ c: unknown }>(db, sql`SELECT COUNT(*) AS c FROM orders WHERE status = 'pending'`);
+  const [paid] = await rows<{ confirmedToday: unknown; revenueToday: unknown; revenue30d: unknown }>(
+    db,
+    sql`SELECT
+          SUM(CASE WHEN paid_at >= ${todayLo} THEN 1 ELSE 0 END) AS confirmed_today,
+          SUM(CASE WHEN paid_at >= ${todayLo} THEN amount ELSE 0 END) AS revenue_today,
+          SUM(amount) AS revenue30d
+        FROM orders WHERE status = 'paid' AND paid_at >= ${monthLo}`,
+  );
+  return {
+    pending: n(pending?.c),
+    confirmedToday: n(paid?.confirmedToday),
+    revenueToday: n(paid?.revenueToday),
+    revenue30d: n(paid?.revenue30d),
+  };
+}
+
+export async function serviceFigures(db: Db, today: string) {
+  const [active] = await rows<{ c: unknown }>(db, sql`SELECT COUNT(*) AS c FROM services WHERE state = 'active'`);
+  const [runs] = await rows<{ total: unknown; succeeded: unknown; ended: unknown }>(
+    db,
+    sql`SELECT
+          COUNT(*) AS total,
+          SUM(CASE WHEN state = 'succeeded' THEN 1 ELSE 0 END) AS succeeded,
+          SUM(CASE WHEN state IN ('succeeded', 'failed', 'refunded') THEN 1 ELSE 0 END) AS ended
+        FROM runs WHERE day = ${today}`,
+  );
+  return {
+    active: n(active?.c),
+    runsToday: n(runs?.total),
+    succeededToday: n(runs?.succeeded),
+    endedToday: n(runs?.ended),
+  };
+}
+
+/** Units still usable on grants neither revoked nor expired, by unit. */
+export async function quotaOutstanding(db: Db, now: number) {
+  const found = await rows<{ unit: string; remaining: unknown }>(
+    db,
+    sql`SELECT unit, SUM(remaining) AS remaining FROM quota_grants
+        WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now}) GROUP BY unit`,
+  );
+  const of = (unit: string) => n(found.find((r) => r.unit === unit)?.remaining);
+  return { runs: of('runs'), days: of('days') };
+}
+
+export interface CoinDay {
+  day: string;
+  issued: number;
+  spent: number;
+}
+
+/** Coins issued (positive, not transfers) and spent on services, per site day. */
+export async function coinsPerDay(db: Db, days: readonly DayBounds[]): Promise<CoinDay[]> {
+  const found = await rows<{ day: string; issued: unknown; spent: unknown }>(
+    db,
+    sql`WITH ${daysTable(days)}
+        SELECT d.day AS day,
+          SUM(CASE WHEN e.kind NOT IN ${TRANSFER} AND e.amount > 0 THEN e.amount ELSE 0 END) AS issued,
+          SUM(CASE WHEN e.kind = 'service_charge' THEN -e.amount ELSE 0 END) AS spent
+        FROM days d JOIN coin_entries e ON e.created_at >= d.lo AND e.created_at < d.hi
+        GROUP BY d.day`,
+  );
+  return found.map((r) => ({ day: r.day, issued: n(r.issued), spent: n(r.spent) }));
+}
+
+/** Revenue (fen) of orders paid on each site day. */
+export async function revenuePerDay(db: Db, days: readonly DayBounds[]): Promise<{ day: string; revenue: number }[]> {
+  const found = await rows<{ day: string; revenue: unknown }>(
+    db,
+    sql`WITH ${daysTable(days)}
+        SELECT d.day AS day, SUM(o.amount) AS revenue
+        FROM days d JOIN orders o ON o.status = 'paid' AND o.paid_at >= d.lo AND o.paid_at < d.hi
+        GROUP BY d.day`,
+  );
+  return found.map((r) => ({ day: r.day, revenue: n(r.revenue) }));
+}
+
+/** Accounts created on each site day. */
+export async function newUsersPerDay(db: Db, days: readonly DayBounds[]): Promise<{ day: string; users: number }[]> {
+  const found = await rows<{ day: string; users: unknown }>(
+    db,
+    sql`WITH ${daysTable(days)}
+        SELECT d.day AS day, COUNT(*) AS users
+        FROM days d JOIN users u ON u.created_at >= d.lo AND u.created_at < d.hi
+        GROUP BY d.day`,
+  );
+  return found.map((r) => ({ day: r.day, users: n(r.users) }));
+}
+
+export interface RunDay {
+  day: string;
+  succeeded: number;
+  failed: number;
+  skipped: number;
+}
+
+const runOutcomes = sql`
+  SUM(CASE WHEN state = 'succeeded' THEN 1 ELSE 0 END) AS succeeded,
+  SUM(CASE WHEN state IN ('failed', 'refunded') THEN 1 ELSE 0 END) AS failed,
+  SUM(CASE WHEN state = 'skipped' THEN 1 ELSE 0 END) AS skipped`;
+
+const toRunDay = (r: { day: string; succeeded: unknown; failed: unknown; skipped: unknown }): RunDay => ({
+  day: r.day,
+  succeeded: n(r.succeeded),
+  failed: n(r.failed),
+  skipped: n(r.skipped),
+});
+
+/** Runs per site day by outcome, from runs_day_state alone. */
+export async function runsPerDay(db: Db, first: string, last: string): Promise<RunDay[]> {
+  const found = await rows<{ day: string; succeeded: unknown; failed: unknown; skipped: unknown }>(
+    db,
+    sql`SELECT day, ${runOutcomes} FROM runs WHERE day >= ${first} AND day <= ${last} GROUP BY day`,
+  );
+  return found.map(toRunDay);
+}
+
+/** One user's ended runs per day of a month (optionally on one platform), from runs_user_day. */
+export async function calendarDays(
+  db: Db,
+  userId: number,
+  first: string,
+  last: string,
+  platformId?: number,
+): Promise<RunDay[]> {
+  const platform = platformId === undefined ? sql`` : sql`AND platform_id = ${platformId}`;
+  const found = await rows<{ day: string; succeeded: unknown; failed: unknown; skipped: unknown }>(
+    db,
+    sql`SELECT day, ${runOutcomes} FROM runs
+        WHERE user_id = ${userId} AND day >= ${first} AND day <= ${last}
+          AND state IN ('succeeded', 'failed', 'refunded', 'skipped') ${platform}
+        GROUP BY day ORDER BY day`,
+  );
+  return found.map(toRunDay);
+}

@@ -1,0 +1,244 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Schemas } from '../../src/api/operations.js';
+import { siteDay } from '../../src/server/jobs/site-time.js';
+import type { RunState } from '../../src/server/db/types.js';
+import { entriesOf, expectLedgerConsistent, grant, idem } from '../helpers/ledger.js';
+import { addPlatform, siteTime, startService } from '../helpers/services.js';
+import { useTestApp, type TestApp } from '../helpers/test-app.js';
+
+// The admin dashboard's figures and the clock-in calendar, checked against what the ledger, orders and runs tables
+// hold. The site is in Asia/Shanghai (UTC+8): its midnight is 16:00 UTC, so a UTC bucketing would put the entries
+// either side of it on the same day.
+const app = useTestApp();
+const TZ = 'Asia/Shanghai';
+
+const db = () => app().built.context.db;
+
+beforeAll(() => {
+  // Before anyone logs in, so sessions start on the test's own clock.
+  app().clock.current = siteTime('2026-11-22T12:00');
+});
+
+async function addRun(
+  a: TestApp,
+  service: Schemas['Service'],
+  local: string,
+  state: RunState,
+  trigger: 'schedule' | 'manual' = 'schedule',
+): Promise<void> {
+  const scheduledAt = siteTime(local);
+  await db()
+    .insertInto('runs')
+    .values({
+      serviceId: service.id,
+      userId: service.userId,
+      platformId: service.platformId,
+      trigger,
+      scheduledAt,
+      day: siteDay(scheduledAt, TZ),
+      state,
+      nextAttemptAt: scheduledAt,
+      createdAt: a.clock.current,
+    })
+    .execute();
+}
+
+/** What the tables hold, summed here row by row, bucketed by the site day of each row's time. */
+async function fromTables() {
+  const entries = await entriesOf(app());
+  const users = await db().selectFrom('users').select(['createdAt', 'coin', 'deletedAt']).execute();
+  const orders = await db().selectFrom('orders').select(['status', 'paidAt', 'amount']).execute();
+  const runs = await db().selectFrom('runs').select(['day', 'state']).execute();
+  const perDay = new Map<
+    string,
+    { issued: number; spent: number; revenue: number; newUsers: number; runs: string[] }
+  >();
+  const at = (day: string) =>
+    perDay.get(day) ?? perDay.set(day, { issued: 0, spent: 0, revenue: 0, newUsers: 0, runs: [] }).get(day)!;
+  let issued = 0;
+  let removed = 0;
+  for (const e of entries) {
+    if (e.kind === 'transfer_in' || e.kind === 'transfer_out') continue;
+    if (e.amount > 0) {
+      issued += e.amount;
+      at(siteDay(e.createdAt, TZ)).issued += e.amount;
+    } else removed -= e.amount;
+    if (e.kind === 'service_charge') at(siteDay(e.createdAt, TZ)).spent -= e.amount;
+  }
+  for (const u of users) if (u.deletedAt === null) at(siteDay(Number(u.createdAt), TZ)).newUsers += 1;
+  for (const o of orders) if (o.status === 'paid') at(siteDay(Number(o.paidAt), TZ)).revenue += Number(o.amount);
+  for (const r of runs) at(r.day).runs.push(r.state);
+  const held = users.reduce((sum, u) => sum + Number(u.coin), 0);
+  return { perDay, issued, removed, held, users: users.filter((u) => u.deletedAt === null).length };
+}
+
+describe('dashboard', () => {
+  it('sums the ledger, orders, users and runs per site day, either side of local midnight', async () => {
+    const a = app();
+    const admin = await a.admin();
+    const packageId = await admin.ok<number>('mallAdd', {
+      body: { coinName: '看板套餐', amount: 4500, addCoin: 300, status: 1, sort: 0 },
+    });
+    const platformId = await addPlatform(a, { price: 2, billingUnit: 'per_run' });
+
+    // The last second of 22 November, site time (15:59:59.999 UTC).
+    a.clock.current = siteTime('2026-11-23T00:00') - 1;
+    const alice = await a.newUser();
+    await grant(a, alice.userAccount, 100);
+    const lateOrder = await alice.client.ok<Schemas['Order']>('orderSubmit', { body: { packageId }, headers: idem() });
+    await admin.ok('orderConfirm', { body: { id: lateOrder.id }, headers: idem() });
+
+    // Midnight exactly: 23 November.
+    a.clock.current = siteTime('2026-11-23T00:00');
+    const bob = await a.newUser();
+    await grant(a, alice.userAccount, 50);
+    await admin.ok('userReduceCoin', {
+      body: { userAccount: alice.userAccount, coin: 30, description: '测试扣除' },
+      headers: idem(),
+    });
+    await alice.client.ok('userTransferCoin', {
+      body: { userAccount: bob.userAccount, coin: 10 },
+      headers: idem(),
+    });
+    const order = await bob.client.ok<Schemas['Order']>('orderSubmit', { body: { packageId }, headers: idem() });
+    await admin.ok('orderConfirm', { body: { id: order.id }, headers: idem() });
+    await bob.client.ok('orderSubmit', { body: { packageId }, headers: idem() }); // stays pending
+
+    const service = await startService(alice.client, platformId);
+    await addRun(a, service, '2026-11-22T23:59', 'succeeded');
+    await addRun(a, service, '2026-11-23T00:00', 'succeeded', 'manual');
+    await addRun(a, service, '2026-11-23T00:01', 'failed', 'manual');
+    await addRun(a, service, '2026-11-23T00:02', 'refunded', 'manual');
+    await addRun(a, service, '2026-11-23T00:03', 'skipped', 'manual');
+    await addRun(a, service, '2026-11-23T09:00', 'due');
+
+    a.clock.current = siteTime('2026-11-23T10:00');
+    const held = await fromTables();
+    const summary = await admin.ok<Schemas['DashboardSummary']>('dashboardSummary');
+    expect(summary.today).toBe('2026-11-23');
+    expect(summary.timeZone).toBe(TZ);
+    expect(summary.coins).toEqual({
+      issued: held.issued,
+      removed: held.removed,
+      spent: 0,
+      held: held.held,
+      balanced: true,
+    });
+    expect(summary.coins.issued - summary.coins.removed).toBe(summary.coins.held);
+    expect(summary.users.total).toBe(held.users);
+    // Bob; alice joined a millisecond before midnight (the admin joined whenever the test started).
+    expect(summary.users.newToday).toBe(held.perDay.get('2026-11-23')?.newUsers);
+    expect(summary.orders).toEqual({ pending: 1, confirmedToday: 1, revenueToday: 4500, revenue30d: 9000 });
+    expect(summary.services).toEqual({
+      active: expect.any(Number) as number,
+      runsToday: 5,
+      succeededToday: 1,
+      endedToday: 3,
+      successRate: 33,
+    });
+    expect(summary.services.active).toBeGreaterThanOrEqual(1);
+
+    const { series } = await admin.ok<Schemas['DashboardSeries']>('dashboardSeries', { query: { days: 7 } });
+    expect(series.map((d) => d.day)).toEqual([
+      '2026-11-17',
+      '2026-11-18',
+      '2026-11-19',
+      '2026-11-20',
+      '2026-11-21',
+      '2026-11-22',
+      '2026-11-23',
+    ]);
+    for (const d of series) {
+      const want = held.perDay.get(d.day);
+      const runs = want?.runs ?? [];
+      expect(d, d.day).toEqual({
+        day: d.day,
+        revenue: want?.revenue ?? 0,
+        coinsIssued: want?.issued ?? 0,
+        coinsSpent: want?.spent ?? 0,
+        runsSucceeded: runs.filter((s) => s === 'succeeded').length,
+        runsFailed: runs.filter((s) => s === 'failed' || s === 'refunded').length,
+        runsSkipped: runs.filter((s) => s === 'skipped').length,
+        newUsers: want?.newUsers ?? 0,
+      });
+    }
+    // The rows either side of midnight, by hand: 22nd holds alice, her 100 coins, her order and one run.
+    const [d22, d23] = series.slice(-2) as [Schemas['DashboardDay'], Schemas['DashboardDay']];
+    expect(d22).toMatchObject({ revenue: 4500, runsSucceeded: 1, runsFailed: 0, newUsers: 1 });
+    expect(d22.coinsIssued).toBeGreaterThanOrEqual(100 + 300);
+    expect(d23).toMatchObject({ revenue: 4500, runsSucceeded: 1, runsFailed: 2, runsSkipped: 1 });
+    expect(d23.coinsIssued).toBeGreaterThanOrEqual(50 + 300);
+
+    const ninety = await admin.ok<Schemas['DashboardSeries']>('dashboardSeries', { query: { days: 90 } });
+    expect(ninety.series).toHaveLength(90);
+    expect(ninety.series[0]!.day).toBe('2026-08-26');
+    await expectLedgerConsistent(a);
+  });
+
+  it('answers only the ranges 7, 30 and 90, and only to an admin', async () => {
+    const admin = await app().admin();
+    expect((await admin.call('dashboardSeries', { query: { days: 14 } })).code).toBe(40000);
+    const user = await app().newUser();
+    for (const op of ['dashboardSummary', 'dashboardSeries'] as const) {
+      const r = await user.client.call(op);
+      expect([r.status, r.code]).toEqual([403, 40101]);
+    }
+  });
+});
+
+describe('calendar', () => {
+  it('marks days with a success apart from days with only failed or skipped runs, for the caller only', async () => {
+    const a = app();
+    // Same clock as above (sessions stay valid); the runs are placed on past days of this month and the last.
+    a.clock.current = siteTime('2026-11-23T11:00');
+    const platformId = await addPlatform(a, { price: 0, billingUnit: 'per_run' });
+    const otherPlatform = await addPlatform(a, { price: 0, billingUnit: 'per_run' });
+    const carol = await a.newUser();
+    const dave = await a.newUser();
+    const mine = await startService(carol.client, platformId);
+    const mineElsewhere = await startService(carol.client, otherPlatform);
+    const his = await startService(dave.client, platformId);
+    await addRun(a, mine, '2026-11-03T08:30', 'failed');
+    await addRun(a, mine, '2026-11-03T09:30', 'succeeded', 'manual'); // a success after a failure: a success day
+    await addRun(a, mine, '2026-11-04T08:30', 'failed');
+    await addRun(a, mine, '2026-11-04T09:30', 'skipped', 'manual');
+    await addRun(a, mine, '2026-11-05T08:30', 'refunded');
+    await addRun(a, mine, '2026-11-06T08:30', 'due'); // not ended: no mark
+    await addRun(a, mine, '2026-11-01T00:00', 'succeeded'); // local midnight: the 1st, not October
+    await addRun(a, mine, '2026-10-31T23:59', 'succeeded');
+    await addRun(a, mineElsewhere, '2026-11-07T08:30', 'succeeded');
+    await addRun(a, his, '2026-11-08T08:30', 'succeeded');
+
+    const cal = await carol.client.ok<Schemas['RunCalendar']>('runCalendar', { query: { month: '2026-11' } });
+    expect(cal.days.map((d) => [d.day, d.mark, d.succeeded, d.failed, d.skipped])).toEqual([
+      ['2026-11-01', 'succeeded', 1, 0, 0],
+      ['2026-11-03', 'succeeded', 1, 1, 0],
+      ['2026-11-04', 'unsuccessful', 0, 1, 1],
+      ['2026-11-05', 'unsuccessful', 0, 1, 0],
+      ['2026-11-07', 'succeeded', 1, 0, 0],
+    ]);
+    const onePlatform = await carol.client.ok<Schemas['RunCalendar']>('runCalendar', {
+      query: { month: '2026-11', platformId: otherPlatform },
+    });
+    expect(onePlatform.days.map((d) => d.day)).toEqual(['2026-11-07']);
+    const october = await carol.client.ok<Schemas['RunCalendar']>('runCalendar', { query: { month: '2026-10' } });
+    expect(october.days.map((d) => d.day)).toEqual(['2026-10-31']);
+
+    // Tapping a day lists that day's runs.
+    const page = await carol.client.ok<Schemas['RunPage']>('runMy', { body: { day: '2026-11-04' } });
+    expect(page.records.map((r) => r.state).sort()).toEqual(['failed', 'skipped']);
+
+    // Another user's calendar: refused to a user, open to an admin.
+    const refused = await dave.client.call('runCalendar', { query: { month: '2026-11', userId: carol.id } });
+    expect([refused.status, refused.code]).toEqual([403, 40101]);
+    const own = await dave.client.ok<Schemas['RunCalendar']>('runCalendar', {
+      query: { month: '2026-11', userId: dave.id },
+    });
+    expect(own.days.map((d) => d.day)).toEqual(['2026-11-08']);
+    const byAdmin = await (
+      await a.admin()
+    ).ok<Schemas['RunCalendar']>('runCalendar', { query: { month: '2026-11', userId: carol.id } });
+    expect(byAdmin).toEqual(cal);
+    expect((await carol.client.call('runCalendar', { query: { month: '2026-13' } })).code).toBe(40000);
+  });
+});
