@@ -550,6 +550,7 @@ export const screens: Screen[] = [
     access: ADMIN,
     kind: 'composed',
     menu: 'admin',
+    icon: { name: 'PieOutline', tint: 'blue' },
     body: [
       {
         type: 'stats',
