@@ -24,11 +24,10 @@ function loadingInHtml(): Plugin {
   return {
     name: 'points-mall:loading-in-html',
     transformIndexHtml: (html) =>
-      html
-        .replace(
-          '<div id="root"></div>',
-          `<div id="root"><div class="app-loading" role="status" aria-live="polite"><span class="app-spinner" aria-hidden="true"></span><span>${t.shell.loading}</span></div></div>`,
-        ),
+      html.replace(
+        '<div id="root"></div>',
+        `<div id="root"><div class="app-loading" role="status" aria-live="polite"><span class="app-spinner" aria-hidden="true"></span><span>${t.shell.loading}</span></div></div>`,
+      ),
   };
 }
 
