@@ -31,7 +31,8 @@ export function withSearchKeys<R extends object>(row: R, keys: Record<string, ke
   return out as R;
 }
 
-const containsPattern = (text: string) => `%${foldForSearch(text).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/** The LIKE pattern finding `text` anywhere in a search column (escaped; `\` is the escape character). */
+export const containsPattern = (text: string) => `%${foldForSearch(text).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** `text` anywhere in a search column (one the server folded on write). */
 export function keyContains(column: string, text: string): RawBuilder<boolean> {

@@ -65,7 +65,10 @@ async function postgresSearchIndex(db: Kysely<any>): Promise<void> {
   const schema = installed.rows[0]?.schema;
   if (schema === undefined) return;
   const ops = sql`${sql.id(schema)}.gin_trgm_ops`;
-  await sql`create index users_account_trgm on users using gin (lower(user_account) ${ops})`.execute(db);
+  // On `lower(user_account) || ''`, not `lower(user_account)`: pg_trgm also serves `=`, and an index on the very
+  // expression the account lookups compare (`lower(user_account) in (...)`, 500 names at a time) drew them off the
+  // unique btree into a slow trigram bitmap. The search (users/repo.ts) spells the same expression.
+  await sql`create index users_account_trgm on users using gin ((lower(user_account) || '') ${ops})`.execute(db);
   await sql`create index users_name_key_trgm on users using gin (user_name_key ${ops})`.execute(db);
 }
 

@@ -2,7 +2,7 @@ import { SqliteAdapter, sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { NewUser, UserPatch, UserRow } from '../../db/types.js';
 import { direction, paginate, type Page, type PageQuery } from '../../db/paging.js';
-import { asciiContains, foldForSearch, keyContains, withSearchKeys } from '../../db/search.js';
+import { asciiContains, containsPattern, foldForSearch, keyContains, withSearchKeys } from '../../db/search.js';
 
 /** Account names compare without letter case (the unique index is on lower(user_account)). */
 const sameAccount = (userAccount: string) =>
@@ -80,6 +80,12 @@ function sqliteTrigramPhrase(db: Db, text: string): string | undefined {
 }
 
 /** The live users a list query matches (its filters and search), before selection, order and paging. */
+/** On PostgreSQL in the form its trigram index on accounts is built on (migration 0012 says why). */
+function accountContains(db: Db, text: string) {
+  if (db.getExecutor().adapter instanceof SqliteAdapter) return asciiContains('users.userAccount', text);
+  return sql<boolean>`(lower(${sql.ref('users.userAccount')}) || '') like ${containsPattern(text)} escape '\\'`;
+}
+
 export function userListQuery(db: Db, query: UserListQuery, inviterId?: number) {
   let q = live(db).leftJoin('users as inviter', 'inviter.id', 'users.inviterId');
   if (query.id !== undefined) q = q.where('users.id', '=', query.id);
@@ -89,7 +95,7 @@ export function userListQuery(db: Db, query: UserListQuery, inviterId?: number) 
     const trigrams = sqliteTrigramPhrase(db, text);
     q = trigrams
       ? q.where('users.id', 'in', sql<number>`(select rowid from users_search where users_search match ${trigrams})`)
-      : q.where((eb) => eb.or([asciiContains('users.userAccount', text), keyContains('users.userNameKey', text)]));
+      : q.where((eb) => eb.or([accountContains(db, text), keyContains('users.userNameKey', text)]));
   }
   return q;
 }
