@@ -19,7 +19,13 @@ describe('database time limits', () => {
       kind: 'sqlite',
       path: ':memory:',
       lockTimeoutMs: 5_000,
+      groupCommit: true,
     });
+  });
+
+  it('let an operator turn SQLite group commit off with DATABASE_GROUP_COMMIT=0', () => {
+    const config = loadConfig({ ...base, DATABASE_URL: 'sqlite::memory:', DATABASE_GROUP_COMMIT: '0' }).database;
+    expect(config).toMatchObject({ kind: 'sqlite', groupCommit: false });
   });
 
   it('are read from DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_LOCK_TIMEOUT_MS and DATABASE_ACQUIRE_TIMEOUT_MS', () => {

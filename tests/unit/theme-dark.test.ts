@@ -27,7 +27,7 @@ const contrast = (a: string, b: string) => {
   return (hi! + 0.05) / (lo! + 0.05);
 };
 
-const dark = rule("html[data-prefers-color-scheme='dark']");
+const dark = rule("html[data-prefers-color-scheme='dark']:root");
 const v = (name: string) => {
   const value = dark[name];
   if (!value) throw new Error(`theme-dark.css sets no ${name}`);
