@@ -10,10 +10,12 @@ import {
   type Screen,
   type SettingsSchemaName,
   type SignedInRole,
+  type Subject,
   type TagValue,
   type Tone,
 } from './src/web/config/types';
 import { messages as t } from './src/web/i18n/zh-CN';
+import { siteChanged } from './src/web/state/site';
 import { refreshUnread } from './src/web/state/unread';
 
 // The screen map: every route of the app, its title, notice text, frame, access and what renders it. The router,
@@ -218,6 +220,17 @@ export const redeemGenerateForm = formScreen({
   done: t.redeem.done,
 });
 
+/** After coins moved: the statement of the account just changed (an old replayed answer may not name it). */
+const statementOf = (r: Schemas['CoinBalance']) =>
+  r.userId === undefined ? '/user_management' : `/coin_detail?userId=${r.userId}`;
+
+/** Whose record an admin is looking at, read by the URL's user id. */
+const userSubject = (param: string, text: (who: string) => string): Subject => ({
+  operation: 'userGet',
+  args: (q) => (q.get(param) ? { query: { id: Number(q.get(param)) } } : null),
+  text: (u) => text(userRow(u)),
+});
+
 /** The two forms of /coinChange (add, reduce), rendered by the generic form renderer inside one screen. */
 export const coinChangeForms = {
   add: formScreen({
@@ -227,7 +240,7 @@ export const coinChangeForms = {
     kind: 'form',
     submit: 'userAddCoin',
     done: t.coins.added,
-    after: '/coin_detail',
+    after: statementOf,
   }),
   reduce: formScreen({
     path: '/coinChange',
@@ -236,7 +249,7 @@ export const coinChangeForms = {
     kind: 'form',
     submit: 'userReduceCoin',
     done: t.coins.reduced,
-    after: '/coin_detail',
+    after: statementOf,
   }),
 };
 
@@ -377,6 +390,7 @@ export const screens: Screen[] = [
     menu: 'coins',
     operation: 'coinEntries',
     urlFilters: ['userId'],
+    subject: userSubject('userId', t.coins.statementOfUser),
     download: {
       label: t.coins.exportCsv,
       href: (q) =>
@@ -501,6 +515,9 @@ export const screens: Screen[] = [
     textareas: ['noticeAnnouncement', 'pointsNotification'],
     fixed: () => ({ id: 1 }),
     load: { operation: 'basicInformationGet', args: () => ({ query: { id: 1 } }) },
+    // A settings page: the admin stays on it, and the frame shows the new notice at once (other tabs too).
+    after: 'stay',
+    onSaved: siteChanged,
     fieldActions: {
       noticeBar: polishAction('noticeBar'),
       noticeAnnouncementTitle: polishAction('noticeAnnouncementTitle'),
@@ -609,6 +626,7 @@ export const screens: Screen[] = [
     submit: 'userUpdate',
     fields: ['userName'],
     fixed: (q) => ({ id: Number(q.get('id')) }),
+    recordOf: '/user_management',
     load: { operation: 'userGet', args: (q) => ({ query: { id: Number(q.get('id')) } }) },
     done: t.form.saved,
   }),
@@ -620,6 +638,8 @@ export const screens: Screen[] = [
     submit: 'userBossUpdatePassword',
     fields: ['newPassword'],
     fixed: (q) => ({ id: Number(q.get('id')) }),
+    subject: userSubject('id', t.user.passwordOf),
+    recordOf: '/user_management',
     done: t.form.passwordReset,
   }),
   listScreen({
@@ -862,6 +882,7 @@ export const screens: Screen[] = [
     widgets: { amount: 'yuan' },
     initial: { status: 1, sort: 0 },
     done: t.form.created,
+    after: '/mall_management',
   }),
   formScreen({
     path: '/update_mall',
@@ -873,6 +894,7 @@ export const screens: Screen[] = [
     enumLabels: { status: t.mall.shelfLabels },
     widgets: { amount: 'yuan' },
     fixed: (q) => ({ id: Number(q.get('id')) }),
+    recordOf: '/mall_management',
     load: { operation: 'mallGet', args: (q) => ({ query: { id: Number(q.get('id')) } }) },
     done: t.form.saved,
   }),
@@ -1003,6 +1025,7 @@ export const screens: Screen[] = [
     textareas: ['description'],
     enumLabels: { status: P.shelfLabels },
     fixed: (q) => ({ id: Number(q.get('id')) }),
+    recordOf: '/platform_management',
     load: { operation: 'platformGet', args: (q) => ({ query: { id: Number(q.get('id')) } }) },
     done: t.form.saved,
   }),

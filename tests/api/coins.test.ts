@@ -14,6 +14,9 @@ afterEach(async () => {
 
 const db = () => app().built.context.db;
 
+/** An instant as the site's clock shows it: Asia/Shanghai (TZ_SITE in tests) is UTC+8 all year. */
+const shanghai = (ms: number) => new Date(ms + 8 * 3600_000).toISOString().slice(0, 19).replace('T', ' ');
+
 const adminId = () => app().adminId();
 
 async function coinAudit(userId: number) {
@@ -696,8 +699,25 @@ describe('coinEntriesExport', () => {
     expect(r.data.startsWith('\ufeff时间,类型,变动,变动后余额,对方账号,说明,编号,操作人\r\n')).toBe(true);
     const lines = r.data.trim().split('\r\n');
     expect(lines).toHaveLength(3);
-    expect(lines[1]).toContain(',admin_reduce,-2,5,,"更正, ""引号""",');
-    expect(lines[2]).toContain(`,admin_add,7,7,,"'=HYPERLINK(""http://x"")",`);
+    // The screen's words and the site's clock (TZ_SITE is Asia/Shanghai in tests), not codes and UTC.
+    const [reduced, added] = (await user.client.ok('coinEntries', { query: {} })).records;
+    expect(lines[1]).toBe(
+      `${shanghai(reduced!.createdAt)},管理员扣积分,-2,5,,"更正, ""引号""",${reduced!.reference},admin`,
+    );
+    expect(lines[2]).toContain(`${shanghai(added!.createdAt)},管理员加积分,7,7,,"'=HYPERLINK(""http://x"")",`);
+    expect(r.data).not.toMatch(/admin_add|admin_reduce|\d{2}:\d{2}:\d{2}\.\d{3}Z/);
+  });
+
+  it('says transfers in the words of the screen too', async () => {
+    const payer = await app().newUser();
+    const payee = await app().newUser();
+    await grant(app(), payer.userAccount, 5);
+    await payer.client.ok('userTransferCoin', { body: { userAccount: payee.userAccount, coin: 2 }, headers: idem() });
+    const sent = (await payer.client.call<string>('coinEntriesExport')).data;
+    const got = (await payee.client.call<string>('coinEntriesExport')).data;
+    expect(sent).toContain(`,转出,-2,3,${payee.userAccount},`);
+    expect(got).toContain(`,转入,2,2,${payer.userAccount},`);
+    expect(sent + got).not.toMatch(/transfer_(in|out)/);
   });
 
   it('lets an admin export anyone’s statement, and nobody else', async () => {

@@ -406,12 +406,14 @@ describe('redeemExport', () => {
     const text: string = r.data;
     expect(text.startsWith('\ufeff')).toBe(true);
     const lines = text.slice(1).trimEnd().split('\r\n');
-    const expiry = new Date(b.expiresAt).toISOString();
+    // The screen's words for the status, and times on the site's clock (Asia/Shanghai in tests: UTC+8, no DST).
+    const shanghai = (ms: number) => new Date(ms + 8 * 3600_000).toISOString().slice(0, 19).replace('T', ' ');
+    const expiry = shanghai(b.expiresAt);
     expect(lines).toEqual([
       '兑换码,积分,状态,过期时间,使用者,使用时间',
-      `${b.codes[0]},8,unused,${expiry},,`,
-      `${b.codes[1]},8,used,${expiry},${userAccount},${new Date(usedAt).toISOString()}`,
-      `${b.codes[2]},8,unused,${expiry},,`,
+      `${b.codes[0]},8,未使用,${expiry},,`,
+      `${b.codes[1]},8,已使用,${expiry},${userAccount},${shanghai(usedAt)}`,
+      `${b.codes[2]},8,未使用,${expiry},,`,
     ]);
   });
 

@@ -26,7 +26,21 @@ interface ScreenBase {
   headerRight?: 'logout';
   /** Listed as an entry on home and my page, in this group, for the roles in `access`. */
   menu?: MenuGroup;
+  /**
+   * A line under the header naming whose record the screen is about (an admin on another user's statement or
+   * password), read from the server by the URL's id: a line from the URL itself could name the wrong person.
+   */
+  subject?: Subject;
 }
+
+/** Reads the record a screen is about and says whose it is; `args` answers null when the URL names nobody. */
+export type Subject<P extends OperationId = OperationId> = {
+  [K in P]: {
+    operation: K;
+    args: (search: URLSearchParams) => OperationArgs<K> | null;
+    text: (data: ResponseData<K>) => string;
+  };
+}[P];
 
 export type MenuGroup = 'service' | 'coins' | 'agent' | 'admin' | 'account';
 
@@ -216,8 +230,19 @@ export interface FormScreen<K extends FormOperation = FormOperation> extends Scr
   actions?: readonly FormAction[];
   submitLabel?: string;
   done?: string;
-  /** Where to go after success; back by default. */
-  after?: string;
+  /**
+   * Where to go after success: a path (back to it when the admin came from there, else it replaces the form), a path
+   * built from the operation's answer (the account just changed), or `stay` on the form with the toast. Without it:
+   * back where the admin came from, or home on a deep link.
+   */
+  after?: string | 'stay' | ((result: ResponseData<K>) => string);
+  /** Told after a successful submit, before leaving the form (e.g. the frame reads the site information again). */
+  onSaved?: () => Promise<void> | void;
+  /**
+   * The list this edit form's record comes from. Opened without the record (a `fixed` value the URL leaves empty or
+   * out of range), the form says so plainly and links back to this list (home without it) instead of loading nothing.
+   */
+  recordOf?: string;
 }
 
 export interface DetailField<Key extends string = string> {

@@ -10,6 +10,7 @@ import { useStore } from '../state/store';
 import { canOpen } from '../app/screens';
 import { AnnouncementBubble } from './AnnouncementBubble';
 import { BottomTabs } from './BottomTabs';
+import { SubjectLine } from './SubjectLine';
 
 /** Back if the app has history of its own, home otherwise (a deep link opened from a chat app). */
 function useBack() {
@@ -59,6 +60,7 @@ export default function Frame({ screen, children }: { screen: Screen | undefined
           {screen?.title ?? t.shell.notFound}
         </NavBar>
         {notice && <NoticeBar content={notice} color="alert" speed={40} wrap={false} />}
+        {screen?.subject && allowed && <SubjectLine subject={screen.subject} />}
       </header>
       <main className="app-main">{allowed ? children : <Forbidden />}</main>
       <BottomTabs />

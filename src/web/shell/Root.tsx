@@ -1,9 +1,8 @@
 import { lazy, Suspense, useEffect } from 'react';
 import { Outlet, useLocation, useNavigation } from 'react-router-dom';
-import { api } from '../api';
-import { SITE_INFORMATION_ID } from '../config/constants';
 import { messages as t } from '../i18n/zh-CN';
-import { siteStore } from '../state/site';
+import { recordLocation } from '../state/history';
+import { followSiteChanges, reloadSite, siteStore } from '../state/site';
 import { useStore } from '../state/store';
 import { Loading } from './Loading';
 import { useAnalytics } from './useAnalytics';
@@ -12,13 +11,14 @@ import { useCurrentScreen } from './useCurrentScreen';
 // Login and register show no frame, so its pieces (nav bar, tab bar, notice bar, watermark, bubble) load later.
 const Frame = lazy(() => import('./Frame'));
 
-/** Reads the site information once at start (except on /500, which must show even when the API is down). */
-function useSiteInformation(pathname: string) {
+/**
+ * Reads the site information at start (quietly: /500 must show even when the API is down, and shows the site's name
+ * when it is not), then follows saves made in other tabs and returns to the foreground.
+ */
+function useSiteInformation() {
   useEffect(() => {
-    if (pathname === '/500' || siteStore.get()) return;
-    api.call('basicInformationGet', { query: { id: SITE_INFORMATION_ID } }).then(siteStore.set, () => undefined);
-    // Only the first page matters: the record stays in memory for the session.
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- once at start: a later path never reads it again
+    if (!siteStore.get()) void reloadSite();
+    return followSiteChanges();
   }, []);
 }
 
@@ -27,7 +27,8 @@ export function Root() {
   const navigation = useNavigation();
   const screen = useCurrentScreen();
   const site = useStore(siteStore);
-  useSiteInformation(location.pathname);
+  useSiteInformation();
+  useEffect(() => recordLocation(location.pathname + location.search), [location.pathname, location.search]);
   useAnalytics(site?.analyticsUrl ?? '', location.pathname);
 
   const title = screen?.title ?? t.shell.notFound;

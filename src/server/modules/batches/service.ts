@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import { mapPage } from '../../db/paging.js';
 import { badParams, conflict, notFound } from '../../http/errors.js';
+import { statementTaskCsvRow } from '../../http/csv-format.js';
 import type { CsvFile } from '../../http/handler-types.js';
 import {
   activeServices,
@@ -205,7 +206,8 @@ export async function outputCsv(app: AppContext, id: number): Promise<CsvFile> {
   const rows: (string | number | null)[][] = [STATEMENT_HEADER];
   for (let after = 0; ;) {
     const lines = await repo.readOutput(app.db, id, after, 1000);
-    for (const l of lines) rows.push(JSON.parse(l.line) as (string | number | null)[]);
+    for (const l of lines)
+      rows.push(statementTaskCsvRow(JSON.parse(l.line) as (string | number | null)[], app.config.jobs.timeZone));
     if (lines.length < 1000) break;
     after = Number(lines.at(-1)!.seq);
   }

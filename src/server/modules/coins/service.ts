@@ -5,6 +5,7 @@ import { mapPage, type Page } from '../../db/paging.js';
 import type { CoinEntryKind } from '../../db/types.js';
 import { badParams, noPermission, notFound } from '../../http/errors.js';
 import { writeAudit } from '../audit/repo.js';
+import { STATEMENT_CSV_HEADER, statementCsvRow } from '../../http/csv-format.js';
 import type { CsvFile } from '../../http/handler-types.js';
 import type { SessionUser } from '../sessions/service.js';
 import { findSite } from '../site/repo.js';
@@ -93,7 +94,7 @@ export async function adminChange(
       },
       now,
     );
-    return { userAccount: target.userAccount, coin: balance };
+    return { userId: target.id, userAccount: target.userAccount, coin: balance };
   });
 }
 
@@ -135,9 +136,7 @@ const EXPORT_MAX_ROWS = 50_000;
 /** The whole statement as CSV rows (newest first), for the same callers as the statement itself. */
 export async function statementCsv(app: AppContext, actor: SessionUser, userId: number | undefined): Promise<CsvFile> {
   const owner = statementOwner(actor, userId);
-  const rows: (string | number | null)[][] = [
-    ['时间', '类型', '变动', '变动后余额', '对方账号', '说明', '编号', '操作人'],
-  ];
+  const rows: (string | number | null)[][] = [[...STATEMENT_CSV_HEADER]];
   for (let current = 1; rows.length <= EXPORT_MAX_ROWS; current++) {
     // Pages without a total: counting the whole statement again for every page would be wasted work.
     const { records } = await repo.listEntries(
@@ -145,18 +144,7 @@ export async function statementCsv(app: AppContext, actor: SessionUser, userId: 
       { userId: owner, current, pageSize: EXPORT_PAGE },
       { withTotal: false },
     );
-    for (const e of records.map(toEntryView)) {
-      rows.push([
-        new Date(e.createdAt).toISOString(),
-        e.kind,
-        e.amount,
-        e.balanceAfter,
-        e.counterpartyAccount,
-        e.description,
-        e.reference,
-        e.actorAccount,
-      ]);
-    }
+    for (const e of records.map(toEntryView)) rows.push(statementCsvRow(e, app.config.jobs.timeZone));
     if (records.length < EXPORT_PAGE) break;
   }
   return { filename: `coin-entries-${owner}.csv`, rows };
