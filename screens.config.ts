@@ -63,6 +63,15 @@ const runTag = (state: Schemas['RunState']): TagValue => ({
   tone: RUN_TONES[state],
 });
 const priceOf = (p: Schemas['Platform']) => P.price(p.price, P.billingUnits[p.billingUnit] ?? p.billingUnit);
+const ORDER_TONES: Record<Schemas['Order']['status'], Tone> = {
+  pending: 'warning',
+  paid: 'success',
+  cancelled: 'default',
+};
+const orderTag = (status: Schemas['Order']['status']): TagValue => ({
+  text: t.orders.statuses[status] ?? status,
+  tone: ORDER_TONES[status],
+});
 const timeOrDash = (ms: number | null) => (ms === null ? '—' : t.format.dateTime(ms));
 
 /** How a run reads in a list (mine on a platform page, everyone's for an admin): its outcome is the tag. */
@@ -260,6 +269,7 @@ export const screens: Screen[] = [
     title: '登录',
     access: 'public',
     chrome: 'bare',
+    signedInGoesOn: true,
     kind: 'custom',
     component: () => import('./src/web/screens/Login'),
   },
@@ -360,7 +370,8 @@ export const screens: Screen[] = [
     item: {
       title: (o) => o.coinName,
       description: (o) => t.orders.row(o.orderNo, o.createdAt),
-      extra: (o) => t.orders.extra(t.mall.yuan(o.amount), t.orders.statuses[o.status] ?? o.status),
+      extra: (o) => t.mall.yuan(o.amount),
+      tag: (o) => orderTag(o.status),
     },
     rowActions: [
       {
@@ -400,6 +411,8 @@ export const screens: Screen[] = [
       title: (e) => e.description || (t.coins.kinds[e.kind] ?? e.kind),
       description: (e) => `${t.coins.kinds[e.kind] ?? e.kind} · ${t.format.dateTime(e.createdAt)}`,
       extra: (e) => `${t.coins.signed(e.amount)}（${t.coins.balanceAfter(e.balanceAfter)}）`,
+      // Gained and spent differ in colour and in sign (+/−), never in colour alone.
+      extraTone: (e) => (e.amount > 0 ? 'success' : e.amount < 0 ? 'danger' : 'default'),
     },
     empty: t.coins.noEntries,
   }),
@@ -909,7 +922,8 @@ export const screens: Screen[] = [
     item: {
       title: (o) => t.orders.title(o.coinName, o.userAccount),
       description: (o) => t.orders.row(o.orderNo, o.createdAt),
-      extra: (o) => t.orders.extra(t.mall.yuan(o.amount), t.orders.statuses[o.status] ?? o.status),
+      extra: (o) => t.mall.yuan(o.amount),
+      tag: (o) => orderTag(o.status),
     },
     rowActions: [
       {

@@ -3,6 +3,7 @@ import { redirect, type RouteObject } from 'react-router-dom';
 import { ApiError } from '../../api/client';
 import { api } from '../api';
 import type { Screen } from '../config/types';
+import { safeRedirect } from '../screens/safe-redirect';
 import { signIn, signOut } from '../state/session';
 import { Loading } from '../shell/Loading';
 import { Root } from '../shell/Root';
@@ -38,7 +39,8 @@ async function componentFor(screen: Screen): Promise<ComponentType> {
 
 /**
  * The seed's guard: before every navigation to a signed-in screen the current user is fetched again. Success makes it
- * the login user; anything else makes the role notLogin and, for 40001/40100, sends the visitor to /login.
+ * the login user; a server fault (5xx) opens /500 and keeps the user; anything else makes the role notLogin and, for
+ * 40001/40100, sends the visitor to /login.
  */
 async function currentUserLoader({ request }: { request: Request }) {
   try {
@@ -46,20 +48,38 @@ async function currentUserLoader({ request }: { request: Request }) {
     signIn(user);
     return null;
   } catch (error) {
+    // A server fault says nothing about the session: /500 keeps the frame of whoever was signed in (their
+    // watermark and the bubble), as every other framed page does.
+    if (error instanceof ApiError && (error.status ?? 0) >= 500) throw redirect('/500');
     signOut();
     if (error instanceof ApiError && error.signInAgain) {
       const from = new URL(request.url);
       throw redirect(`/login?redirect=${encodeURIComponent(from.pathname + from.search)}`);
     }
-    if (error instanceof ApiError && (error.status ?? 0) >= 500) throw redirect('/500');
     throw error;
   }
+}
+
+/**
+ * For a screen a signed-in user has no use for (login): asks, without a toast or a redirect for a visitor, whether
+ * someone is signed in, and sends them on to where they were going, or home.
+ */
+async function signedInGoesOnLoader({ request }: { request: Request }) {
+  let user;
+  try {
+    user = await api.call('userGetLogin', { signal: request.signal, probe: true });
+  } catch {
+    return null; // a visitor, or no answer: the screen shows
+  }
+  signIn(user);
+  throw redirect(safeRedirect(new URL(request.url).searchParams.get('redirect')));
 }
 
 export function buildRoutes(screens: readonly Screen[]): RouteObject[] {
   const toRoute = (screen: Screen): RouteObject => ({
     path: screen.path,
     handle: { screen },
+    ...(screen.signedInGoesOn ? { loader: signedInGoesOnLoader } : {}),
     lazy: async () => ({ Component: await componentFor(screen) }),
   });
   return [

@@ -2,3 +2,5 @@
 export const TOAST_MS = 2000;
 export const NOTIFY_MS = 3000;
 export const SITE_INFORMATION_ID = 1;
+/** Row actions a swipe shows at most (about 70 px each on a 390 px phone); the rest wait behind '更多'. */
+export const SWIPE_MAX = 3;

@@ -31,6 +31,8 @@ interface ScreenBase {
    * password), read from the server by the URL's id: a line from the URL itself could name the wrong person.
    */
   subject?: Subject;
+  /** A public screen a signed-in user has no use for (login): they go to its `?redirect=`, or home. */
+  signedInGoesOn?: boolean;
 }
 
 /** Reads the record a screen is about and says whose it is; `args` answers null when the URL names nobody. */
@@ -91,6 +93,8 @@ export interface ListItem<R> {
   title: (row: R) => string;
   description?: (row: R) => string;
   extra?: (row: R) => string;
+  /** The extra's colour (an amount gained or spent); the text itself must say it too (a sign), never colour alone. */
+  extraTone?: (row: R) => Tone;
   tag?: (row: R) => TagValue | null;
 }
 
@@ -121,6 +125,8 @@ export interface ListScreen<K extends PageOperation = PageOperation> extends Scr
   // NoInfer: the operation alone decides K; the row callbacks are then checked against its rows.
   item: ListItem<RowOf<NoInfer<K>>>;
   rowActions?: readonly RowAction<RowOf<NoInfer<K>>>[];
+  /** Row actions the swipe shows at most (3 by default, what fits a phone); the rest open from '更多'. */
+  swipeMax?: number;
   /** One-tap filters above the list: a field of the operation's query and the words for its values. */
   chips?: readonly { field: string; label: string; options: Readonly<Record<string, string>> }[];
 

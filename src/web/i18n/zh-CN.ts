@@ -124,6 +124,8 @@ export const zhCN = {
     ascend: '升序',
     descend: '降序',
     done: '操作成功',
+    /** The swipe's last action when a row has more than fit: opens a sheet with the rest. */
+    more: '更多',
     pullToRefresh: '下拉刷新',
     releaseToRefresh: '释放立即刷新',
     refreshing: '刷新中...',
@@ -132,7 +134,8 @@ export const zhCN = {
   coins: {
     balance: '积分余额',
     kinds: coinKindWords as Readonly<Record<string, string>>,
-    signed: (n: number) => (n > 0 ? `+${n}` : String(n)),
+    /** A change with its sign: + for gained, the minus sign − (U+2212, read as 'minus') for spent. */
+    signed: (n: number) => (n > 0 ? `+${n}` : n < 0 ? `\u2212${-n}` : '0'),
     balanceAfter: (n: number) => `余额 ${n}`,
     noEntries: '还没有积分变动',
     add: '加积分',

@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { NavBar, NoticeBar, WaterMark } from 'antd-mobile';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { api } from '../api';
+import { toast } from '../feedback';
 import type { Screen } from '../config/types';
 import { messages as t } from '../i18n/zh-CN';
 import { sessionStore, signOut } from '../state/session';
@@ -23,6 +24,7 @@ function LogoutButton() {
   const logout = async () => {
     try {
       await api.call('userLogout');
+      toast(t.auth.loggedOut, 'success');
     } finally {
       signOut();
       void navigate('/login', { replace: true });

@@ -21,16 +21,20 @@ type Data = Record<string, unknown>;
 
 const validators = new Map<string, Promise<ValidatorType>>();
 
-/** The form's precompiled validator, fetched once per operation (its own small chunk) and localized to Chinese. */
+/**
+ * The form's precompiled validator, fetched once per operation (its own small chunk) and localized to Chinese; one
+ * per way of showing its fields, since a widget's unit (yuan) changes the wording.
+ */
 function loadValidator(form: ResolvedForm): Promise<ValidatorType> {
-  let pending = validators.get(form.operation);
+  const key = `${form.operation} ${JSON.stringify(form.shown)}`;
+  let pending = validators.get(key);
   if (!pending) {
     pending = import(`../../../api/generated/validators/${form.operation}.gen.js`).then((fns: ValidatorFunctions) =>
-      createPrecompiledValidator(fns, form.schema, createLocalizer(form.schema, form.patternMessages)),
+      createPrecompiledValidator(fns, form.schema, createLocalizer(form.schema, form.patternMessages, form.shown)),
     );
     // A failed download (offline, a deploy replaced the chunk) may succeed on retry.
-    pending.catch(() => validators.delete(form.operation));
-    validators.set(form.operation, pending);
+    pending.catch(() => validators.delete(key));
+    validators.set(key, pending);
   }
   return pending;
 }
