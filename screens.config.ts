@@ -230,7 +230,7 @@ export const redeemGenerateForm = formScreen({
 });
 
 /** After coins moved: the statement of the account just changed (an old replayed answer may not name it). */
-const statementOf = (r: Schemas['CoinBalance']) =>
+const statementOf = (r: Schemas['CoinBalance']): `/${string}` =>
   r.userId === undefined ? '/user_management' : `/coin_detail?userId=${r.userId}`;
 
 /** Whose record an admin is looking at, read by the URL's user id. */

@@ -109,7 +109,7 @@ describe('statements export', () => {
     expect(lines).toHaveLength(entries.length + 1);
     // The screen's words and the site's clock (Asia/Shanghai in tests: UTC+8), not kind codes and UTC instants.
     const [entry] = (await admin.ok('coinEntries', { query: { userId: u.id } })).records;
-    const at = new Date(entry!.createdAt + 8 * 3600_000).toISOString().slice(0, 19).replace('T', ' ');
+    const at = new Date(Number(entry!.createdAt) + 8 * 3600_000).toISOString().slice(0, 19).replace('T', ' ');
     expect(lines).toContain(`${u.userAccount},${at},管理员加积分,12,12,${entry!.description},${entry!.reference}`);
     expect(String(csv.data)).not.toMatch(/admin_add|\.\d{3}Z/);
   });

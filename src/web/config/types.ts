@@ -241,7 +241,7 @@ export interface FormScreen<K extends FormOperation = FormOperation> extends Scr
    * built from the operation's answer (the account just changed), or `stay` on the form with the toast. Without it:
    * back where the admin came from, or home on a deep link.
    */
-  after?: string | 'stay' | ((result: ResponseData<K>) => string);
+  after?: `/${string}` | 'stay' | ((result: ResponseData<K>) => `/${string}`);
   /** Told after a successful submit, before leaving the form (e.g. the frame reads the site information again). */
   onSaved?: () => Promise<void> | void;
   /**

@@ -120,7 +120,8 @@ export function resolveForm(screen: AnyFormScreen): ResolvedForm {
       : { 'ui:widget': 'hidden' };
   }
   const shown: Record<string, FieldDisplay> = {};
-  for (const [name, widget] of Object.entries((screen.widgets ?? {}) as Record<string, string>)) {
+  const widgets: Readonly<Record<string, string>> = screen.widgets ?? {};
+  for (const [name, widget] of Object.entries(widgets)) {
     const display = WIDGET_DISPLAY[widget];
     if (display && fields.includes(name)) shown[name] = display(properties[name]?.title ?? name);
   }

@@ -218,7 +218,10 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
       toast(screen.done ?? t.form.done);
       // The frame (the site notice) and others learn of the change before the next page shows.
       await screen.onSaved?.();
-      if (onDone) return onDone(outcome.data);
+      if (onDone) {
+        onDone(outcome.data);
+        return;
+      }
       const after = typeof screen.after === 'function' ? screen.after(outcome.data as never) : screen.after;
       if (after === 'stay') return;
       if (after) {
