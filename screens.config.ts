@@ -285,6 +285,7 @@ export const screens: Screen[] = [
     path: '/500',
     title: '服务器异常',
     access: 'public',
+    framesSignedInUser: true,
     notice: t.notice.serverError,
     kind: 'custom',
     component: () => import('./src/web/screens/ServerError'),

@@ -103,14 +103,14 @@ describe('routes from screens.config.ts', () => {
   it('sends a visitor to /login and marks the role notLogin', async () => {
     answer(false);
     const router = open('/about');
-    await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/login'), { timeout: 10_000 });
     expect(router.state.location.search).toBe('?redirect=%2Fabout');
     expect(sessionStore.get().role).toBe('notLogin');
   });
 
-  it('does not ask who is signed in on /register and /500; /login asks without a toast or a redirect', async () => {
+  it('does not ask who is signed in on /register; /login and /500 ask without a toast or a redirect', async () => {
     answer(false);
-    for (const path of ['/register', '/500']) {
+    for (const path of ['/register']) {
       cleanup();
       call.mockClear();
       open(path);
@@ -126,6 +126,20 @@ describe('routes from screens.config.ts', () => {
     expect(await view.findByRole('button', { name: '登录' }, { timeout: 10_000 })).toBeTruthy();
     expect(call).toHaveBeenCalledWith('userGetLogin', expect.objectContaining({ probe: true }));
     expect(router.state.location.pathname).toBe('/login');
+    cleanup();
+    call.mockClear();
+    const fault = open('/500');
+    expect(await view.findByText('返回首页', undefined, { timeout: 10_000 })).toBeTruthy();
+    expect(call).toHaveBeenCalledWith('userGetLogin', expect.objectContaining({ probe: true }));
+    expect(fault.state.location.pathname).toBe('/500');
+  });
+
+  it('draws /500, opened afresh, in the frame of the signed-in user (their watermark)', async () => {
+    answer(true);
+    open('/500');
+    expect(await view.findByText('返回首页', undefined, { timeout: 10_000 })).toBeTruthy();
+    expect(sessionStore.get()).toMatchObject({ role: 'user', user: { userAccount: 'alice_01' } });
+    await waitFor(() => expect(document.querySelector('.adm-water-mark')).not.toBeNull());
   });
 
   it('sends a signed-in user opening /login on to where they were going, or home', async () => {

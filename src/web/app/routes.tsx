@@ -75,11 +75,22 @@ async function signedInGoesOnLoader({ request }: { request: Request }) {
   throw redirect(safeRedirect(new URL(request.url).searchParams.get('redirect')));
 }
 
+/** For a public framed screen (/500): who is signed in, if the server can say, without a toast or a redirect. */
+async function optionalUserLoader({ request }: { request: Request }) {
+  try {
+    signIn(await api.call('userGetLogin', { signal: request.signal, probe: true }));
+  } catch {
+    // a visitor, or the server cannot answer: the screen shows without a user's frame
+  }
+  return null;
+}
+
 export function buildRoutes(screens: readonly Screen[]): RouteObject[] {
   const toRoute = (screen: Screen): RouteObject => ({
     path: screen.path,
     handle: { screen },
     ...(screen.signedInGoesOn ? { loader: signedInGoesOnLoader } : {}),
+    ...(screen.framesSignedInUser ? { loader: optionalUserLoader } : {}),
     lazy: async () => ({ Component: await componentFor(screen) }),
   });
   return [

@@ -33,6 +33,11 @@ interface ScreenBase {
   subject?: Subject;
   /** A public screen a signed-in user has no use for (login): they go to its `?redirect=`, or home. */
   signedInGoesOn?: boolean;
+  /**
+   * A public screen with the frame (/500): asks quietly who is signed in, so a signed-in user keeps their watermark
+   * and the bubble there too; a visitor, or no answer (the server down), just sees the screen.
+   */
+  framesSignedInUser?: boolean;
 }
 
 /** Reads the record a screen is about and says whose it is; `args` answers null when the URL names nobody. */
