@@ -36,14 +36,14 @@ describe('userAddCoin / userReduceCoin', () => {
       headers: idem(),
     });
     expect([added.status, added.code]).toEqual([200, 0]);
-    expect(added.data).toEqual({ userAccount, coin: 100 });
+    expect(added.data).toEqual({ userId: id, userAccount, coin: 100 });
 
     const reduced = await admin.call('userReduceCoin', {
       body: { userAccount, coin: 30, description: '误充更正' },
       headers: idem(),
     });
     expect([reduced.status, reduced.code]).toEqual([200, 0]);
-    expect(reduced.data).toEqual({ userAccount, coin: 70 });
+    expect(reduced.data).toEqual({ userId: id, userAccount, coin: 70 });
     expect(await balanceOf(app(), id)).toBe(70);
 
     const entries = await entriesOf(app(), id);
@@ -114,7 +114,7 @@ describe('userAddCoin / userReduceCoin', () => {
       body: { userAccount, coin: 10, description: '扣太多' },
       headers: idem(key),
     });
-    expect([retry.code, retry.data]).toEqual([0, { userAccount, coin: 0 }]);
+    expect([retry.code, retry.data]).toEqual([0, { userId: id, userAccount, coin: 0 }]);
   });
 
   it('answers 404 / 40400 for an unknown or deleted account', async () => {
@@ -238,12 +238,12 @@ describe('Idempotency-Key', () => {
     const key = newKey();
     const body = { userAccount, coin: 40, description: '重试' };
     const first = await admin.call('userAddCoin', { body, headers: idem(key) });
-    expect(first.data).toEqual({ userAccount, coin: 40 });
+    expect(first.data).toEqual({ userId: id, userAccount, coin: 40 });
     // Another movement in between: the retry still answers the first result, not the current balance.
     await grant(app(), userAccount, 1);
     for (let i = 0; i < 3; i++) {
       const again = await admin.call('userAddCoin', { body, headers: idem(key) });
-      expect([again.status, again.code, again.data]).toEqual([200, 0, { userAccount, coin: 40 }]);
+      expect([again.status, again.code, again.data]).toEqual([200, 0, { userId: id, userAccount, coin: 40 }]);
     }
     expect(await balanceOf(app(), id)).toBe(41);
     expect((await entriesOf(app(), id)).filter((e) => e.description === '重试')).toHaveLength(1);
@@ -339,10 +339,12 @@ describe('Idempotency-Key', () => {
     const key = newKey();
     const body = { userAccount: target.userAccount, coin: 7, description: '同一个键' };
     expect(await admin.ok('userAddCoin', { body, headers: idem(key) })).toEqual({
+      userId: target.id,
       userAccount: target.userAccount,
       coin: 7,
     });
     expect(await admin2.ok('userAddCoin', { body, headers: idem(key) })).toEqual({
+      userId: target.id,
       userAccount: target.userAccount,
       coin: 14,
     });
