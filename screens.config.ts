@@ -12,10 +12,12 @@ import {
   type Screen,
   type SettingsSchemaName,
   type SignedInRole,
+  type Subject,
   type TagValue,
   type Tone,
 } from './src/web/config/types';
 import { messages as t } from './src/web/i18n/zh-CN';
+import { siteChanged } from './src/web/state/site';
 import { refreshUnread } from './src/web/state/unread';
 
 // The screen map: every route of the app, its title, notice text, frame, access and what renders it. The router,
@@ -65,6 +67,15 @@ const runTag = (state: Schemas['RunState']): TagValue => ({
   tone: RUN_TONES[state],
 });
 const priceOf = (p: Schemas['Platform']) => P.price(p.price, P.billingUnits[p.billingUnit] ?? p.billingUnit);
+const ORDER_TONES: Record<Schemas['Order']['status'], Tone> = {
+  pending: 'warning',
+  paid: 'success',
+  cancelled: 'default',
+};
+const orderTag = (status: Schemas['Order']['status']): TagValue => ({
+  text: t.orders.statuses[status] ?? status,
+  tone: ORDER_TONES[status],
+});
 const timeOrDash = (ms: number | null) => (ms === null ? '—' : t.format.dateTime(ms));
 
 /** How a run reads in a list (mine on a platform page, everyone's for an admin): its outcome is the tag. */
@@ -260,6 +271,17 @@ export const redeemGenerateForm = formScreen({
   done: t.redeem.done,
 });
 
+/** After coins moved: the statement of the account just changed (an old replayed answer may not name it). */
+const statementOf = (r: Schemas['CoinBalance']): `/${string}` =>
+  r.userId === undefined ? '/user_management' : `/coin_detail?userId=${r.userId}`;
+
+/** Whose record an admin is looking at, read by the URL's user id. */
+const userSubject = (param: string, text: (who: string) => string): Subject => ({
+  operation: 'userGet',
+  args: (q) => (q.get(param) ? { query: { id: Number(q.get(param)) } } : null),
+  text: (u) => text(userRow(u)),
+});
+
 /** The two forms of /coinChange (add, reduce), rendered by the generic form renderer inside one screen. */
 export const coinChangeForms = {
   add: formScreen({
@@ -269,7 +291,7 @@ export const coinChangeForms = {
     kind: 'form',
     submit: 'userAddCoin',
     done: t.coins.added,
-    after: '/coin_detail',
+    after: statementOf,
   }),
   reduce: formScreen({
     path: '/coinChange',
@@ -278,7 +300,7 @@ export const coinChangeForms = {
     kind: 'form',
     submit: 'userReduceCoin',
     done: t.coins.reduced,
-    after: '/coin_detail',
+    after: statementOf,
   }),
 };
 
@@ -289,6 +311,7 @@ export const screens: Screen[] = [
     title: '登录',
     access: 'public',
     chrome: 'bare',
+    signedInGoesOn: true,
     kind: 'custom',
     component: () => import('./src/web/screens/Login'),
   },
@@ -304,6 +327,7 @@ export const screens: Screen[] = [
     path: '/500',
     title: '服务器异常',
     access: 'public',
+    framesSignedInUser: true,
     notice: t.notice.serverError,
     kind: 'custom',
     component: () => import('./src/web/screens/ServerError'),
@@ -404,7 +428,8 @@ export const screens: Screen[] = [
     item: {
       title: (o) => o.coinName,
       description: (o) => t.orders.row(o.orderNo, o.createdAt),
-      extra: (o) => t.orders.extra(t.mall.yuan(o.amount), t.orders.statuses[o.status] ?? o.status),
+      extra: (o) => t.mall.yuan(o.amount),
+      tag: (o) => orderTag(o.status),
     },
     rowActions: [
       {
@@ -438,6 +463,7 @@ export const screens: Screen[] = [
     // A statement grows to many thousands of entries while the user scrolls it: keyset pages stay flat and exact.
     paging: 'cursor',
     urlFilters: ['userId'],
+    subject: userSubject('userId', t.coins.statementOfUser),
     download: {
       label: t.coins.exportCsv,
       href: (q) =>
@@ -447,6 +473,8 @@ export const screens: Screen[] = [
       title: (e) => e.description || (t.coins.kinds[e.kind] ?? e.kind),
       description: (e) => `${t.coins.kinds[e.kind] ?? e.kind} · ${t.format.dateTime(e.createdAt)}`,
       extra: (e) => `${t.coins.signed(e.amount)}（${t.coins.balanceAfter(e.balanceAfter)}）`,
+      // Gained and spent differ in colour and in sign (+/−), never in colour alone.
+      extraTone: (e) => (e.amount > 0 ? 'success' : e.amount < 0 ? 'danger' : 'default'),
     },
     empty: t.coins.noEntries,
   }),
@@ -668,6 +696,9 @@ export const screens: Screen[] = [
     textareas: ['noticeAnnouncement', 'pointsNotification'],
     fixed: () => ({ id: 1 }),
     load: { operation: 'basicInformationGet', args: () => ({ query: { id: 1 } }) },
+    // A settings page: the admin stays on it, and the frame shows the new notice at once (other tabs too).
+    after: 'stay',
+    onSaved: siteChanged,
     fieldActions: {
       noticeBar: polishAction('noticeBar'),
       noticeAnnouncementTitle: polishAction('noticeAnnouncementTitle'),
@@ -777,6 +808,7 @@ export const screens: Screen[] = [
     submit: 'userUpdate',
     fields: ['userName'],
     fixed: (q) => ({ id: Number(q.get('id')) }),
+    recordOf: '/user_management',
     load: { operation: 'userGet', args: (q) => ({ query: { id: Number(q.get('id')) } }) },
     done: t.form.saved,
   }),
@@ -788,6 +820,8 @@ export const screens: Screen[] = [
     submit: 'userBossUpdatePassword',
     fields: ['newPassword'],
     fixed: (q) => ({ id: Number(q.get('id')) }),
+    subject: userSubject('id', t.user.passwordOf),
+    recordOf: '/user_management',
     done: t.form.passwordReset,
   }),
   listScreen({
@@ -1035,6 +1069,7 @@ export const screens: Screen[] = [
     widgets: { amount: 'yuan' },
     initial: { status: 1, sort: 0 },
     done: t.form.created,
+    after: '/mall_management',
   }),
   formScreen({
     path: '/update_mall',
@@ -1046,6 +1081,7 @@ export const screens: Screen[] = [
     enumLabels: { status: t.mall.shelfLabels },
     widgets: { amount: 'yuan' },
     fixed: (q) => ({ id: Number(q.get('id')) }),
+    recordOf: '/mall_management',
     load: { operation: 'mallGet', args: (q) => ({ query: { id: Number(q.get('id')) } }) },
     done: t.form.saved,
   }),
@@ -1061,7 +1097,8 @@ export const screens: Screen[] = [
     item: {
       title: (o) => t.orders.title(o.coinName, o.userAccount),
       description: (o) => t.orders.row(o.orderNo, o.createdAt),
-      extra: (o) => t.orders.extra(t.mall.yuan(o.amount), t.orders.statuses[o.status] ?? o.status),
+      extra: (o) => t.mall.yuan(o.amount),
+      tag: (o) => orderTag(o.status),
     },
     rowActions: [
       {
@@ -1179,6 +1216,7 @@ export const screens: Screen[] = [
     textareas: ['description'],
     enumLabels: { status: P.shelfLabels },
     fixed: (q) => ({ id: Number(q.get('id')) }),
+    recordOf: '/platform_management',
     load: { operation: 'platformGet', args: (q) => ({ query: { id: Number(q.get('id')) } }) },
     done: t.form.saved,
   }),

@@ -62,6 +62,11 @@ export type CallInit<K extends OperationId> = OperationInput<K> & {
   /** Leave failures to the caller: no toast (the caller shows them on a form field, say). Redirects still happen. */
   quiet?: boolean;
   /**
+   * Only asking (is anyone signed in?): a sign-in-again answer is the answer, so no toast and no redirect to /login.
+   * Implies quiet.
+   */
+  probe?: boolean;
+  /**
    * For operations that move coins: one key per user attempt, reused when the same attempt is sent again (a retry
    * after a lost answer then moves nothing twice). Without it the client makes a fresh key for this call.
    */
@@ -99,6 +104,7 @@ export function createApi(hooks: ApiHooks, words: ApiWords, options: { baseUrl?:
     ...args: [init: CallInit<K>] | InitArgs<K>
   ): Promise<ResponseData<K>> {
     const init: Partial<CallInit<K>> = args[0] ?? {};
+    const quiet = init.quiet || init.probe;
     const { method, path, idempotent } = OPERATIONS[operationId];
     const headers = idempotent
       ? { ...init.headers, 'Idempotency-Key': init.idempotencyKey ?? newIdempotencyKey() }
@@ -122,7 +128,7 @@ export function createApi(hooks: ApiHooks, words: ApiWords, options: { baseUrl?:
       if (payload.code === 0) return payload.data as ResponseData<K>;
       const message = displayMessage(payload.message, words.fetchFailedTryLater);
       const details = { status: response.status, code: payload.code, body: payload };
-      if (SIGN_IN_AGAIN.has(payload.code)) {
+      if (SIGN_IN_AGAIN.has(payload.code) && !init.probe) {
         // Even for a quiet call: the screen is about to go, so the client says why, once, and marks it said.
         hooks.toast(message);
         hooks.redirectToLogin();
@@ -130,13 +136,13 @@ export function createApi(hooks: ApiHooks, words: ApiWords, options: { baseUrl?:
       }
       const error = new ApiError(message, 'envelope', details);
       hooks.logError(payload.code, payload.message);
-      return fail(error, init.quiet);
+      return fail(error, quiet);
     }
     const known = words.http[response.status];
     if (known)
       return fail(
         new ApiError(known, 'http', { status: response.status, statusText: response.statusText, body: payload }),
-        init.quiet,
+        quiet,
       );
     if (!response.ok) {
       return fail(
@@ -145,14 +151,11 @@ export function createApi(hooks: ApiHooks, words: ApiWords, options: { baseUrl?:
           statusText: response.statusText,
           body: payload,
         }),
-        init.quiet,
+        quiet,
       );
     }
     // A 2xx that is not an envelope breaks the contract; treat it as a server failure.
-    return fail(
-      new ApiError(words.fetchFailedTryLater, 'http', { status: response.status, body: payload }),
-      init.quiet,
-    );
+    return fail(new ApiError(words.fetchFailedTryLater, 'http', { status: response.status, body: payload }), quiet);
   }
 
   return { call };

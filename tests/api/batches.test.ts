@@ -107,7 +107,11 @@ describe('statements export', () => {
     const lines = String(csv.data).trim().split(/\r?\n/);
     expect(lines[0]).toContain('账号');
     expect(lines).toHaveLength(entries.length + 1);
-    expect(lines.some((l) => l.startsWith(u.userAccount) && l.includes(',12,'))).toBe(true);
+    // The screen's words and the site's clock (Asia/Shanghai in tests: UTC+8), not kind codes and UTC instants.
+    const [entry] = (await admin.ok('coinEntries', { query: { userId: u.id } })).records;
+    const at = new Date(Number(entry!.createdAt) + 8 * 3600_000).toISOString().slice(0, 19).replace('T', ' ');
+    expect(lines).toContain(`${u.userAccount},${at},管理员加积分,12,12,${entry!.description},${entry!.reference}`);
+    expect(String(csv.data)).not.toMatch(/admin_add|\.\d{3}Z/);
   });
 });
 

@@ -19,7 +19,8 @@ describe('one Idempotency-Key, many concurrent requests', () => {
     const key = newKey();
     const body = { userAccount, coin: 37, description: '并发重试' };
     const results = await times(100, () => admin.call('userAddCoin', { body, headers: idem(key) }));
-    for (const r of results) expect([r.status, r.code, r.data]).toEqual([200, 0, { userAccount, coin: 37 }]);
+    for (const r of results)
+      expect([r.status, r.code, r.data]).toEqual([200, 0, { userId: id, userAccount, coin: 37 }]);
     expect(await balanceOf(app(), id)).toBe(37);
     expect(await entriesOf(app(), id)).toHaveLength(1);
   });

@@ -14,6 +14,9 @@ afterEach(async () => {
 
 const db = () => app().built.context.db;
 
+/** An instant as the site's clock shows it: Asia/Shanghai (TZ_SITE in tests) is UTC+8 all year. */
+const shanghai = (ms: number) => new Date(ms + 8 * 3600_000).toISOString().slice(0, 19).replace('T', ' ');
+
 const adminId = () => app().adminId();
 
 async function coinAudit(userId: number) {
@@ -33,14 +36,14 @@ describe('userAddCoin / userReduceCoin', () => {
       headers: idem(),
     });
     expect([added.status, added.code]).toEqual([200, 0]);
-    expect(added.data).toEqual({ userAccount, coin: 100 });
+    expect(added.data).toEqual({ userId: id, userAccount, coin: 100 });
 
     const reduced = await admin.call('userReduceCoin', {
       body: { userAccount, coin: 30, description: '误充更正' },
       headers: idem(),
     });
     expect([reduced.status, reduced.code]).toEqual([200, 0]);
-    expect(reduced.data).toEqual({ userAccount, coin: 70 });
+    expect(reduced.data).toEqual({ userId: id, userAccount, coin: 70 });
     expect(await balanceOf(app(), id)).toBe(70);
 
     const entries = await entriesOf(app(), id);
@@ -111,7 +114,7 @@ describe('userAddCoin / userReduceCoin', () => {
       body: { userAccount, coin: 10, description: '扣太多' },
       headers: idem(key),
     });
-    expect([retry.code, retry.data]).toEqual([0, { userAccount, coin: 0 }]);
+    expect([retry.code, retry.data]).toEqual([0, { userId: id, userAccount, coin: 0 }]);
   });
 
   it('answers 404 / 40400 for an unknown or deleted account', async () => {
@@ -235,12 +238,12 @@ describe('Idempotency-Key', () => {
     const key = newKey();
     const body = { userAccount, coin: 40, description: '重试' };
     const first = await admin.call('userAddCoin', { body, headers: idem(key) });
-    expect(first.data).toEqual({ userAccount, coin: 40 });
+    expect(first.data).toEqual({ userId: id, userAccount, coin: 40 });
     // Another movement in between: the retry still answers the first result, not the current balance.
     await grant(app(), userAccount, 1);
     for (let i = 0; i < 3; i++) {
       const again = await admin.call('userAddCoin', { body, headers: idem(key) });
-      expect([again.status, again.code, again.data]).toEqual([200, 0, { userAccount, coin: 40 }]);
+      expect([again.status, again.code, again.data]).toEqual([200, 0, { userId: id, userAccount, coin: 40 }]);
     }
     expect(await balanceOf(app(), id)).toBe(41);
     expect((await entriesOf(app(), id)).filter((e) => e.description === '重试')).toHaveLength(1);
@@ -336,10 +339,12 @@ describe('Idempotency-Key', () => {
     const key = newKey();
     const body = { userAccount: target.userAccount, coin: 7, description: '同一个键' };
     expect(await admin.ok('userAddCoin', { body, headers: idem(key) })).toEqual({
+      userId: target.id,
       userAccount: target.userAccount,
       coin: 7,
     });
     expect(await admin2.ok('userAddCoin', { body, headers: idem(key) })).toEqual({
+      userId: target.id,
       userAccount: target.userAccount,
       coin: 14,
     });
@@ -696,8 +701,25 @@ describe('coinEntriesExport', () => {
     expect(r.data.startsWith('\ufeff时间,类型,变动,变动后余额,对方账号,说明,编号,操作人\r\n')).toBe(true);
     const lines = r.data.trim().split('\r\n');
     expect(lines).toHaveLength(3);
-    expect(lines[1]).toContain(',admin_reduce,-2,5,,"更正, ""引号""",');
-    expect(lines[2]).toContain(`,admin_add,7,7,,"'=HYPERLINK(""http://x"")",`);
+    // The screen's words and the site's clock (TZ_SITE is Asia/Shanghai in tests), not codes and UTC.
+    const [reduced, added] = (await user.client.ok('coinEntries', { query: {} })).records;
+    expect(lines[1]).toBe(
+      `${shanghai(reduced!.createdAt)},管理员扣积分,-2,5,,"更正, ""引号""",${reduced!.reference},admin`,
+    );
+    expect(lines[2]).toContain(`${shanghai(added!.createdAt)},管理员加积分,7,7,,"'=HYPERLINK(""http://x"")",`);
+    expect(r.data).not.toMatch(/admin_add|admin_reduce|\d{2}:\d{2}:\d{2}\.\d{3}Z/);
+  });
+
+  it('says transfers in the words of the screen too', async () => {
+    const payer = await app().newUser();
+    const payee = await app().newUser();
+    await grant(app(), payer.userAccount, 5);
+    await payer.client.ok('userTransferCoin', { body: { userAccount: payee.userAccount, coin: 2 }, headers: idem() });
+    const sent = (await payer.client.call<string>('coinEntriesExport')).data;
+    const got = (await payee.client.call<string>('coinEntriesExport')).data;
+    expect(sent).toContain(`,转出,-2,3,${payee.userAccount},`);
+    expect(got).toContain(`,转入,2,2,${payer.userAccount},`);
+    expect(sent + got).not.toMatch(/transfer_(in|out)/);
   });
 
   it('lets an admin export anyone’s statement, and nobody else', async () => {

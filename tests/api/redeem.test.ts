@@ -178,7 +178,7 @@ describe('redeemUse', () => {
     const code = b.codes[0]!;
     const { client, id, userAccount } = await app().newUser();
     const r = await use(client, code);
-    expect([r.status, r.code, r.data]).toEqual([200, 0, { userAccount, coin: 30 }]);
+    expect([r.status, r.code, r.data]).toEqual([200, 0, { userId: expect.any(Number), userAccount, coin: 30 }]);
     expect(await balanceOf(app(), id)).toBe(30);
     const row = await codeRow(code);
     const entries = await entriesOf(app(), id);
@@ -208,16 +208,28 @@ describe('redeemUse', () => {
     const b = await batch({ coin: 11 });
     const { client, userAccount } = await app().newUser();
     const r = await use(client, b.codes[0]!.toLowerCase());
-    expect([r.code, r.data]).toEqual([0, { userAccount, coin: 11 }]);
+    expect([r.code, r.data]).toEqual([0, { userId: expect.any(Number), userAccount, coin: 11 }]);
   });
 
   it('adds to an existing balance, for agents and admins too', async () => {
     const b = await batch({ count: 3, coin: 5 });
     const agent = await app().newUser({ role: 'agent' });
-    expect((await use(agent.client, b.codes[0]!)).data).toEqual({ userAccount: agent.userAccount, coin: 5 });
-    expect((await use(agent.client, b.codes[1]!)).data).toEqual({ userAccount: agent.userAccount, coin: 10 });
+    expect((await use(agent.client, b.codes[0]!)).data).toEqual({
+      userId: expect.any(Number),
+      userAccount: agent.userAccount,
+      coin: 5,
+    });
+    expect((await use(agent.client, b.codes[1]!)).data).toEqual({
+      userId: expect.any(Number),
+      userAccount: agent.userAccount,
+      coin: 10,
+    });
     const admin = await app().newUser({ role: 'admin' });
-    expect((await use(admin.client, b.codes[2]!)).data).toEqual({ userAccount: admin.userAccount, coin: 5 });
+    expect((await use(admin.client, b.codes[2]!)).data).toEqual({
+      userId: expect.any(Number),
+      userAccount: admin.userAccount,
+      coin: 5,
+    });
   });
 
   it('answers the first result to a retry with the same key (sequential and concurrent), crediting once', async () => {
@@ -225,9 +237,13 @@ describe('redeemUse', () => {
     const { client, id, userAccount } = await app().newUser();
     const key = newKey();
     const first = await use(client, b.codes[0]!, key);
-    expect([first.code, first.data]).toEqual([0, { userAccount, coin: 40 }]);
+    expect([first.code, first.data]).toEqual([0, { userId: expect.any(Number), userAccount, coin: 40 }]);
     const retry = await use(client, b.codes[0]!.toLowerCase(), key);
-    expect([retry.status, retry.code, retry.data]).toEqual([200, 0, { userAccount, coin: 40 }]);
+    expect([retry.status, retry.code, retry.data]).toEqual([
+      200,
+      0,
+      { userId: expect.any(Number), userAccount, coin: 40 },
+    ]);
     // The same key with another code is 40900, as the Idempotency-Key parameter says; redeemUse's responses do not
     // list 409 yet (a contract gap), so this one call bypasses the client's response check.
     const otherCode = await app().built.fastify.inject({
@@ -240,7 +256,8 @@ describe('redeemUse', () => {
 
     const key2 = newKey();
     const burst = await times(8, () => use(client, b.codes[1]!, key2));
-    for (const r of burst) expect([r.status, r.code, r.data]).toEqual([200, 0, { userAccount, coin: 80 }]);
+    for (const r of burst)
+      expect([r.status, r.code, r.data]).toEqual([200, 0, { userId: expect.any(Number), userAccount, coin: 80 }]);
     expect(await entriesOf(app(), id)).toHaveLength(2);
     expect(await balanceOf(app(), id)).toBe(80);
   });
@@ -250,7 +267,7 @@ describe('redeemUse', () => {
     const { client, userAccount } = await app().newUser();
     const key = newKey();
     expect((await use(client, 'ZZZZZZZZZZZZ', key)).code).toBe(40000);
-    expect((await use(client, b.codes[0]!, key)).data).toEqual({ userAccount, coin: 9 });
+    expect((await use(client, b.codes[0]!, key)).data).toEqual({ userId: expect.any(Number), userAccount, coin: 9 });
   });
 
   it('refuses unknown, expired and disabled codes with 40000', async () => {
@@ -310,7 +327,7 @@ describe('redeemUse', () => {
     // An hour later the lock is over.
     app().clock.advance(HOUR + 1000);
     const later = await use(client, b.codes[5]!);
-    expect([later.code, later.data]).toEqual([0, { userAccount, coin: 6 }]);
+    expect([later.code, later.data]).toEqual([0, { userId: expect.any(Number), userAccount, coin: 6 }]);
     expect(await balanceOf(app(), id)).toBe(6);
   });
 
@@ -406,12 +423,14 @@ describe('redeemExport', () => {
     const text: string = r.data;
     expect(text.startsWith('\ufeff')).toBe(true);
     const lines = text.slice(1).trimEnd().split('\r\n');
-    const expiry = new Date(b.expiresAt).toISOString();
+    // The screen's words for the status, and times on the site's clock (Asia/Shanghai in tests: UTC+8, no DST).
+    const shanghai = (ms: number) => new Date(ms + 8 * 3600_000).toISOString().slice(0, 19).replace('T', ' ');
+    const expiry = shanghai(b.expiresAt);
     expect(lines).toEqual([
       '兑换码,积分,状态,过期时间,使用者,使用时间',
-      `${b.codes[0]},8,unused,${expiry},,`,
-      `${b.codes[1]},8,used,${expiry},${userAccount},${new Date(usedAt).toISOString()}`,
-      `${b.codes[2]},8,unused,${expiry},,`,
+      `${b.codes[0]},8,未使用,${expiry},,`,
+      `${b.codes[1]},8,已使用,${expiry},${userAccount},${shanghai(usedAt)}`,
+      `${b.codes[2]},8,未使用,${expiry},,`,
     ]);
   });
 

@@ -103,14 +103,14 @@ describe('routes from screens.config.ts', () => {
   it('sends a visitor to /login and marks the role notLogin', async () => {
     answer(false);
     const router = open('/about');
-    await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/login'), { timeout: 10_000 });
     expect(router.state.location.search).toBe('?redirect=%2Fabout');
     expect(sessionStore.get().role).toBe('notLogin');
   });
 
-  it('does not ask who is signed in on /login, /register and /500', async () => {
+  it('does not ask who is signed in on /register; /login and /500 ask without a toast or a redirect', async () => {
     answer(false);
-    for (const path of ['/login', '/register', '/500']) {
+    for (const path of ['/register']) {
       cleanup();
       call.mockClear();
       open(path);
@@ -120,6 +120,51 @@ describe('routes from screens.config.ts', () => {
         path,
       ).toBe(false);
     }
+    cleanup();
+    call.mockClear();
+    const router = open('/login');
+    expect(await view.findByRole('button', { name: '登录' }, { timeout: 10_000 })).toBeTruthy();
+    expect(call).toHaveBeenCalledWith('userGetLogin', expect.objectContaining({ probe: true }));
+    expect(router.state.location.pathname).toBe('/login');
+    cleanup();
+    call.mockClear();
+    const fault = open('/500');
+    expect(await view.findByText('返回首页', undefined, { timeout: 10_000 })).toBeTruthy();
+    expect(call).toHaveBeenCalledWith('userGetLogin', expect.objectContaining({ probe: true }));
+    expect(fault.state.location.pathname).toBe('/500');
+  });
+
+  it('draws /500, opened afresh, in the frame of the signed-in user (their watermark)', async () => {
+    answer(true);
+    open('/500');
+    expect(await view.findByText('返回首页', undefined, { timeout: 10_000 })).toBeTruthy();
+    expect(sessionStore.get()).toMatchObject({ role: 'user', user: { userAccount: 'alice_01' } });
+    await waitFor(() => expect(document.querySelector('.adm-water-mark')).not.toBeNull());
+  });
+
+  it('sends a signed-in user opening /login on to where they were going, or home', async () => {
+    answer(true);
+    const router = open('/login?redirect=%2Fclock_info_missing');
+    await waitFor(() => expect(router.state.location.pathname).toBe('/clock_info_missing'));
+    cleanup();
+    const home = open('/login');
+    await waitFor(() => expect(home.state.location.pathname).toBe('/'));
+    expect(sessionStore.get()).toMatchObject({ role: 'user', user: { userAccount: 'alice_01' } });
+  });
+
+  it('keeps who is signed in when the guard meets a server fault, so /500 keeps their frame', async () => {
+    answer(true);
+    const router = open('/clockInfo');
+    await view.findByText('暂时没有开放的平台', undefined, { timeout: 10_000 });
+    call.mockImplementation(async (op: string) => {
+      if (op === 'basicInformationGet') return SITE;
+      throw new ApiError('服务器异常', 'envelope', { code: 50000, status: 500 });
+    });
+    await router.navigate('/about');
+    await waitFor(() => expect(router.state.location.pathname).toBe('/500'));
+    expect(sessionStore.get()).toMatchObject({ role: 'user', user: { userAccount: 'alice_01' } });
+    // The frame's title carries the site's name there too.
+    await waitFor(() => expect(document.title).toBe('测试站 - 服务器异常'));
   });
 
   it('keeps a role out of screens it may not open', async () => {

@@ -6,6 +6,7 @@ import { screens } from '../../screens.config';
 import { api } from '../../src/web/api';
 import { toast } from '../../src/web/feedback';
 import { FormRenderer, type AnyFormScreen } from '../../src/web/renderers/FormRenderer';
+import { siteStore } from '../../src/web/state/site';
 
 // The generic form renderer against real screens of screens.config.ts, with the API faked: what it shows, what it
 // refuses to send, what it sends, and where it goes after.
@@ -108,16 +109,18 @@ describe('/system: load, fixed values, textareas', () => {
     expect(input('注册赠送积分').value).toBe('10');
   });
 
-  it('submits the shown fields with the fixed id merged, toasts and goes back', async () => {
-    call.mockResolvedValueOnce(site).mockResolvedValueOnce(true);
+  it('submits the shown fields with the fixed id merged, toasts, stays, and refreshes what the frame shows', async () => {
+    const saved = { ...site, websiteName: '新的商城', noticeBar: '新的滚动通知' };
+    call.mockResolvedValueOnce(site).mockResolvedValueOnce(true).mockResolvedValueOnce(saved);
     open('/system');
     await view.findByDisplayValue('积分商城');
     type('站点名称', '新的商城');
     type('注册赠送积分', '20');
     submit();
 
-    await waitFor(() => expect(view.getByTestId('where').textContent).toBe('/user_management'));
-    expect(call).toHaveBeenLastCalledWith('basicInformationUpdate', {
+    // The frame's site record is read again after the save (the notice bar shows the new text at once).
+    await waitFor(() => expect(siteStore.get()).toEqual(saved));
+    expect(call).toHaveBeenCalledWith('basicInformationUpdate', {
       body: {
         websiteName: '新的商城',
         noticeBar: '欢迎使用',
@@ -132,7 +135,11 @@ describe('/system: load, fixed values, textareas', () => {
       },
       quiet: true,
     });
+    expect(call).toHaveBeenLastCalledWith('basicInformationGet', { query: { id: 1 }, quiet: true });
     expect(toasts).toEqual(['保存成功']);
+    // A settings page: the admin stays on it (not sent home, not back).
+    expect(view.queryByTestId('where')).toBeNull();
+    expect(view.getByDisplayValue('新的商城')).toBeTruthy();
   });
 
   it('says so when the record cannot be loaded, and loads again on retry', async () => {

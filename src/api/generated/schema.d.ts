@@ -2195,6 +2195,8 @@ export interface components {
             coin: components["schemas"]["CoinAmount"];
         };
         CoinBalance: {
+            /** @description 余额所属用户（管理员加减积分后据此打开该用户的积分明细）。重放升级前的请求时可能没有。 */
+            userId?: components["schemas"]["Id"];
             userAccount: string;
             /** 余额 */
             coin: number;
@@ -3229,6 +3231,7 @@ export interface components {
                  *       "code": 0,
                  *       "message": "ok",
                  *       "data": {
+                 *         "userId": 12,
                  *         "userAccount": "alice_01",
                  *         "coin": 110
                  *       }

@@ -3,6 +3,7 @@ import { redirect, type RouteObject } from 'react-router-dom';
 import { ApiError } from '../../api/client';
 import { api } from '../api';
 import type { Screen } from '../config/types';
+import { safeRedirect } from '../screens/safe-redirect';
 import { signIn, signOut } from '../state/session';
 import { Loading } from '../shell/Loading';
 import { loadFrame, loadSiteInformation, Root } from '../shell/Root';
@@ -38,7 +39,8 @@ async function componentFor(screen: Screen): Promise<ComponentType> {
 
 /**
  * The seed's guard: before every navigation to a signed-in screen the current user is fetched again. Success makes it
- * the login user; anything else makes the role notLogin and, for 40001/40100, sends the visitor to /login.
+ * the login user; a server fault (5xx) opens /500 and keeps the user; anything else makes the role notLogin and, for
+ * 40001/40100, sends the visitor to /login.
  */
 async function currentUserLoader({ request }: { request: Request }) {
   try {
@@ -46,12 +48,14 @@ async function currentUserLoader({ request }: { request: Request }) {
     signIn(user);
     return null;
   } catch (error) {
+    // A server fault says nothing about the session: /500 keeps the frame of whoever was signed in (their
+    // watermark and the bubble), as every other framed page does.
+    if (error instanceof ApiError && (error.status ?? 0) >= 500) throw redirect('/500');
     signOut();
     if (error instanceof ApiError && error.signInAgain) {
       const from = new URL(request.url);
       throw redirect(`/login?redirect=${encodeURIComponent(from.pathname + from.search)}`);
     }
-    if (error instanceof ApiError && (error.status ?? 0) >= 500) throw redirect('/500');
     throw error;
   }
 }
@@ -61,6 +65,31 @@ const siteInformationOrTimeout = () =>
   Promise.race([loadSiteInformation(), new Promise((resolve) => setTimeout(resolve, SITE_WAIT_MS))]);
 const SITE_WAIT_MS = 1000;
 
+/**
+ * For a screen a signed-in user has no use for (login): asks, without a toast or a redirect for a visitor, whether
+ * someone is signed in, and sends them on to where they were going, or home.
+ */
+async function signedInGoesOnLoader({ request }: { request: Request }) {
+  let user;
+  try {
+    user = await api.call('userGetLogin', { signal: request.signal, probe: true });
+  } catch {
+    return null; // a visitor, or no answer: the screen shows
+  }
+  signIn(user);
+  throw redirect(safeRedirect(new URL(request.url).searchParams.get('redirect')));
+}
+
+/** For a public framed screen (/500): who is signed in, if the server can say, without a toast or a redirect. */
+async function optionalUserLoader({ request }: { request: Request }) {
+  try {
+    signIn(await api.call('userGetLogin', { signal: request.signal, probe: true }));
+  } catch {
+    // a visitor, or the server cannot answer: the screen shows without a user's frame
+  }
+  return null;
+}
+
 export function buildRoutes(screens: readonly Screen[]): RouteObject[] {
   // Every screen is its own chunk, fetched when first opened (a new screen in the map is split with no code here). A
   // framed screen fetches the frame at the same time, and a signed-in one the site record its notice bar shows, so
@@ -68,6 +97,8 @@ export function buildRoutes(screens: readonly Screen[]): RouteObject[] {
   const toRoute = (screen: Screen): RouteObject => ({
     path: screen.path,
     handle: { screen },
+    ...(screen.signedInGoesOn ? { loader: signedInGoesOnLoader } : {}),
+    ...(screen.framesSignedInUser ? { loader: optionalUserLoader } : {}),
     lazy: async () => {
       const [Component] = await Promise.all([
         componentFor(screen),

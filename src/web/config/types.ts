@@ -29,6 +29,18 @@ interface ScreenBase {
   menu?: MenuGroup;
   /** The entry's icon on home and my page (an antd-mobile-icons name from app/menu-icons.ts) and its tint. */
   icon?: MenuEntryIcon;
+  /**
+   * A line under the header naming whose record the screen is about (an admin on another user's statement or
+   * password), read from the server by the URL's id: a line from the URL itself could name the wrong person.
+   */
+  subject?: Subject;
+  /** A public screen a signed-in user has no use for (login): they go to its `?redirect=`, or home. */
+  signedInGoesOn?: boolean;
+  /**
+   * A public screen with the frame (/500): asks quietly who is signed in, so a signed-in user keeps their watermark
+   * and the bubble there too; a visitor, or no answer (the server down), just sees the screen.
+   */
+  framesSignedInUser?: boolean;
 }
 
 export type { MenuIconName, Tint };
@@ -44,6 +56,15 @@ export interface MenuEntryIcon {
  */
 export type MenuGroup =
   'service' | 'coins' | 'agent' | 'admin' | 'adminUsers' | 'adminMall' | 'adminPlatform' | 'adminSystem' | 'account';
+
+/** Reads the record a screen is about and says whose it is; `args` answers null when the URL names nobody. */
+export type Subject<P extends OperationId = OperationId> = {
+  [K in P]: {
+    operation: K;
+    args: (search: URLSearchParams) => OperationArgs<K> | null;
+    text: (data: ResponseData<K>) => string;
+  };
+}[P];
 
 /** Operations that answer a page `{records, total, current, pageSize}`. */
 export type PageOperation = {
@@ -92,6 +113,8 @@ export interface ListItem<R> {
   title: (row: R) => string;
   description?: (row: R) => string;
   extra?: (row: R) => string;
+  /** The extra's colour (an amount gained or spent); the text itself must say it too (a sign), never colour alone. */
+  extraTone?: (row: R) => Tone;
   tag?: (row: R) => TagValue | null;
 }
 
@@ -129,6 +152,8 @@ export interface ListScreen<K extends PageOperation = PageOperation> extends Scr
   // NoInfer: the operation alone decides K; the row callbacks are then checked against its rows.
   item: ListItem<RowOf<NoInfer<K>>>;
   rowActions?: readonly RowAction<RowOf<NoInfer<K>>>[];
+  /** Row actions the swipe shows at most (3 by default, what fits a phone); the rest open from '更多'. */
+  swipeMax?: number;
   /** One-tap filters above the list: a field of the operation's query and the words for its values. */
   chips?: readonly { field: string; label: string; options: Readonly<Record<string, string>> }[];
 
@@ -240,8 +265,19 @@ export interface FormScreen<K extends FormOperation = FormOperation> extends Scr
   actions?: readonly FormAction[];
   submitLabel?: string;
   done?: string;
-  /** Where to go after success; back by default. */
-  after?: string;
+  /**
+   * Where to go after success: a path (back to it when the admin came from there, else it replaces the form), a path
+   * built from the operation's answer (the account just changed), or `stay` on the form with the toast. Without it:
+   * back where the admin came from, or home on a deep link.
+   */
+  after?: `/${string}` | 'stay' | ((result: ResponseData<K>) => `/${string}`);
+  /** Told after a successful submit, before leaving the form (e.g. the frame reads the site information again). */
+  onSaved?: () => Promise<void> | void;
+  /**
+   * The list this edit form's record comes from. Opened without the record (a `fixed` value the URL leaves empty or
+   * out of range), the form says so plainly and links back to this list (home without it) instead of loading nothing.
+   */
+  recordOf?: string;
 }
 
 export interface DetailField<Key extends string = string> {

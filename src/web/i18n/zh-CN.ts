@@ -1,5 +1,7 @@
 // Every string the web app shows, in one place, so another language is one more module of the same shape.
 
+import { coinKindWords, redeemStatusWords } from '../../shared/words';
+
 const pad = (n: number) => String(n).padStart(2, '0');
 const dateTime = (ms: number) => {
   const d = new Date(ms);
@@ -97,6 +99,11 @@ export const zhCN = {
     removeItem: '删除',
     /** A secret the server keeps and never shows (an API key). */
     keepSecret: '已保存的不会显示；留空表示不修改',
+    /** An edit form opened without the record it edits (no id in its link). */
+    missingRecord: '没有指定要编辑的记录',
+    pickFromList: (list: string) => `请回到「${list}」，选中一项后再编辑。`,
+    pickFromHome: '这个链接缺少要编辑的记录，请从首页重新进入。',
+    backToList: (list: string) => `返回${list}`,
     /** What a field is called when its schema has no title. */
     thisField: '此项',
     /** Client-side validation, worded as the server words the same failures. */
@@ -121,6 +128,8 @@ export const zhCN = {
     ascend: '升序',
     descend: '降序',
     done: '操作成功',
+    /** The swipe's last action when a row has more than fit: opens a sheet with the rest. */
+    more: '更多',
     pullToRefresh: '下拉刷新',
     releaseToRefresh: '释放立即刷新',
     refreshing: '刷新中...',
@@ -128,19 +137,9 @@ export const zhCN = {
   },
   coins: {
     balance: '积分余额',
-    kinds: {
-      admin_add: '管理员加积分',
-      admin_reduce: '管理员扣积分',
-      transfer_out: '转出',
-      transfer_in: '转入',
-      order_credit: '购买套餐',
-      redeem: '兑换码',
-      service_charge: '服务扣费',
-      service_refund: '服务退款',
-      signup_bonus: '注册赠送',
-      agent_rebate: '代理返利',
-    } as Record<string, string>,
-    signed: (n: number) => (n > 0 ? `+${n}` : String(n)),
+    kinds: coinKindWords as Readonly<Record<string, string>>,
+    /** A change with its sign: + for gained, the minus sign − (U+2212, read as 'minus') for spent. */
+    signed: (n: number) => (n > 0 ? `+${n}` : n < 0 ? `\u2212${-n}` : '0'),
     balanceAfter: (n: number) => `余额 ${n}`,
     noEntries: '还没有积分变动',
     add: '加积分',
@@ -158,6 +157,7 @@ export const zhCN = {
     topUp: '转积分',
     exportCsv: '导出 CSV',
     statementOf: '积分明细',
+    statementOfUser: (who: string) => `正在查看 ${who} 的积分明细`,
     confirmTransfer: (masked: string, account: string, n: number) => `确定向 ${masked}（${account}）转 ${n} 积分吗？`,
     transferred: (n: number) => `已转出 ${n} 积分`,
     checkPayeeFirst: '请先查询并确认收款人',
@@ -182,6 +182,7 @@ export const zhCN = {
     bound: '邮箱已绑定',
     unbound: '邮箱已解绑',
     greeting: (name: string) => `你好，${name}`,
+    passwordOf: (who: string) => `为 ${who} 设置新密码`,
   },
   mall: {
     /** A price in fen as yuan: 990 → ¥9.90. */
@@ -227,7 +228,7 @@ export const zhCN = {
     cancelled: '订单已取消',
   },
   redeem: {
-    statuses: { unused: '未使用', used: '已使用', disabled: '已停用', expired: '已过期' } as Record<string, string>,
+    statuses: redeemStatusWords as Readonly<Record<string, string>>,
     row: (batchId: string, coin: number, expiresAt: number, note: string) =>
       `${batchId} · ${coin} 积分 · ${dateTime(expiresAt)} 到期${note ? ` · ${note}` : ''}`,
     usedBy: (account: string) => `（${account}）`,

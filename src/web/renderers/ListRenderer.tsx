@@ -166,6 +166,7 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
           open={screen.open}
           progress={screen.progress}
           onChanged={changed}
+          swipeMax={screen.swipeMax}
         />
       </PullToRefresh>
     </div>

@@ -2,6 +2,7 @@ import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { NoticeBar, WaterMark } from 'antd-mobile';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { api } from '../api';
+import { toast } from '../feedback';
 import type { Screen } from '../config/types';
 import { messages as t } from '../i18n/zh-CN';
 import { sessionStore, signOut } from '../state/session';
@@ -18,6 +19,7 @@ const AnnouncementBubble = lazy(async () => ({ default: (await import('./Announc
 
 /** The watermark is drawn on a canvas, out of CSS's reach: as faint on a dark page as antd-mobile's default on a light one. */
 const WATERMARK_INK = { light: 'rgba(0, 0, 0, 0.15)', dark: 'rgba(255, 255, 255, 0.15)' } as const;
+import { SubjectLine } from './SubjectLine';
 
 /** Back if the app has history of its own, home otherwise (a deep link opened from a chat app). */
 function useBack() {
@@ -33,6 +35,7 @@ function LogoutButton() {
     setBusy(true);
     try {
       await api.call('userLogout');
+      toast(t.auth.loggedOut, 'success');
     } finally {
       signOut();
       void navigate('/login', { replace: true });
@@ -69,6 +72,7 @@ export default function Frame({ screen, children }: { screen: Screen | undefined
           right={screen?.headerRight === 'logout' ? <LogoutButton /> : null}
         />
         {notice && <NoticeBar content={notice} color="alert" speed={40} wrap={false} />}
+        {screen?.subject && allowed && <SubjectLine subject={screen.subject} />}
       </header>
       <main className="app-main">{allowed ? children : <Forbidden />}</main>
       <BottomTabs />

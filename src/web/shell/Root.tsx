@@ -1,9 +1,8 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Outlet, useLocation, useNavigation } from 'react-router-dom';
-import { api } from '../api';
-import { SITE_INFORMATION_ID } from '../config/constants';
 import { messages as t } from '../i18n/zh-CN';
-import { siteStore } from '../state/site';
+import { recordLocation } from '../state/history';
+import { followSiteChanges, reloadSite, siteStore } from '../state/site';
 import { useStore } from '../state/store';
 import { Loading } from './Loading';
 import { useAnalytics } from './useAnalytics';
@@ -29,20 +28,18 @@ let siteRequest: Promise<void> | undefined;
  */
 export function loadSiteInformation(): Promise<void> {
   if (siteStore.get()) return Promise.resolve();
-  siteRequest ??= api
-    .call('basicInformationGet', { query: { id: SITE_INFORMATION_ID } })
-    .then(siteStore.set, () => undefined)
-    .finally(() => (siteRequest = undefined));
+  siteRequest ??= reloadSite().finally(() => (siteRequest = undefined));
   return siteRequest;
 }
 
-/** Reads the site information once at start (except on /500, which must show even when the API is down). */
-function useSiteInformation(pathname: string) {
+/**
+ * Reads the site information at start (quietly: /500 must show even when the API is down, and shows the site's name
+ * when it is not), then follows saves made in other tabs and returns to the foreground.
+ */
+function useSiteInformation() {
   useEffect(() => {
-    if (pathname === '/500') return;
     void loadSiteInformation();
-    // Only the first page matters: the record stays in memory for the session.
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- once at start: a later path never reads it again
+    return followSiteChanges();
   }, []);
 }
 
@@ -54,7 +51,8 @@ export function Root() {
   // Chosen once: the loaded frame when the first screen brought it (no suspense, no flash), else the lazy one. Never
   // switched later, which would remount the screen inside it.
   const [Frame] = useState(() => frameModule?.default ?? LazyFrame);
-  useSiteInformation(location.pathname);
+  useSiteInformation();
+  useEffect(() => recordLocation(location.pathname + location.search), [location.pathname, location.search]);
   useAnalytics(site?.analyticsUrl ?? '', location.pathname);
 
   const title = screen?.title ?? t.shell.notFound;

@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import { mapPage } from '../../db/paging.js';
 import { badParams, conflict, notFound } from '../../http/errors.js';
+import { statementTaskCsvRow } from '../../http/csv-format.js';
 import type { CsvFile, CsvRow } from '../../http/handler-types.js';
 import { yieldToEventLoop } from '../../db/yield.js';
 import {
@@ -208,7 +209,7 @@ export async function outputCsv(app: AppContext, id: number): Promise<CsvFile> {
     yield [STATEMENT_HEADER];
     for (let after = 0; ;) {
       const lines = await repo.readOutput(app.db, id, after, 1000);
-      yield lines.map((l) => JSON.parse(l.line) as CsvRow);
+      yield lines.map((l) => statementTaskCsvRow(JSON.parse(l.line) as CsvRow, app.config.jobs.timeZone));
       if (lines.length < 1000) return;
       after = Number(lines.at(-1)!.seq);
       await yieldToEventLoop();

@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.js';
 import type { CoinEntryKind } from '../../db/types.js';
 import { badParams, noPermission, notFound } from '../../http/errors.js';
 import { writeAudit } from '../audit/repo.js';
+import { STATEMENT_CSV_HEADER, statementCsvRow } from '../../http/csv-format.js';
 import type { CsvFile } from '../../http/handler-types.js';
 import type { SessionUser } from '../sessions/service.js';
 import { LIVE_SITE_ID } from '../site/service.js';
@@ -152,7 +153,7 @@ export async function adminChange(
       },
       now,
     );
-    return { userAccount: target.userAccount, coin: balance };
+    return { userId: target.id, userAccount: target.userAccount, coin: balance };
   });
 }
 
@@ -208,22 +209,6 @@ export async function statement(
 const EXPORT_CHUNK = 500;
 const EXPORT_MAX_ROWS = 50_000;
 
-/** One statement entry as a row of the CSV export (the header is STATEMENT_CSV_HEADER). */
-function statementCsvRow(e: Schemas['CoinEntry']): (string | number | null)[] {
-  return [
-    new Date(e.createdAt).toISOString(),
-    e.kind,
-    e.amount,
-    e.balanceAfter,
-    e.counterpartyAccount,
-    e.description,
-    e.reference,
-    e.actorAccount,
-  ];
-}
-
-const STATEMENT_CSV_HEADER = ['时间', '类型', '变动', '变动后余额', '对方账号', '说明', '编号', '操作人'];
-
 /**
  * The whole statement as CSV (newest first), for the same callers as the statement itself, streamed: read by keyset
  * in chunks, yielding to the event loop between them, so a long export holds no other request up. The first chunk
@@ -232,12 +217,12 @@ const STATEMENT_CSV_HEADER = ['时间', '类型', '变动', '变动后余额', '
 export function statementCsv(app: AppContext, actor: SessionUser, userId: number | undefined): Promise<CsvFile> {
   const filter = { userId: statementOwner(actor, userId) };
   async function* rows() {
-    yield [STATEMENT_CSV_HEADER];
+    yield [[...STATEMENT_CSV_HEADER]];
     let start: PageStart = { offset: 0 };
     for (let sent = 0; sent < EXPORT_MAX_ROWS;) {
       const chunk = await statements.listEntries(app.db, filter, start, Math.min(EXPORT_CHUNK, EXPORT_MAX_ROWS - sent));
       if (chunk.length === 0) return;
-      yield chunk.map((e) => statementCsvRow(toEntryView(e)));
+      yield chunk.map((e) => statementCsvRow(toEntryView(e), app.config.jobs.timeZone));
       sent += chunk.length;
       start = { beforeId: chunk.at(-1)!.id };
       await yieldToEventLoop();

@@ -4,6 +4,7 @@ import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
 import { mapPage, type Page } from '../../db/paging.js';
 import { badParams, conflict, notFound } from '../../http/errors.js';
+import { REDEEM_CSV_HEADER, redeemCsvRow } from '../../http/csv-format.js';
 import type { CsvFile } from '../../http/handler-types.js';
 import { writeAudit } from '../audit/repo.js';
 import { idempotent, moveCoins } from '../coins/ledger.js';
@@ -124,8 +125,6 @@ export async function listPage(app: AppContext, query: Schemas['RedeemQuery']): 
   return mapPage(await repo.listCodes(app.db, query, now), (r) => toView(r, now));
 }
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
-
 /** A batch as CSV, in the order the codes were generated. */
 export async function exportBatch(app: AppContext, batchId: string): Promise<CsvFile> {
   const now = app.now();
@@ -133,10 +132,7 @@ export async function exportBatch(app: AppContext, batchId: string): Promise<Csv
   if (rows.length === 0) throw notFound('批次不存在');
   return {
     filename: `redeem-${batchId}.csv`,
-    rows: [
-      ['兑换码', '积分', '状态', '过期时间', '使用者', '使用时间'],
-      ...rows.map((r) => [r.code, Number(r.coin), statusOf(r, now), iso(r.expiresAt), r.usedByAccount, iso(r.usedAt)]),
-    ],
+    rows: [[...REDEEM_CSV_HEADER], ...rows.map((r) => redeemCsvRow(toView(r, now), app.config.jobs.timeZone))],
   };
 }
 
@@ -203,7 +199,7 @@ export async function use(
         now,
       });
       await events.redeemUsed(trx, { userId: actor.id, coin: Number(claimed.coin) }, now);
-      return { userAccount: actor.userAccount, coin: balances.get(actor.id)! };
+      return { userId: actor.id, userAccount: actor.userAccount, coin: balances.get(actor.id)! };
     });
   // A retry of a finished redemption only reads its first answer: it is no guess, and a locked caller still gets it.
   if (await findIdempotencyKey(app.db, actor.id, key)) return redeem();

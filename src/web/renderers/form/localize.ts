@@ -3,6 +3,7 @@ import type { Localizer } from '@rjsf/validator-ajv8';
 import type { ErrorObject } from 'ajv';
 import { describeValidationError } from '../../../shared/validation-messages';
 import { messages as t } from '../../i18n/zh-CN';
+import type { FieldDisplay } from './resolve';
 
 // Turns Ajv's English errors into the Chinese sentences the server answers for the same input: both sides word them
 // with src/shared/validation-messages.ts, so a field reads the same message whether the phone or the server caught it.
@@ -21,23 +22,31 @@ export function describeError(
   root: RJSFSchema,
   patternMessages: Readonly<Record<string, string>>,
   error: ErrorObject,
+  shown: Readonly<Record<string, FieldDisplay>> = {},
 ): string {
-  const params = error.params as Record<string, unknown>;
+  let params = error.params as Record<string, unknown>;
   const path = error.instancePath
     .split('/')
     .slice(1)
     .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
   if (error.keyword === 'required') path.push(String(params.missingProperty));
   const name = path.at(-1);
-  const title = schemaAt(root, path)?.title ?? name ?? t.form.thisField;
+  // A field its widget shows in another unit (fen typed as yuan) is named, and its limits given, in that unit.
+  const display = path.length === 1 && name ? shown[name] : undefined;
+  if (display && typeof params.limit === 'number') params = { ...params, limit: params.limit / display.scale };
+  const title = display?.title ?? schemaAt(root, path)?.title ?? name ?? t.form.thisField;
   // The contract's wording is kept per top-level field, which is every field a generated form has.
   const rule = path.length === 1 && name ? patternMessages[name] : undefined;
   return describeValidationError(error.keyword, params, title, rule);
 }
 
 /** The localizer handed to createPrecompiledValidator: rewrites each error's message in place. */
-export function createLocalizer(root: RJSFSchema, patternMessages: Readonly<Record<string, string>>): Localizer {
+export function createLocalizer(
+  root: RJSFSchema,
+  patternMessages: Readonly<Record<string, string>>,
+  shown: Readonly<Record<string, FieldDisplay>> = {},
+): Localizer {
   return (errors) => {
-    for (const error of errors ?? []) error.message = describeError(root, patternMessages, error);
+    for (const error of errors ?? []) error.message = describeError(root, patternMessages, error, shown);
   };
 }

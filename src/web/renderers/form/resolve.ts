@@ -28,7 +28,23 @@ export interface ResolvedForm {
   fixed: string[];
   /** The contract's wording for each field's pattern failure. */
   patternMessages: Readonly<Record<string, string>>;
+  /**
+   * Fields whose widget shows them in another unit than the contract (a price in fen typed in yuan): the title they
+   * show and the factor from the shown unit to the contract's, so an error says 元 and its limits in yuan too.
+   */
+  shown: Readonly<Record<string, FieldDisplay>>;
 }
+
+export interface FieldDisplay {
+  title: string;
+  /** Contract units per shown unit (100 fen a yuan). */
+  scale: number;
+}
+
+/** Widgets that show a field in another unit than the contract's, and how. */
+const WIDGET_DISPLAY: Readonly<Record<string, (title: string) => FieldDisplay>> = {
+  yuan: (title) => ({ title: t.form.yuanTitle(title), scale: 100 }),
+};
 
 interface PropertySchema {
   type?: string | string[];
@@ -50,7 +66,7 @@ function fieldUi(
   if (widget === 'yuan')
     return {
       'ui:widget': widget,
-      'ui:title': t.form.yuanTitle(property.title ?? name),
+      'ui:title': WIDGET_DISPLAY.yuan!(property.title ?? name).title,
       'ui:placeholder': t.form.yuanPlaceholder,
     };
   if (widget === 'csvFile') return { 'ui:widget': widget, 'ui:placeholder': t.tasks.csvPlaceholder };
@@ -103,8 +119,15 @@ export function resolveForm(screen: AnyFormScreen): ResolvedForm {
       ? fieldUi(screen, name, property, textareas.includes(name))
       : { 'ui:widget': 'hidden' };
   }
+  const shown: Record<string, FieldDisplay> = {};
+  const widgets: Readonly<Record<string, string>> = screen.widgets ?? {};
+  for (const [name, widget] of Object.entries(widgets)) {
+    const display = WIDGET_DISPLAY[widget];
+    if (display && fields.includes(name)) shown[name] = display(properties[name]?.title ?? name);
+  }
   return {
     operation,
+    shown,
     ...(screen.settings ? { into: screen.settings.into } : {}),
     schema,
     uiSchema,

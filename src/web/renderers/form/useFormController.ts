@@ -10,6 +10,7 @@ import type { FormLoad, FormOperation } from '../../config/types';
 import { toast } from '../../feedback';
 import { messages as t } from '../../i18n/zh-CN';
 import { useOperation } from '../../operations/useOperation';
+import { cameFrom } from '../../state/history';
 import { createLocalizer } from './localize';
 import { resolveForm, type AnyFormScreen, type ResolvedForm } from './resolve';
 
@@ -20,16 +21,20 @@ type Data = Record<string, unknown>;
 
 const validators = new Map<string, Promise<ValidatorType>>();
 
-/** The form's precompiled validator, fetched once per operation (its own small chunk) and localized to Chinese. */
+/**
+ * The form's precompiled validator, fetched once per operation (its own small chunk) and localized to Chinese; one
+ * per way of showing its fields, since a widget's unit (yuan) changes the wording.
+ */
 function loadValidator(form: ResolvedForm): Promise<ValidatorType> {
-  let pending = validators.get(form.operation);
+  const key = `${form.operation} ${JSON.stringify(form.shown)}`;
+  let pending = validators.get(key);
   if (!pending) {
     pending = import(`../../../api/generated/validators/${form.operation}.gen.js`).then((fns: ValidatorFunctions) =>
-      createPrecompiledValidator(fns, form.schema, createLocalizer(form.schema, form.patternMessages)),
+      createPrecompiledValidator(fns, form.schema, createLocalizer(form.schema, form.patternMessages, form.shown)),
     );
     // A failed download (offline, a deploy replaced the chunk) may succeed on retry.
-    pending.catch(() => validators.delete(form.operation));
-    validators.set(form.operation, pending);
+    pending.catch(() => validators.delete(key));
+    validators.set(key, pending);
   }
   return pending;
 }
@@ -55,6 +60,23 @@ function prefill(form: ResolvedForm, record: unknown): Data {
   );
 }
 
+/**
+ * The fixed values (the record's id, read from the URL) that cannot name a record: absent, blank, not a number, or
+ * below the contract's minimum. An edit form opened without its record says so instead of loading nothing.
+ */
+function missingFixed(form: ResolvedForm, fixed: Data): string[] {
+  const properties = (form.schema.properties ?? {}) as Record<string, { type?: string; minimum?: number }>;
+  return form.fixed.filter((name) => {
+    const value = fixed[name];
+    if (value === undefined || value === null || value === '') return true;
+    const property = properties[name];
+    if (property?.type !== 'integer' && property?.type !== 'number') return false;
+    return (
+      typeof value !== 'number' || Number.isNaN(value) || (property.minimum !== undefined && value < property.minimum)
+    );
+  });
+}
+
 // Generic in L, so the load's args and pick are those of its own operation.
 async function readRecord<L extends OperationId>(
   load: FormLoad<never, L>,
@@ -67,6 +89,8 @@ async function readRecord<L extends OperationId>(
 
 export type FormController =
   | { status: 'failed'; failure: string; retry: () => void }
+  /** Opened without the record it edits (no id in the link): nothing to load or retry. */
+  | { status: 'missing' }
   | { status: 'loading' }
   | {
       status: 'ready';
@@ -97,6 +121,7 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
     () => (screen.fixed as ((search: URLSearchParams) => Data) | undefined)?.(new URLSearchParams(search)) ?? {},
     [screen, search],
   );
+  const missing = useMemo(() => missingFixed(form, fixed).length > 0, [form, fixed]);
   const navigate = useNavigate();
   const location = useLocation();
   const submission = useOperation(screen.submit as FormOperation);
@@ -111,6 +136,7 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
 
   // The validator and, for an edit form, the record to edit; the form shows once both are here.
   useEffect(() => {
+    if (missing) return;
     const controller = new AbortController();
     setFailure(null);
     setFormData(null);
@@ -133,7 +159,7 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
       },
     );
     return () => controller.abort();
-  }, [screen, form, fixed, search, attempt]);
+  }, [screen, form, fixed, search, attempt, missing]);
 
   const current = useRef<Data | null>(null);
   useEffect(() => {
@@ -190,14 +216,25 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
       const outcome = await run(input, { report: onField });
       if (!outcome.ok) return;
       toast(screen.done ?? t.form.done);
-      if (onDone) onDone(outcome.data);
-      else if (screen.after) void navigate(screen.after);
-      else if (location.key !== 'default') void navigate(-1);
+      // The frame (the site notice) and others learn of the change before the next page shows.
+      await screen.onSaved?.();
+      if (onDone) {
+        onDone(outcome.data);
+        return;
+      }
+      const after = typeof screen.after === 'function' ? screen.after(outcome.data as never) : screen.after;
+      if (after === 'stay') return;
+      if (after) {
+        // Back to the page the admin came from when it is the one to show; otherwise it takes the form's place.
+        if (location.key !== 'default' && cameFrom(after)) void navigate(-1);
+        else void navigate(after, { replace: true });
+      } else if (location.key !== 'default') void navigate(-1);
       else void navigate('/', { replace: true });
     },
     [screen, form, fixed, beside, navigate, location.key, onDone, run],
   );
 
+  if (missing) return { status: 'missing' };
   if (failure) return { status: 'failed', failure, retry: () => setAttempt((n) => n + 1) };
   if (!validator || !formData) return { status: 'loading' };
   return {

@@ -1,13 +1,15 @@
 import { Button, ErrorBlock, InfiniteScroll, List, Skeleton, SwipeAction } from 'antd-mobile';
+import { Fragment } from 'react';
 import { useNavigate } from 'react-router-dom';
 import type { ActionCall, ListItem, Progress, RowAction } from '../../config/types';
+import { SWIPE_MAX } from '../../config/constants';
 import { actionSheet, alert } from '../../feedback';
 import { messages as t } from '../../i18n/zh-CN';
 import { sessionStore } from '../../state/session';
 import { useStore } from '../../state/store';
 import { ProgressLine } from '../ProgressLine';
 import { StateTag } from '../StateTag';
-import { actionsFor, useRowAction } from './row-actions';
+import { actionsFor, splitForSwipe, useRowAction } from './row-actions';
 import type { PagedList } from './usePagedList';
 import './list.css';
 
@@ -25,6 +27,27 @@ const SWIPE_COLORS = {
  */
 type Row = unknown;
 
+/**
+ * A row's line of ' · '-separated parts (an order number, a date and time, a note): each part stays whole on a line
+ * when it fits, so a narrow phone breaks between parts, not inside a date.
+ */
+function Segments({ text }: { text: string }) {
+  return (
+    <>
+      {text.split('\n').map((line, i) => (
+        <span key={i} className="list-line">
+          {line.split(' · ').map((part, j) => (
+            <Fragment key={j}>
+              {j > 0 && ' · '}
+              <span className="list-seg">{part}</span>
+            </Fragment>
+          ))}
+        </span>
+      ))}
+    </>
+  );
+}
+
 /** The rows of a paged list: loading, failure and empty states, swipe or tap actions, and more pages on scroll. */
 export function ListRows({
   list,
@@ -35,6 +58,7 @@ export function ListRows({
   open,
   progress,
   onChanged,
+  swipeMax = SWIPE_MAX,
 }: {
   list: PagedList<Row>;
   item: ListItem<Row>;
@@ -48,6 +72,8 @@ export function ListRows({
   progress?: (row: Row) => Progress;
   /** After a call from a row succeeded; reloads the rows when not given. */
   onChanged?: () => Promise<void>;
+  /** Actions the swipe shows at most; the rest behind '更多'. */
+  swipeMax?: number;
 }) {
   const navigate = useNavigate();
   const { role } = useStore(sessionStore);
@@ -95,8 +121,11 @@ export function ListRows({
         {list.rows.map((row, index) => {
           const actions = actionsFor(rowActions, row, role);
           const tag = item.tag?.(row);
-          const extra = item.extra?.(row);
-          const description = item.description?.(row);
+          const tone = item.extraTone?.(row);
+          const plainExtra = item.extra?.(row);
+          const extra = tone && plainExtra ? <span className={`list-tone-${tone}`}>{plainExtra}</span> : plainExtra;
+          const text = item.description?.(row);
+          const description = text === undefined ? undefined : <Segments text={text} />;
           const title = item.title(row);
           const entry = (
             <List.Item
@@ -136,15 +165,21 @@ export function ListRows({
             </List.Item>
           );
           const key = (row as { id?: number }).id ?? index;
+          const { swipe, more } = splitForSwipe(actions, swipeMax);
           return actions.length > 0 ? (
             <SwipeAction
               key={key}
-              rightActions={actions.map((a, i) => ({
-                key: String(i),
-                text: a.label,
-                color: SWIPE_COLORS[a.color ?? 'light'],
-                onClick: () => void act(a, row),
-              }))}
+              rightActions={[
+                ...swipe.map((a, i) => ({
+                  key: String(i),
+                  text: a.label,
+                  color: SWIPE_COLORS[a.color ?? 'light'],
+                  onClick: () => void act(a, row),
+                })),
+                ...(more.length > 0
+                  ? [{ key: 'more', text: t.list.more, color: 'light' as const, onClick: () => openSheet(row, more) }]
+                  : []),
+              ]}
             >
               {entry}
             </SwipeAction>

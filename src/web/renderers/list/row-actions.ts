@@ -21,6 +21,16 @@ export function actionsFor<R>(
   });
 }
 
+/**
+ * Splits a row's actions between the swipe and the '更多' sheet: all of them when they fit in `max`, else the first
+ * `max - 1` (the screen map lists the common ones first) and '更多' for the rest.
+ */
+export function splitForSwipe<A>(actions: readonly A[], max: number): { swipe: A[]; more: A[] } {
+  if (actions.length <= max) return { swipe: [...actions], more: [] };
+  const keep = Math.max(max - 1, 0);
+  return { swipe: actions.slice(0, keep), more: actions.slice(keep) };
+}
+
 type Run = ReturnType<typeof useOperationRunner>['run'];
 
 // Generic in K, so the row's arguments are checked as the arguments of that very operation.
