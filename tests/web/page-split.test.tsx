@@ -63,7 +63,10 @@ describe('the screen map, split by screen', () => {
     const slow = screens.map((s) =>
       s.path === '/login' && s.kind === 'custom' ? { ...s, component: async () => held.then(() => s.component()) } : s,
     );
-    call.mockImplementation(async () => new Promise(() => undefined)); // the site record never matters here
+    // A visitor (/login sends a signed-in user on); the site record never matters here.
+    call.mockImplementation(async (op: string) =>
+      op === 'userGetLogin' ? Promise.reject(new Error('visitor')) : new Promise(() => undefined),
+    );
     render(<RouterProvider router={createMemoryRouter(buildRoutes(slow), { initialEntries: ['/login'] })} />);
     expect(await view.findByRole('status')).toHaveProperty('textContent', '加载中...');
     expect(view.queryByRole('button', { name: '登录' })).toBeNull();
@@ -75,10 +78,14 @@ describe('the screen map, split by screen', () => {
 
 describe('the login form without a form library', () => {
   async function openLogin() {
+    let signedIn = false; // a visitor until the form signs in: /login sends a signed-in user on
     call.mockImplementation(async (op: string, init?: { body?: { userAccount: string } }) => {
       if (op === 'basicInformationGet') return SITE;
-      if (op === 'userLogin') return { ...ADMIN, userAccount: init?.body?.userAccount ?? '' };
-      if (op === 'userGetLogin') return ADMIN;
+      if (op === 'userLogin') {
+        signedIn = true;
+        return { ...ADMIN, userAccount: init?.body?.userAccount ?? '' };
+      }
+      if (op === 'userGetLogin') return signedIn ? ADMIN : Promise.reject(new Error('visitor'));
       return [];
     });
     const router = createMemoryRouter(buildRoutes(screens), { initialEntries: ['/login?redirect=%2Fabout'] });
