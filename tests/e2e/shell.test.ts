@@ -67,12 +67,13 @@ describe('the watermark', () => {
     await shot(admin.page, 'user-management');
   });
 
-  it('is absent on /login and /register, even for a signed-in user', async () => {
-    for (const path of ['/login', '/register']) {
-      await open(user.page, path);
-      await user.page.locator('.app-tabbar, .adm-nav-bar').first().waitFor({ state: 'detached' });
-      expect(await user.page.locator('.adm-water-mark').count(), path).toBe(0);
-    }
+  it('is absent on /register, even for a signed-in user, who is sent on from /login', async () => {
+    await open(user.page, '/register');
+    await user.page.locator('.app-tabbar, .adm-nav-bar').first().waitFor({ state: 'detached' });
+    expect(await user.page.locator('.adm-water-mark').count()).toBe(0);
+    // A signed-in user has no use for the login form: /login sends them home (issue 11, bug 9).
+    await user.page.goto('/login');
+    await expect.poll(() => pathOf(user.page)).toBe('/');
   });
 });
 
@@ -81,9 +82,17 @@ describe('the document title', () => {
     const site = await siteInformation();
     const siteName = site.websiteName || '积分商城';
     expect(siteName).toBe('积分商城'); // the default record of a fresh database
-    for (const path of ['/', '/about', '/mall', '/clockInfo', '/gxy/update', '/login', '/register']) {
+    for (const path of ['/', '/about', '/mall', '/clockInfo', '/gxy/update', '/register']) {
       await open(user.page, path);
       await expect.poll(() => user.page.title(), { message: path }).toBe(`${siteName} - ${titleOf(path)}`);
+    }
+    // /login as a visitor sees it (a signed-in user is sent on).
+    const visitor = await newPhone(browser);
+    try {
+      await open(visitor.page, '/login');
+      await expect.poll(() => visitor.page.title()).toBe(`${siteName} - ${titleOf('/login')}`);
+    } finally {
+      await visitor.context.close();
     }
     await open(admin.page, '/system');
     await expect.poll(() => admin.page.title()).toBe(`${siteName} - 系统管理`);

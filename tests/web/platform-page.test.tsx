@@ -85,6 +85,12 @@ const overview = (platform: unknown, service: unknown) => ({
   quota: { runs: 3, days: 0 },
 });
 
+/** Every call answers the overview, but the calendar, which answers an empty month. */
+const answerOverview = (platform: unknown, service: unknown) =>
+  call.mockImplementation(async (op: string) =>
+    op === 'runCalendar' ? { month: '2026-11', days: [] } : overview(platform, service),
+  );
+
 function open(path: string, element: React.ReactNode) {
   const router = createMemoryRouter(
     [
@@ -109,7 +115,7 @@ afterEach(cleanup);
 
 describe('a platform page (/gxy)', () => {
   it('says the platform is not open yet when nothing is on shelf, and reads no runs', async () => {
-    call.mockResolvedValue(overview(null, null));
+    answerOverview(null, null);
     openPlatform();
     expect(await view.findByText('该平台暂未开放')).toBeTruthy();
     expect(call).toHaveBeenCalledWith('platformOverview', expect.objectContaining({ query: { kind: 'gxy' } }));
@@ -118,7 +124,7 @@ describe('a platform page (/gxy)', () => {
   });
 
   it('on shelf without a service: shows the price and leads to the settings before anything can start', async () => {
-    call.mockResolvedValue(overview(PLATFORM, null));
+    answerOverview(PLATFORM, null);
     const router = openPlatform();
     expect(await view.findByText('工学云专业版')).toBeTruthy();
     expect(view.getByText('2 积分 / 每次执行')).toBeTruthy();
