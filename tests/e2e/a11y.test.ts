@@ -106,8 +106,9 @@ beforeAll(async () => {
   });
   await keyed(user.api, 'orderSubmit', { packageId });
   await keyed(admin, 'userAddCoin', { userAccount: user.userAccount, coin: 50, description: '无障碍测试' });
+  // A kind no other browser test shelves or opens (they share one server): 职教通.
   const platformId = await admin.ok('platformAdd', {
-    body: { kind: 'gxy', name: '无障碍测试平台', price: 5, billingUnit: 'per_run', retryLimit: 0, status: 1 },
+    body: { kind: 'qzt', name: '无障碍测试平台', price: 5, billingUnit: 'per_run', retryLimit: 0, status: 1 },
   });
   await keyed(admin, 'quotaGrant', { userAccount: user.userAccount, unit: 'runs', amount: 3, reason: '测试' });
   await keyed(admin, 'redeemGenerate', { count: 2, coin: 10, expiresAt: Date.now() + 7 * 86_400_000, note: '测试' });
