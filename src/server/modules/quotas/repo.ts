@@ -13,7 +13,8 @@ export async function insertGrant(db: Db, grant: Insertable<QuotaGrantsTable>): 
 
 /**
  * Adds `amount` (signed) to a grant's remaining units unless that would take them below zero, and answers the new
- * remaining. One conditional statement, as coins' applyToBalance: the database decides under concurrency.
+ * remaining. One conditional statement, as the ledger's balance update (coins/ledger-sqlite.ts, move_coins): the
+ * database decides under concurrency.
  */
 export async function applyToGrant(db: Db, grantId: number, amount: number): Promise<number | undefined> {
   const row = await db
