@@ -778,6 +778,7 @@ export const screens: Screen[] = [
     title: '用户详情',
     access: ADMIN,
     kind: 'detail',
+    recordOf: '/user_management',
     operation: 'userGet',
     args: (q) => ({ query: { id: Number(q.get('id')) } }),
     fields: [
@@ -901,6 +902,7 @@ export const screens: Screen[] = [
     title: '任务详情',
     access: ADMIN,
     kind: 'detail',
+    recordOf: '/tasks',
     operation: 'taskGet',
     args: (q) => ({ query: { id: Number(q.get('id')) } }),
     progress: (b) => ({ done: b.done, failed: b.failed, total: b.total }),

@@ -164,7 +164,9 @@ describe('coinLedgerCheck at size', () => {
       .execute();
     try {
       const check = await admin.ok('coinLedgerCheck');
-      expect(check.mismatches).toEqual([{ userId: farId, userAccount, balance: 9, sumOfEntries: 0 }]);
+      expect(check.mismatches).toEqual([
+        { userId: farId, userAccount, balance: 9, sumOfEntries: 0, entryCount: 0, entriesCounted: 0 },
+      ]);
     } finally {
       await sql`update users set coin = 0 where id = ${farId}`.execute(db());
     }

@@ -635,10 +635,40 @@ describe('coinLedgerCheck', () => {
     try {
       const check = await admin.ok('coinLedgerCheck');
       expect(check.mismatches).toEqual([
-        { userId: user.id, userAccount: user.userAccount, balance: 26, sumOfEntries: 25 },
+        {
+          userId: user.id,
+          userAccount: user.userAccount,
+          balance: 26,
+          sumOfEntries: 25,
+          entryCount: 1,
+          entriesCounted: 1,
+        },
       ]);
     } finally {
       await sql`update users set coin = coin - 1 where id = ${user.id}`.execute(db());
+    }
+    expect((await admin.ok('coinLedgerCheck')).mismatches).toEqual([]);
+  });
+
+  it('reports a user whose stored entry count was changed behind the ledger', async () => {
+    const admin = await app().admin();
+    const user = await app().newUser();
+    await grant(app(), user.userAccount, 7);
+    await sql`update users set entry_count = entry_count + 2 where id = ${user.id}`.execute(db());
+    try {
+      const check = await admin.ok('coinLedgerCheck');
+      expect(check.mismatches).toEqual([
+        {
+          userId: user.id,
+          userAccount: user.userAccount,
+          balance: 7,
+          sumOfEntries: 7,
+          entryCount: 3,
+          entriesCounted: 1,
+        },
+      ]);
+    } finally {
+      await sql`update users set entry_count = entry_count - 2 where id = ${user.id}`.execute(db());
     }
     expect((await admin.ok('coinLedgerCheck')).mismatches).toEqual([]);
   });

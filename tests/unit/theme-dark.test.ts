@@ -41,6 +41,7 @@ describe('the dark theme', () => {
     '--adm-color-text',
     '--adm-color-text-secondary',
     '--adm-color-weak',
+    '--app-color-placeholder',
     '--adm-color-primary',
     '--adm-color-danger',
     '--adm-color-success',

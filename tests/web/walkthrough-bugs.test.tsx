@@ -4,8 +4,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import CoinChange from '../../src/web/screens/CoinChange';
 import { screens } from '../../screens.config';
 import { api } from '../../src/web/api';
-import type { ListScreen } from '../../src/web/config/types';
+import type { DetailScreen, ListScreen } from '../../src/web/config/types';
 import { actionSheet, toast } from '../../src/web/feedback';
+import { DetailRenderer } from '../../src/web/renderers/DetailRenderer';
 import { FormRenderer, type AnyFormScreen } from '../../src/web/renderers/FormRenderer';
 import { ListRenderer } from '../../src/web/renderers/ListRenderer';
 import { splitForSwipe } from '../../src/web/renderers/list/row-actions';
@@ -177,6 +178,31 @@ describe('5. an edit screen opened without its record says so and leads back to 
     expect(call).not.toHaveBeenCalled();
     fireEvent.click(view.getByRole('button', { name: '返回商城管理' }));
     await waitFor(() => expect(where(router)).toBe('/mall_management'));
+  });
+});
+
+describe('5b. a detail page opened without its record says so too', () => {
+  for (const search of ['', '?id=', '?id=0', '?id=abc', '?id=1.5']) {
+    it(`/tasks/detail${search} asks nothing and offers 返回批量任务`, async () => {
+      const router = open(
+        <DetailRenderer screen={find('/tasks/detail') as DetailScreen} />,
+        '/tasks/detail',
+        `/tasks/detail${search}`,
+      );
+      expect(await view.findByText('没有指定要查看的记录')).toBeTruthy();
+      expect(view.getByText('请回到「批量任务」，选中一项后再查看。')).toBeTruthy();
+      expect(call).not.toHaveBeenCalled();
+      fireEvent.click(view.getByRole('button', { name: '返回批量任务' }));
+      await waitFor(() => expect(where(router)).toBe('/tasks'));
+    });
+  }
+
+  it('/user_detail?id=7 reads user 7', async () => {
+    call.mockResolvedValue(userView(7));
+    open(<DetailRenderer screen={find('/user_detail') as DetailScreen} />, '/user_detail', '/user_detail?id=7');
+    expect(await view.findByText('用户7')).toBeTruthy();
+    expect(call).toHaveBeenCalledWith('userGet', { query: { id: 7 } });
+    expect(view.queryByText('没有指定要查看的记录')).toBeNull();
   });
 });
 

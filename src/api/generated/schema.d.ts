@@ -2268,8 +2268,14 @@ export interface components {
             mismatches: {
                 userId: components["schemas"]["Id"];
                 userAccount: string;
+                /** 记录的余额 */
                 balance: number;
+                /** 账本合计 */
                 sumOfEntries: number;
+                /** 记录的明细条数 */
+                entryCount: number;
+                /** 账本中的明细条数 */
+                entriesCounted: number;
             }[];
         };
         /** 价格（分） */

@@ -41,6 +41,12 @@ interface ScreenBase {
    * and the bubble there too; a visitor, or no answer (the server down), just sees the screen.
    */
   framesSignedInUser?: boolean;
+  /**
+   * The list the record of this edit form or detail page is picked from. Opened without its record (a form's `fixed`
+   * value the URL leaves empty or out of range; a detail page's `?id=` missing or not an id), the screen says so
+   * plainly and links back to this list (home without it) instead of loading nothing.
+   */
+  recordOf?: string;
 }
 
 export type { MenuIconName, Tint };
@@ -273,11 +279,6 @@ export interface FormScreen<K extends FormOperation = FormOperation> extends Scr
   after?: `/${string}` | 'stay' | ((result: ResponseData<K>) => `/${string}`);
   /** Told after a successful submit, before leaving the form (e.g. the frame reads the site information again). */
   onSaved?: () => Promise<void> | void;
-  /**
-   * The list this edit form's record comes from. Opened without the record (a `fixed` value the URL leaves empty or
-   * out of range), the form says so plainly and links back to this list (home without it) instead of loading nothing.
-   */
-  recordOf?: string;
 }
 
 export interface DetailField<Key extends string = string> {
@@ -293,6 +294,8 @@ export interface DetailScreen<K extends OperationId = OperationId> extends Scree
   kind: 'detail';
   operation: K;
   args: (search: URLSearchParams) => OperationArgs<NoInfer<K>>;
+  /** The URL parameter naming the record shown (`id` unless said); without a usable one, see `recordOf`. */
+  recordParam?: string;
   /** Fields of the operation's answer, by name: a name it does not answer fails the type check. */
   fields: readonly DetailField<keyof ResponseData<NoInfer<K>> & string>[];
   /** A progress bar above the fields. */

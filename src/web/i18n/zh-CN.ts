@@ -99,10 +99,16 @@ export const zhCN = {
     removeItem: '删除',
     /** A secret the server keeps and never shows (an API key). */
     keepSecret: '已保存的不会显示；留空表示不修改',
-    /** An edit form opened without the record it edits (no id in its link). */
-    missingRecord: '没有指定要编辑的记录',
-    pickFromList: (list: string) => `请回到「${list}」，选中一项后再编辑。`,
-    pickFromHome: '这个链接缺少要编辑的记录，请从首页重新进入。',
+    /** An edit form or a detail page opened without the record it is about (no id in its link). */
+    missingRecord: { edit: '没有指定要编辑的记录', view: '没有指定要查看的记录' },
+    pickFromList: {
+      edit: (list: string) => `请回到「${list}」，选中一项后再编辑。`,
+      view: (list: string) => `请回到「${list}」，选中一项后再查看。`,
+    },
+    pickFromHome: {
+      edit: '这个链接缺少要编辑的记录，请从首页重新进入。',
+      view: '这个链接缺少要查看的记录，请从首页重新进入。',
+    },
     backToList: (list: string) => `返回${list}`,
     /** What a field is called when its schema has no title. */
     thisField: '此项',

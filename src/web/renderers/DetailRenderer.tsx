@@ -8,6 +8,7 @@ import { Loading } from '../shell/Loading';
 import { sessionStore } from '../state/session';
 import { useStore } from '../state/store';
 import { ListRenderer } from './ListRenderer';
+import { MissingRecord, namesRecord } from './MissingRecord';
 import { actionsFor, useActionButtons } from './list/row-actions';
 import { ProgressLine } from './ProgressLine';
 import './list/list.css';
@@ -50,8 +51,11 @@ export function DetailRenderer({ screen: typed }: { screen: DetailScreen<any> })
   const [attempt, setAttempt] = useState(0);
   const search = params.toString();
   const loaded = useRef(false);
+  // Asking the server for record 0 would only answer '编号不能小于 1': the link lost its record, say that instead.
+  const missing = !namesRecord(params.get(screen.recordParam ?? 'id'));
 
   useEffect(() => {
+    if (missing) return;
     let live = true;
     // A poll reads again behind the record shown; only the first read shows the loading state.
     if (!loaded.current) setState({ status: 'loading' });
@@ -66,7 +70,7 @@ export function DetailRenderer({ screen: typed }: { screen: DetailScreen<any> })
     return () => {
       live = false;
     };
-  }, [screen, search, attempt]);
+  }, [screen, search, attempt, missing]);
 
   const polling = state.data !== undefined && screen.poll !== undefined && screen.poll.while(state.data);
   const everyMs = screen.poll?.everyMs ?? 0;
@@ -78,6 +82,7 @@ export function DetailRenderer({ screen: typed }: { screen: DetailScreen<any> })
     return () => clearInterval(timer);
   }, [polling, everyMs]);
 
+  if (missing) return <MissingRecord listPath={screen.recordOf} purpose="view" />;
   if (state.status === 'loading') return <Loading />;
   if (state.status === 'error' || !state.data) {
     return (

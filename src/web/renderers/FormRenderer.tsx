@@ -1,9 +1,8 @@
 import { Button, ErrorBlock } from 'antd-mobile';
 import { useMemo, type ReactNode } from 'react';
-import { useNavigate } from 'react-router-dom';
-import { screens } from '../app/screens';
 import type { FieldAction } from '../config/types';
 import { Loading } from '../shell/Loading';
+import { MissingRecord } from './MissingRecord';
 import { FieldActionButton, FieldExtras, FormActions } from './form/actions';
 import { resolveForm, type AnyFormScreen, type ResolvedForm } from './form/resolve';
 import { ThemedForm } from './form/theme';
@@ -42,7 +41,7 @@ export function FormRenderer({ screen, onDone }: { screen: AnyFormScreen; onDone
     }
     return out;
   }, [fieldActions, formData, setField]);
-  if (controller.status === 'missing') return <MissingRecord listPath={screen.recordOf} />;
+  if (controller.status === 'missing') return <MissingRecord listPath={screen.recordOf} purpose="edit" />;
   if (controller.status === 'failed') {
     return (
       <ErrorBlock
@@ -91,23 +90,5 @@ export function FormRenderer({ screen, onDone }: { screen: AnyFormScreen; onDone
         {screen.actions ? <FormActions actions={screen.actions} disabled={submitting} /> : null}
       </ThemedForm>
     </FieldExtras.Provider>
-  );
-}
-
-/** An edit form opened without its record (a link lost its ?id=): said plainly, with the way back to its list. */
-function MissingRecord({ listPath }: { listPath: string | undefined }) {
-  const navigate = useNavigate();
-  const list = listPath ? screens.find((s) => s.path === listPath) : undefined;
-  return (
-    <ErrorBlock
-      status="empty"
-      title={t.form.missingRecord}
-      description={list ? t.form.pickFromList(list.title) : t.form.pickFromHome}
-      style={{ padding: '48px 0' }}
-    >
-      <Button color="primary" onClick={() => void navigate(list?.path ?? '/', { replace: true })}>
-        {list ? t.form.backToList(list.title) : t.shell.goHome}
-      </Button>
-    </ErrorBlock>
   );
 }

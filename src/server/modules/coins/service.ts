@@ -234,7 +234,7 @@ export function statementCsv(app: AppContext, actor: SessionUser, userId: number
 const CHECK_USERS_PER_CHUNK = 1000;
 
 /**
- * Recomputes every balance from its entries and lists any user whose stored balance differs. Walks the users in id
+ * Recomputes every balance and entry count from the entries and lists any user whose stored balance or count differs. Walks the users in id
  * ranges, yielding between them; each user's balance and sum come from one statement, so a movement running at the
  * same time never shows as a mismatch (only the totals may mix moments).
  */
@@ -247,12 +247,15 @@ export async function check(app: AppContext): Promise<Schemas['LedgerCheck']> {
       result.users++;
       result.entries += r.entries;
       result.totalBalance += r.balance;
-      if (r.balance !== r.sumOfEntries)
+      // The stored entry count serves statement totals without counting; a wrong one misnumbers every page.
+      if (r.balance !== r.sumOfEntries || r.entryCount !== r.entries)
         result.mismatches.push({
           userId: r.userId,
           userAccount: r.userAccount,
           balance: r.balance,
           sumOfEntries: r.sumOfEntries,
+          entryCount: r.entryCount,
+          entriesCounted: r.entries,
         });
     }
     await yieldToEventLoop();

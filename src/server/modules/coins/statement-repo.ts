@@ -83,7 +83,7 @@ export async function balancesWithSums(db: Db, after: number, upTo: number) {
           .as('sums'),
       (join) => join.onRef('sums.userId', '=', 'users.id'),
     )
-    .select(['users.id', 'users.userAccount', 'users.coin', 'sums.total', 'sums.n'])
+    .select(['users.id', 'users.userAccount', 'users.coin', 'users.entryCount', 'sums.total', 'sums.n'])
     .where('users.id', '>', after)
     .where('users.id', '<=', upTo)
     .orderBy('users.id')
@@ -94,5 +94,6 @@ export async function balancesWithSums(db: Db, after: number, upTo: number) {
     balance: Number(r.coin),
     sumOfEntries: Number(r.total ?? 0),
     entries: Number(r.n ?? 0),
+    entryCount: Number(r.entryCount),
   }));
 }
