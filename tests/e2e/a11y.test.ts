@@ -7,6 +7,7 @@ import { messages as t } from '../../src/web/i18n/zh-CN';
 import { axeViolations, describeViolation, MIN_TARGET_PX, smallTouchTargets, structureProblems } from './a11y-checks';
 import {
   browserAndAdmin,
+  dialog,
   keyed,
   loginApi,
   newPhone,
@@ -86,6 +87,8 @@ interface Actor {
 }
 const actors = {} as Record<Exclude<Role, 'visitor'>, Actor>;
 let records: Records = {};
+/** The ordinary user's account: the overlay check finds their row by it. */
+let userAccount = '';
 
 /** A user of a role, made by the admin and signed in. */
 async function actor(role: Exclude<Role, 'visitor'>): Promise<Actor & { id: number; userAccount: string }> {
@@ -99,6 +102,7 @@ beforeAll(async () => {
   const user = await actor('user');
   const agent = await actor('agent');
   Object.assign(actors, { user, agent, admin: { role: 'admin', api: admin } });
+  userAccount = user.userAccount;
 
   // Something in every list, so rows, tags and swipe actions are checked, not just empty states.
   const packageId = await admin.ok('mallAdd', {
@@ -238,6 +242,41 @@ describe('accessibility of every route (WCAG 2.1 AA, 390×844)', () => {
     },
     300_000,
   );
+});
+
+describe('accessibility of what opens over a screen (WCAG 2.1 AA, 390×844)', () => {
+  it("a row's action sheet and the confirm dialog one of its actions opens: no serious or critical violation", async () => {
+    const { context, page } = await newPhone(env.browser, { session: actors.admin.api, announcementRead: true });
+    const findings: Finding[] = [];
+    const check = async (what: string) => {
+      for (const v of await axeViolations(page))
+        findings.push({ route: what, landed: what, text: describeViolation(v) });
+      for (const s of await smallTouchTargets(page))
+        findings.push({ route: what, landed: what, text: `    ${s.what}: ${s.width}×${s.height}` });
+    };
+    try {
+      const route = `/user_management?searchText=${userAccount}`;
+      await openRoute(page, route);
+      // A tap on a row opens every action of the row as a sheet (the swipe shows three of them).
+      await page.locator('.adm-list-item', { hasText: userAccount }).first().click();
+      const sheet = page.locator('.adm-action-sheet');
+      await sheet.waitFor();
+      await overlaysSettled(page);
+      await check(`${route} (action sheet)`);
+      await page.locator('.adm-action-sheet-button-item', { hasText: '封禁' }).click();
+      const confirm = dialog(page).filter({ hasText: '封禁后立即下线' });
+      await confirm.waitFor();
+      await overlaysSettled(page);
+      await check(`${route} (confirm dialog)`);
+      if (process.env.A11Y_SHOTS) await shot(page, 'a11y-admin-confirm-dialog');
+      // Left as it was: the dialog's cancel button bans nobody.
+      await page.locator('.adm-dialog-footer').getByRole('button', { name: '取消' }).click();
+      await confirm.waitFor({ state: 'detached' });
+    } finally {
+      await context.close();
+    }
+    expect(findings.length, `findings on overlays:\n${report(findings)}`).toBe(0);
+  }, 120_000);
 });
 
 /** Findings grouped by route (and where it led), one line or block each. */

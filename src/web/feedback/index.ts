@@ -45,11 +45,6 @@ export async function choose(
 }
 
 export async function actionSheet(actions: { text: string; danger?: boolean; onAction: () => void }[]): Promise<void> {
-  const { ActionSheet } = await kit();
-  ActionSheet.show({
-    actions: actions.map((a, i) => ({ key: String(i), text: a.text, danger: a.danger })),
-    cancelText: t.shell.cancel,
-    closeOnAction: true,
-    onAction: (item) => actions[Number(item.key)]?.onAction(),
-  });
+  const { showActionMenu } = await kit();
+  showActionMenu(actions, t.shell.cancel);
 }

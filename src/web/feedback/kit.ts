@@ -1,5 +1,7 @@
 import { createRoot, type Root } from 'react-dom/client';
-import { ActionSheet, Dialog, Toast, unstableSetRender } from 'antd-mobile';
+import { Dialog, Toast, unstableSetRender } from 'antd-mobile';
+import { createElement } from 'react';
+import { ActionMenu, type MenuAction } from './ActionMenu';
 
 // antd-mobile renders Toast and Dialog imperatively with React 18's API; on React 19 it needs this shim before the
 // first one. It lives here, with the only modules that need it, so pages that never show one never download it.
@@ -15,4 +17,16 @@ unstableSetRender((node, container) => {
   };
 });
 
-export { ActionSheet, Dialog, Toast };
+export { Dialog, Toast };
+
+/** Shows the sheet of actions until one is chosen or it is dismissed; its own root, removed once it has slid away. */
+export function showActionMenu(actions: readonly MenuAction[], cancelText: string): void {
+  const host = document.createElement('div');
+  document.body.appendChild(host);
+  const root = createRoot(host);
+  const onClosed = () => {
+    root.unmount();
+    host.remove();
+  };
+  root.render(createElement(ActionMenu, { actions, cancelText, onClosed }));
+}

@@ -124,6 +124,7 @@ export const zhCN = {
   list: {
     search: '搜索',
     searchPlaceholder: '输入关键字搜索',
+    clearSearch: '清除搜索',
     empty: '暂无数据',
     noSubordinates: '还没有下级。把邀请码发给好友，注册时填写即可成为你的下级。',
     noMore: '没有更多了',

@@ -1,10 +1,11 @@
 import { useCallback, useEffect, useRef } from 'react';
-import { Button, PullToRefresh, SearchBar } from 'antd-mobile';
+import { Button, PullToRefresh } from 'antd-mobile';
 import { Link, useSearchParams } from 'react-router-dom';
 import type { ActionCall, ListItem, ListScreen, Progress, RowAction } from '../config/types';
 import { messages as t } from '../i18n/zh-CN';
 import { readListQuery, writeListQuery, type ListQuery } from './list/list-query';
 import { ListRows } from './list/ListRows';
+import { SearchBox } from './list/SearchBox';
 import { ListToolbar } from './list/ListToolbar';
 import { usePagedList } from './list/usePagedList';
 import './list/list.css';
@@ -95,13 +96,7 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
       {(screen.search || screen.addLink || screen.download) && (
         <div className="list-toolbar">
           {screen.search && (
-            <SearchBar
-              placeholder={t.list.searchPlaceholder}
-              defaultValue={query.searchText ?? ''}
-              onSearch={(v) => update({ searchText: v.trim() || undefined })}
-              onClear={() => update({ searchText: undefined })}
-              style={{ flex: 1 }}
-            />
+            <SearchBox initial={query.searchText ?? ''} onSearch={(searchText) => update({ searchText })} />
           )}
           {screen.download && (
             <a className="list-download" href={screen.download.href(params)} download>
