@@ -9,7 +9,9 @@ import { VitePWA } from 'vite-plugin-pwa';
  *   precached offline page answers instead. Every screen needs the API, so an offline page that says so is more
  *   honest than an app shell whose every request fails.
  * - The build's files (hashed scripts and styles, icons, the offline page) are precached at install, so the app starts
- *   from the phone, not the network.
+ *   from the phone, not the network; except the chart library (the admin dashboard's alone, 145 KB) and the forms'
+ *   per-operation validators (60 of them): every phone would download them in the background for screens most
+ *   users never open. Those are cached the first time they are used instead (hashed names never change content).
  * - /api is never cached: no route of the worker matches it, and the API answers no-store besides.
  * - Updates: `autoUpdate` (skipWaiting + clientsClaim) lets a new deploy's worker take over at once. As pages come from
  *   the network, the first page opened after a deploy is already the new version; no reload prompt is needed, and
@@ -23,9 +25,11 @@ export const pwa = () =>
     registerType: 'autoUpdate',
     injectRegister: 'script-defer',
     manifest: false,
-    includeAssets: ['offline.html', 'icons/*.png', 'icons/*.svg'],
+    // The PNG icons (340 KB) are the manifest's and iOS's: the browser fetches them when installing, never offline.
+    includeAssets: ['offline.html', 'icons/*.svg'],
     workbox: {
-      globPatterns: ['**/*.{js,css,png,svg}', 'offline.html'],
+      globPatterns: ['**/*.{js,css,svg}', 'offline.html'],
+      globIgnores: ['assets/DrawnChart-*.js', 'assets/*.gen-*.js'],
       // No fallback to index.html: navigations are handled by the route below.
       navigateFallback: null,
       cleanupOutdatedCaches: true,
@@ -36,6 +40,11 @@ export const pwa = () =>
           urlPattern: ({ request, url }) => request.mode === 'navigate' && !url.pathname.startsWith('/api/'),
           handler: 'NetworkOnly',
           options: { precacheFallback: { fallbackURL: 'offline.html' } },
+        },
+        {
+          urlPattern: ({ url }) => url.pathname.startsWith('/assets/'),
+          handler: 'CacheFirst',
+          options: { cacheName: 'assets-on-use', expiration: { maxEntries: 120, purgeOnQuotaError: true } },
         },
       ],
     },

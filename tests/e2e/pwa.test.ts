@@ -63,6 +63,15 @@ describe('the service worker', () => {
     expect(response.headers.get('cache-control')).toBe('no-cache');
   });
 
+  it('precaches the shell, but not the admin-only chart library or the per-form validators', async () => {
+    // Workbox writes the precache list into sw.js (or the workbox file it imports) as {url, revision} entries.
+    const worker = await (await fetch(url('/sw.js'))).text();
+    const precached = [...worker.matchAll(/url:"([^"]+)"/g)].map(([, path]) => path!);
+    expect(precached.some((path) => /^assets\/boot-[\w-]+\.js$/.test(path))).toBe(true);
+    expect(precached).toContain('offline.html');
+    expect(precached.filter((path) => /DrawnChart-|\.gen-/.test(path))).toEqual([]);
+  });
+
   it('makes the app installable, takes control, keeps no API answer and shows the offline page without a network', async () => {
     const { context, page } = await newPhone(opened.browser, { session: opened.adminApi, announcementRead: true });
     try {
