@@ -171,11 +171,7 @@ describe('dashboard', () => {
     expect(d23.coinsIssued).toBeGreaterThanOrEqual(50 + 300);
 
     // The 22nd (and the days before) came from rollups, the 23rd (today) was summed live.
-    const rolledDays = await db()
-      .selectFrom('dashboardDayRollups')
-      .select('day')
-      .where('timeZone', '=', TZ)
-      .execute();
+    const rolledDays = await db().selectFrom('dashboardDayRollups').select('day').where('timeZone', '=', TZ).execute();
     expect(rolledDays.map((r) => r.day)).toContain('2026-11-22');
     expect(rolledDays.map((r) => r.day)).not.toContain('2026-11-23');
 

@@ -123,11 +123,7 @@ export async function rollupSpan(db: Db, timeZone: string) {
 }
 
 export async function rolledDays(db: Db, timeZone: string): Promise<Set<string>> {
-  const found = await db
-    .selectFrom('dashboardDayRollups')
-    .select('day')
-    .where('timeZone', '=', timeZone)
-    .execute();
+  const found = await db.selectFrom('dashboardDayRollups').select('day').where('timeZone', '=', timeZone).execute();
   return new Set(found.map((r) => r.day));
 }
 
