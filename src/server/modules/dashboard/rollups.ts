@@ -52,7 +52,7 @@ const filling = new WeakMap<Db, Map<string, Promise<Coverage | null>>>();
  */
 export function rolledUp(app: AppContext, timeZone: string): Promise<Coverage | null> {
   let byZone = filling.get(app.db);
-  if (!byZone) filling.set(app.db, (byZone = new Map()));
+  if (!byZone) filling.set(app.db, (byZone = new Map<string, Promise<Coverage | null>>()));
   const running = byZone.get(timeZone);
   if (running) return running;
   const started = fill(app, timeZone).finally(() => byZone.delete(timeZone));
@@ -85,9 +85,9 @@ async function fill(app: AppContext, timeZone: string): Promise<Coverage | null>
 }
 
 /**
- * The days from..through without a rollup. Normally the rolled days are one run (each fill goes day by day, oldest
- * first, whichever process does it), so two index reads tell what is missing; a gap (a fill cut short by a crash
- * between two days of another process's run) is found by listing the days.
+ * The days from..through without a rollup. The rolled days are one run (each fill goes day by day, oldest first,
+ * whichever process does it), so two index reads tell what is missing: days before the run (rows older than any
+ * rollup, e.g. imported) and after it. Should a gap ever appear (rows deleted by hand), the days are listed.
  */
 async function missingDays(db: Db, timeZone: string, from: string, through: string): Promise<string[]> {
   const range = (a: string, b: string) =>
