@@ -4,6 +4,7 @@ import { addDays, siteDay } from '../../src/server/jobs/site-time.js';
 import type { RunState } from '../../src/server/db/types.js';
 import { entriesOf, expectLedgerConsistent, grant, idem } from '../helpers/ledger.js';
 import { addPlatform, siteTime, startService } from '../helpers/services.js';
+import { insertRollup } from '../../src/server/modules/dashboard/repo.js';
 import { useTestApp, type TestApp } from '../helpers/test-app.js';
 
 // The admin dashboard's figures and the clock-in calendar, checked against what the ledger, orders and runs tables
@@ -362,6 +363,21 @@ describe('dashboard rollups', () => {
     }
     // And back: the Shanghai rollups are as they were, and still right.
     expect(await rolled(TZ)).toEqual(shanghai);
+    await expectFiguresMatchTables();
+  });
+
+  it('keeps the first rollup of a day when another server process writes the same day again', async () => {
+    const row = () =>
+      db()
+        .selectFrom('dashboardDayRollups')
+        .select(['coinsIssued', 'revenue'])
+        .where('timeZone', '=', TZ)
+        .where('day', '=', '2026-11-24')
+        .executeTakeFirstOrThrow();
+    const before = await row();
+    const other = { issued: 1, removed: 2, spent: 3, paidOrders: 4, revenue: 5, newUsers: 6 };
+    await insertRollup(db(), TZ, '2026-11-24', other, app().clock.current);
+    expect(await row()).toEqual(before);
     await expectFiguresMatchTables();
   });
 });
