@@ -1,9 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Schemas } from '../../src/api/operations.js';
-import { siteDay } from '../../src/server/jobs/site-time.js';
+import { addDays, siteDay } from '../../src/server/jobs/site-time.js';
 import type { RunState } from '../../src/server/db/types.js';
 import { entriesOf, expectLedgerConsistent, grant, idem } from '../helpers/ledger.js';
 import { addPlatform, siteTime, startService } from '../helpers/services.js';
+import { insertRollup } from '../../src/server/modules/dashboard/repo.js';
 import { useTestApp, type TestApp } from '../helpers/test-app.js';
 
 // The admin dashboard's figures and the clock-in calendar, checked against what the ledger, orders and runs tables
@@ -43,8 +44,8 @@ async function addRun(
     .execute();
 }
 
-/** What the tables hold, summed here row by row, bucketed by the site day of each row's time. */
-async function fromTables() {
+/** What the tables hold, summed here row by row, bucketed by the site day (in `tz`) of each row's time. */
+async function fromTables(tz: string = TZ) {
   const entries = await entriesOf(app());
   const users = await db().selectFrom('users').select(['createdAt', 'coin', 'deletedAt']).execute();
   const orders = await db().selectFrom('orders').select(['status', 'paidAt', 'amount']).execute();
@@ -61,12 +62,13 @@ async function fromTables() {
     if (e.kind === 'transfer_in' || e.kind === 'transfer_out') continue;
     if (e.amount > 0) {
       issued += e.amount;
-      at(siteDay(e.createdAt, TZ)).issued += e.amount;
+      at(siteDay(e.createdAt, tz)).issued += e.amount;
     } else removed -= e.amount;
-    if (e.kind === 'service_charge') at(siteDay(e.createdAt, TZ)).spent -= e.amount;
+    if (e.kind === 'service_charge') at(siteDay(e.createdAt, tz)).spent -= e.amount;
   }
-  for (const u of users) if (u.deletedAt === null) at(siteDay(Number(u.createdAt), TZ)).newUsers += 1;
-  for (const o of orders) if (o.status === 'paid') at(siteDay(Number(o.paidAt), TZ)).revenue += Number(o.amount);
+  // Accounts created that day, whether deleted since or not (a count that never changes once the day is over).
+  for (const u of users) at(siteDay(Number(u.createdAt), tz)).newUsers += 1;
+  for (const o of orders) if (o.status === 'paid') at(siteDay(Number(o.paidAt), tz)).revenue += Number(o.amount);
   for (const r of runs) at(r.day).runs.push(r.state);
   const held = users.reduce((sum, u) => sum + Number(u.coin), 0);
   return { perDay, issued, removed, held, users: users.filter((u) => u.deletedAt === null).length };
@@ -169,6 +171,11 @@ describe('dashboard', () => {
     expect(d23).toMatchObject({ revenue: 4500, runsSucceeded: 1, runsFailed: 2, runsSkipped: 1 });
     expect(d23.coinsIssued).toBeGreaterThanOrEqual(50 + 300);
 
+    // The 22nd (and the days before) came from rollups, the 23rd (today) was summed live.
+    const rolledDays = await db().selectFrom('dashboardDayRollups').select('day').where('timeZone', '=', TZ).execute();
+    expect(rolledDays.map((r) => r.day)).toContain('2026-11-22');
+    expect(rolledDays.map((r) => r.day)).not.toContain('2026-11-23');
+
     const ninety = await admin.ok<Schemas['DashboardSeries']>('dashboardSeries', { query: { days: 90 } });
     expect(ninety.series).toHaveLength(90);
     expect(ninety.series[0]!.day).toBe('2026-08-26');
@@ -240,5 +247,137 @@ describe('calendar', () => {
     ).ok<Schemas['RunCalendar']>('runCalendar', { query: { month: '2026-11', userId: carol.id } });
     expect(byAdmin).toEqual(cal);
     expect((await carol.client.call('runCalendar', { query: { month: '2026-13' } })).code).toBe(40000);
+  });
+});
+
+describe('dashboard rollups', () => {
+  /** The rollup rows a time zone has, by day. */
+  const rolled = async (timeZone: string) =>
+    (
+      await db()
+        .selectFrom('dashboardDayRollups')
+        .select('day')
+        .where('timeZone', '=', timeZone)
+        .orderBy('day')
+        .execute()
+    ).map((r) => r.day);
+
+  /** Asks the dashboard now (summary and the 7-day series) and checks it against the tables summed row by row. */
+  async function expectFiguresMatchTables(tz: string = TZ) {
+    const a = app();
+    const admin = await a.admin();
+    const want = await fromTables(tz);
+    const today = siteDay(a.clock.current, tz);
+    const summary = await admin.ok<Schemas['DashboardSummary']>('dashboardSummary');
+    const { series } = await admin.ok<Schemas['DashboardSeries']>('dashboardSeries', { query: { days: 7 } });
+    expect(summary.today).toBe(today);
+    expect(summary.timeZone).toBe(tz);
+    expect(summary.coins).toEqual({
+      issued: want.issued,
+      removed: want.removed,
+      spent: [...want.perDay.values()].reduce((sum, d) => sum + d.spent, 0),
+      held: want.held,
+      balanced: true,
+    });
+    const revenue30d = [...want.perDay.entries()]
+      .filter(([day]) => day > addDays(today, -30) && day <= today)
+      .reduce((sum, [, d]) => sum + d.revenue, 0);
+    expect(summary.orders.revenueToday).toBe(want.perDay.get(today)?.revenue ?? 0);
+    expect(summary.orders.revenue30d).toBe(revenue30d);
+    expect(summary.users.newToday).toBe(want.perDay.get(today)?.newUsers ?? 0);
+    expect(series.at(-1)!.day).toBe(today);
+    for (const d of series) {
+      const w = want.perDay.get(d.day);
+      expect([d.day, d.coinsIssued, d.coinsSpent, d.revenue, d.newUsers]).toEqual([
+        d.day,
+        w?.issued ?? 0,
+        w?.spent ?? 0,
+        w?.revenue ?? 0,
+        w?.newUsers ?? 0,
+      ]);
+    }
+    return series;
+  }
+
+  it('serves finished days from rollups and today live, keeps a day live for a margin after midnight, and follows the clock', async () => {
+    const a = app();
+    const admin = await a.admin();
+    const packageId = await admin.ok<number>('mallAdd', {
+      body: { coinName: '汇总套餐', amount: 1990, addCoin: 100, status: 1, sort: 0 },
+    });
+    const midnight = siteTime('2026-11-25T00:00');
+    a.clock.current = siteTime('2026-11-24T09:00');
+    const erin = await a.newUser();
+    await grant(a, erin.userAccount, 70);
+    // The days before are over: asked now, they are rolled up (the first test's 22nd and 23rd among them).
+    await expectFiguresMatchTables();
+    expect(await rolled(TZ)).toContain('2026-11-23');
+    expect(await rolled(TZ)).not.toContain('2026-11-24');
+
+    // Midnight exactly belongs to the 25th.
+    a.clock.current = midnight;
+    await grant(a, erin.userAccount, 5);
+    // Half a minute later the 24th is over, but within the margin: still summed live, not rolled up.
+    a.clock.current = midnight + 30_000;
+    await expectFiguresMatchTables();
+    expect(await rolled(TZ)).not.toContain('2026-11-24');
+
+    // A transaction that read the clock a millisecond before midnight commits now: its rows belong to the 24th.
+    a.clock.current = midnight - 1;
+    await grant(a, erin.userAccount, 9);
+    const late = await erin.client.ok<Schemas['Order']>('orderSubmit', { body: { packageId }, headers: idem() });
+    await admin.ok('orderConfirm', { body: { id: late.id }, headers: idem() });
+    await a.newUser();
+
+    a.clock.current = midnight + 60_000;
+    const d24 = (await expectFiguresMatchTables()).find((d) => d.day === '2026-11-24')!;
+    expect(d24.coinsIssued).toBeGreaterThanOrEqual(70 + 9 + 100);
+    expect(d24.revenue).toBe(1990);
+
+    // Past the margin the 24th is rolled up, late rows included; the clock moves on and the days keep adding up.
+    a.clock.current = siteTime('2026-11-25T09:00');
+    await grant(a, erin.userAccount, 11);
+    await expectFiguresMatchTables();
+    expect(await rolled(TZ)).toContain('2026-11-24');
+    expect(await rolled(TZ)).not.toContain('2026-11-25');
+    a.clock.current = siteTime('2026-11-28T15:00');
+    await grant(a, erin.userAccount, 13);
+    await expectFiguresMatchTables();
+    expect(await rolled(TZ)).toEqual(expect.arrayContaining(['2026-11-25', '2026-11-26', '2026-11-27']));
+    expect(await rolled(TZ)).not.toContain('2026-11-28');
+    await expectLedgerConsistent(a);
+  });
+
+  it('never serves one time zone the rollups of another', async () => {
+    const context = app().built.context;
+    const shanghai = await rolled(TZ);
+    expect(shanghai.length).toBeGreaterThan(0);
+    const config = context.config;
+    // The site moves to UTC: its days begin 8 hours later, so the entries of 16:00-24:00 UTC change day.
+    context.config = { ...config, jobs: { ...config.jobs, timeZone: 'UTC' } };
+    try {
+      await expectFiguresMatchTables('UTC');
+      expect((await rolled('UTC')).length).toBeGreaterThan(0);
+    } finally {
+      context.config = config;
+    }
+    // And back: the Shanghai rollups are as they were, and still right.
+    expect(await rolled(TZ)).toEqual(shanghai);
+    await expectFiguresMatchTables();
+  });
+
+  it('keeps the first rollup of a day when another server process writes the same day again', async () => {
+    const row = () =>
+      db()
+        .selectFrom('dashboardDayRollups')
+        .select(['coinsIssued', 'revenue'])
+        .where('timeZone', '=', TZ)
+        .where('day', '=', '2026-11-24')
+        .executeTakeFirstOrThrow();
+    const before = await row();
+    const other = { issued: 1, removed: 2, spent: 3, paidOrders: 4, revenue: 5, newUsers: 6 };
+    await insertRollup(db(), TZ, '2026-11-24', other, app().clock.current);
+    expect(await row()).toEqual(before);
+    await expectFiguresMatchTables();
   });
 });

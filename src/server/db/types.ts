@@ -313,6 +313,19 @@ export interface SandboxCheckinsTable {
   receivedAt: EpochMs;
 }
 
+/** One finished site day's dashboard figures in one time zone (migration 0014; modules/dashboard/rollups.ts). */
+export interface DashboardDayRollupsTable {
+  timeZone: string;
+  day: string;
+  coinsIssued: number;
+  coinsRemoved: number;
+  coinsSpent: number;
+  paidOrders: number;
+  revenue: number;
+  newUsers: number;
+  createdAt: EpochMs;
+}
+
 export interface Database extends QuotaAiTables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -335,6 +348,7 @@ export interface Database extends QuotaAiTables {
   batches: BatchesTable;
   batchItems: BatchItemsTable;
   batchOutput: BatchOutputTable;
+  dashboardDayRollups: DashboardDayRollupsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

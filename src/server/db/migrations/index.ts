@@ -12,6 +12,7 @@ import * as batches from './2026_11_23_0010_batches.js';
 import * as ledgerFunctions from './2026_11_23_0011_ledger_functions.js';
 import * as flatScale from './2026_11_23_0012_flat_scale.js';
 import * as dashboardIndexes from './2026_11_23_0013_dashboard_indexes.js';
+import * as dashboardRollups from './2026_11_23_0014_dashboard_rollups.js';
 
 /** Listed statically so the bundled server carries its migrations; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_0011_ledger_functions': ledgerFunctions,
   '2026_11_23_0012_flat_scale': flatScale,
   '2026_11_23_0013_dashboard_indexes': dashboardIndexes,
+  '2026_11_23_0014_dashboard_rollups': dashboardRollups,
 };

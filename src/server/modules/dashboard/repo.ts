@@ -1,9 +1,10 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/database.js';
 
-// The dashboard's aggregates: every figure is summed by the database over the indexes of migration 0013, so the
-// server never walks rows in JavaScript. Times are UTC epoch ms; a site day is the half-open range [lo, hi) that the
-// service computes from TZ_SITE (SQLite has no time zones). Runs carry their site day already (runs.day).
+// The dashboard's aggregates: every figure is summed by the database over the indexes of migration 0013 or read from
+// the day rollups of migration 0014, so the server never walks rows in JavaScript. Times are UTC epoch ms; a site day
+// is the half-open range [lo, hi) that the service computes from TZ_SITE (SQLite has no time zones). Runs carry their
+// site day already (runs.day).
 
 /** One site-time-zone day and the instants bounding it. */
 export interface DayBounds {
@@ -41,35 +42,152 @@ export async function userFigures(db: Db, todayLo: number, activeSince: number) 
   return { total: n(r?.total), newToday: n(r?.newToday), active7d: n(r?.active), held: n(r?.held) };
 }
 
-/** All-time coin totals in one pass over coin_entries_created (a covering index: no table reads, no sort). */
-export async function coinTotals(db: Db) {
+export interface CoinTotals {
+  issued: number;
+  removed: number;
+  spent: number;
+}
+
+/**
+ * Coin totals of the entries outside [lo, hi) (the span the rollups cover; without rollups, lo = hi = 0 and every
+ * entry counts): two index ranges of coin_entries_created, normally just the days not yet rolled up.
+ */
+export async function coinTotalsOutside(db: Db, lo: number, hi: number): Promise<CoinTotals> {
   const [r] = await rows<{ issued: unknown; removed: unknown; spent: unknown }>(
     db,
     sql`SELECT
           SUM(CASE WHEN kind NOT IN ${TRANSFER} AND amount > 0 THEN amount ELSE 0 END) AS issued,
           SUM(CASE WHEN kind NOT IN ${TRANSFER} AND amount < 0 THEN -amount ELSE 0 END) AS removed,
           SUM(CASE WHEN kind = 'service_charge' THEN -amount ELSE 0 END) AS spent
-        FROM coin_entries`,
+        FROM coin_entries WHERE created_at < ${lo} OR created_at >= ${hi}`,
   );
   return { issued: n(r?.issued), removed: n(r?.removed), spent: n(r?.spent) };
 }
 
-export async function orderFigures(db: Db, todayLo: number, monthLo: number) {
-  const [pending] = await rows<{ c: unknown }>(db, sql`SELECT COUNT(*) AS c FROM orders WHERE status = 'pending'`);
-  const [paid] = await rows<{ confirmedToday: unknown; revenueToday: unknown; revenue30d: unknown }>(
+/** Every figure a day's rollup row holds. */
+export interface DayFigures extends CoinTotals {
+  paidOrders: number;
+  revenue: number;
+  newUsers: number;
+}
+
+/**
+ * One day's figures, summed over the index ranges [lo, hi) of coin_entries_created, orders_paid and users_created:
+ * the rows of a single day, so the statement stays short (a few ms at ~10,000 entries a day).
+ */
+export async function figuresBetween(db: Db, lo: number, hi: number): Promise<DayFigures> {
+  const [r] = await rows<Record<keyof DayFigures, unknown>>(
     db,
-    sql`SELECT
-          SUM(CASE WHEN paid_at >= ${todayLo} THEN 1 ELSE 0 END) AS confirmed_today,
-          SUM(CASE WHEN paid_at >= ${todayLo} THEN amount ELSE 0 END) AS revenue_today,
-          SUM(amount) AS revenue30d
-        FROM orders WHERE status = 'paid' AND paid_at >= ${monthLo}`,
+    sql`SELECT c.issued AS issued, c.removed AS removed, c.spent AS spent,
+          o.paid AS paid_orders, o.revenue AS revenue, u.users AS new_users
+        FROM
+          (SELECT
+             SUM(CASE WHEN kind NOT IN ${TRANSFER} AND amount > 0 THEN amount ELSE 0 END) AS issued,
+             SUM(CASE WHEN kind NOT IN ${TRANSFER} AND amount < 0 THEN -amount ELSE 0 END) AS removed,
+             SUM(CASE WHEN kind = 'service_charge' THEN -amount ELSE 0 END) AS spent
+           FROM coin_entries WHERE created_at >= ${lo} AND created_at < ${hi}) c,
+          (SELECT COUNT(*) AS paid, SUM(amount) AS revenue
+           FROM orders WHERE status = 'paid' AND paid_at >= ${lo} AND paid_at < ${hi}) o,
+          (SELECT COUNT(*) AS users FROM users WHERE created_at >= ${lo} AND created_at < ${hi}) u`,
   );
   return {
-    pending: n(pending?.c),
-    confirmedToday: n(paid?.confirmedToday),
-    revenueToday: n(paid?.revenueToday),
-    revenue30d: n(paid?.revenue30d),
+    issued: n(r?.issued),
+    removed: n(r?.removed),
+    spent: n(r?.spent),
+    paidOrders: n(r?.paidOrders),
+    revenue: n(r?.revenue),
+    newUsers: n(r?.newUsers),
   };
+}
+
+/** The earliest instant any rolled-up figure has a row at (index ends only), or null on an empty database. */
+export async function firstActivity(db: Db): Promise<number | null> {
+  const [r] = await rows<{ entry: unknown; paid: unknown; joined: unknown }>(
+    db,
+    sql`SELECT (SELECT MIN(created_at) FROM coin_entries) AS entry,
+               (SELECT MIN(paid_at) FROM orders WHERE status = 'paid') AS paid,
+               (SELECT MIN(created_at) FROM users) AS joined`,
+  );
+  const found = [r?.entry, r?.paid, r?.joined].filter((v) => v !== null && v !== undefined).map(Number);
+  return found.length === 0 ? null : Math.min(...found);
+}
+
+/** Which days of a time zone are rolled up: the first, the last and how many (all days between when contiguous). */
+export async function rollupSpan(db: Db, timeZone: string) {
+  const [r] = await rows<{ first: string | null; last: string | null; count: unknown }>(
+    db,
+    sql`SELECT MIN(day) AS first, MAX(day) AS last, COUNT(*) AS count
+        FROM dashboard_day_rollups WHERE time_zone = ${timeZone}`,
+  );
+  return { first: r?.first ?? null, last: r?.last ?? null, count: n(r?.count) };
+}
+
+export async function rolledDays(db: Db, timeZone: string): Promise<Set<string>> {
+  const found = await db.selectFrom('dashboardDayRollups').select('day').where('timeZone', '=', timeZone).execute();
+  return new Set(found.map((r) => r.day));
+}
+
+/**
+ * Records a finished day's figures. Several server processes may roll up the same day at once: the first insert
+ * wins and the others change nothing (their figures are the same, the day being over).
+ */
+export async function insertRollup(db: Db, timeZone: string, day: string, f: DayFigures, now: number) {
+  await db
+    .insertInto('dashboardDayRollups')
+    .values({
+      timeZone,
+      day,
+      coinsIssued: f.issued,
+      coinsRemoved: f.removed,
+      coinsSpent: f.spent,
+      paidOrders: f.paidOrders,
+      revenue: f.revenue,
+      newUsers: f.newUsers,
+      createdAt: now,
+    })
+    .onConflict((oc) => oc.columns(['timeZone', 'day']).doNothing())
+    .execute();
+}
+
+/** The sum of a time zone's rollups of the days first..last (the summary's all-time coin totals). */
+export async function rollupTotals(db: Db, timeZone: string, first: string, last: string): Promise<CoinTotals> {
+  const [r] = await rows<{ issued: unknown; removed: unknown; spent: unknown }>(
+    db,
+    sql`SELECT SUM(coins_issued) AS issued, SUM(coins_removed) AS removed, SUM(coins_spent) AS spent
+        FROM dashboard_day_rollups WHERE time_zone = ${timeZone} AND day >= ${first} AND day <= ${last}`,
+  );
+  return { issued: n(r?.issued), removed: n(r?.removed), spent: n(r?.spent) };
+}
+
+/** A time zone's rollup rows for the days first..last (yyyy-mm-dd compares as text). */
+export async function rollupsBetween(db: Db, timeZone: string, first: string, last: string) {
+  const found = await db
+    .selectFrom('dashboardDayRollups')
+    .selectAll()
+    .where('timeZone', '=', timeZone)
+    .where('day', '>=', first)
+    .where('day', '<=', last)
+    .execute();
+  return found.map((r) => ({
+    day: r.day,
+    issued: n(r.coinsIssued),
+    removed: n(r.coinsRemoved),
+    spent: n(r.coinsSpent),
+    paidOrders: n(r.paidOrders),
+    revenue: n(r.revenue),
+    newUsers: n(r.newUsers),
+  }));
+}
+
+/** Pending orders, and today's paid ones (the 30-day revenue comes from the per-day figures). */
+export async function orderFigures(db: Db, todayLo: number) {
+  const [pending] = await rows<{ c: unknown }>(db, sql`SELECT COUNT(*) AS c FROM orders WHERE status = 'pending'`);
+  const [paid] = await rows<{ confirmedToday: unknown; revenueToday: unknown }>(
+    db,
+    sql`SELECT COUNT(*) AS confirmed_today, SUM(amount) AS revenue_today
+        FROM orders WHERE status = 'paid' AND paid_at >= ${todayLo}`,
+  );
+  return { pending: n(pending?.c), confirmedToday: n(paid?.confirmedToday), revenueToday: n(paid?.revenueToday) };
 }
 
 export async function serviceFigures(db: Db, today: string) {

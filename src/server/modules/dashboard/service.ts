@@ -4,6 +4,7 @@ import { noPermission } from '../../http/errors.js';
 import { addDays, siteDay, siteDayStart } from '../../jobs/site-time.js';
 import type { SessionUser } from '../sessions/service.js';
 import * as repo from './repo.js';
+import { rolledUp, type Coverage } from './rollups.js';
 
 const DAY_MS = 86_400_000;
 
@@ -22,16 +23,66 @@ export function siteDays(now: number, timeZone: string, count: number): repo.Day
   });
 }
 
+/** Coins per site day, revenue and new users: the series' figures and the summary's 30-day revenue. */
+interface DayTotals {
+  revenue: number;
+  issued: number;
+  spent: number;
+  newUsers: number;
+}
+
+/**
+ * The figures of `days`: read from the rollups where a day has one, summed live (over index ranges) for the others,
+ * which are today, yesterday within the margin, and days before any activity.
+ */
+async function perDay(app: AppContext, timeZone: string, days: repo.DayBounds[]): Promise<Map<string, DayTotals>> {
+  const out = new Map<string, DayTotals>();
+  for (const r of await repo.rollupsBetween(app.db, timeZone, days[0]!.day, days.at(-1)!.day)) out.set(r.day, r);
+  const live = days.filter((d) => !out.has(d.day));
+  if (live.length === 0) return out;
+  await breathe();
+  const revenue = await repo.revenuePerDay(app.db, live);
+  await breathe();
+  const coins = await repo.coinsPerDay(app.db, live);
+  await breathe();
+  const users = await repo.newUsersPerDay(app.db, live);
+  for (const { day } of live) {
+    out.set(day, {
+      revenue: revenue.find((r) => r.day === day)?.revenue ?? 0,
+      issued: coins.find((r) => r.day === day)?.issued ?? 0,
+      spent: coins.find((r) => r.day === day)?.spent ?? 0,
+      newUsers: users.find((r) => r.day === day)?.users ?? 0,
+    });
+  }
+  return out;
+}
+
+/** All-time coin totals: the rollups of the covered span plus the live entries outside it. */
+async function coinTotals(app: AppContext, timeZone: string, covered: Coverage | null): Promise<repo.CoinTotals> {
+  if (!covered) return repo.coinTotalsOutside(app.db, 0, 0);
+  // Bounded by the span just read: another process may add a day meanwhile, which the live part already counts.
+  const rolled = await repo.rollupTotals(app.db, timeZone, covered.first, covered.last);
+  await breathe();
+  const live = await repo.coinTotalsOutside(app.db, covered.lo, covered.hi);
+  return {
+    issued: rolled.issued + live.issued,
+    removed: rolled.removed + live.removed,
+    spent: rolled.spent + live.spent,
+  };
+}
+
 export async function summary(app: AppContext): Promise<Schemas['DashboardSummary']> {
   const now = app.now();
   const timeZone = app.config.jobs.timeZone;
-  const [month] = siteDays(now, timeZone, 30);
-  const today = siteDays(now, timeZone, 1)[0]!;
+  const month = siteDays(now, timeZone, 30);
+  const today = month.at(-1)!;
+  const covered = await rolledUp(app, timeZone);
   const users = await repo.userFigures(app.db, today.lo, now - 7 * DAY_MS);
   await breathe();
-  const coins = await repo.coinTotals(app.db);
+  const coins = await coinTotals(app, timeZone, covered);
   await breathe();
-  const orders = await repo.orderFigures(app.db, today.lo, month!.lo);
+  const orders = await repo.orderFigures(app.db, today.lo);
+  const revenue30d = [...(await perDay(app, timeZone, month)).values()].reduce((sum, d) => sum + d.revenue, 0);
   await breathe();
   const services = await repo.serviceFigures(app.db, today.day);
   await breathe();
@@ -41,7 +92,7 @@ export async function summary(app: AppContext): Promise<Schemas['DashboardSummar
     timeZone,
     users: { total: users.total, newToday: users.newToday, active7d: users.active7d },
     coins: { ...coins, held: users.held, balanced: coins.issued - coins.removed === users.held },
-    orders,
+    orders: { ...orders, revenue30d },
     services: {
       ...services,
       successRate: services.endedToday === 0 ? null : Math.round((100 * services.succeededToday) / services.endedToday),
@@ -53,28 +104,23 @@ export async function summary(app: AppContext): Promise<Schemas['DashboardSummar
 export async function series(app: AppContext, range: Schemas['DashboardRange']): Promise<Schemas['DashboardSeries']> {
   const timeZone = app.config.jobs.timeZone;
   const days = siteDays(app.now(), timeZone, range);
-  const revenue = await repo.revenuePerDay(app.db, days);
-  await breathe();
-  const coins = await repo.coinsPerDay(app.db, days);
+  await rolledUp(app, timeZone);
+  const figures = await perDay(app, timeZone, days);
   await breathe();
   const runs = await repo.runsPerDay(app.db, days[0]!.day, days.at(-1)!.day);
-  await breathe();
-  const users = await repo.newUsersPerDay(app.db, days);
-  // At most 90 days and four short lists: filling the days without data is cheap.
-  const byDay = <T extends { day: string }>(list: T[]) => new Map(list.map((r) => [r.day, r]));
-  const [revenueOf, coinsOf, runsOf, usersOf] = [byDay(revenue), byDay(coins), byDay(runs), byDay(users)];
+  const runsOf = new Map(runs.map((r) => [r.day, r]));
   return {
     days: range,
     timeZone,
     series: days.map(({ day }) => ({
       day,
-      revenue: revenueOf.get(day)?.revenue ?? 0,
-      coinsIssued: coinsOf.get(day)?.issued ?? 0,
-      coinsSpent: coinsOf.get(day)?.spent ?? 0,
+      revenue: figures.get(day)?.revenue ?? 0,
+      coinsIssued: figures.get(day)?.issued ?? 0,
+      coinsSpent: figures.get(day)?.spent ?? 0,
       runsSucceeded: runsOf.get(day)?.succeeded ?? 0,
       runsFailed: runsOf.get(day)?.failed ?? 0,
       runsSkipped: runsOf.get(day)?.skipped ?? 0,
-      newUsers: usersOf.get(day)?.users ?? 0,
+      newUsers: figures.get(day)?.newUsers ?? 0,
     })),
   };
 }
