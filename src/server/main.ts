@@ -1,5 +1,6 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { rolledUp } from './modules/dashboard/rollups.js';
 import { deleteWindowsBefore } from './modules/limits/repo.js';
 import { purgeExpiredSessions } from './modules/sessions/service.js';
 
@@ -17,9 +18,11 @@ async function main(): Promise<void> {
 
   const housekeeping = setInterval(() => {
     const now = context.now();
-    Promise.all([purgeExpiredSessions(context.db, now), deleteWindowsBefore(context.db, now - 24 * HOUR)]).catch(
-      (err: unknown) => fastify.log.error({ err }, 'housekeeping failed'),
-    );
+    Promise.all([
+      purgeExpiredSessions(context.db, now),
+      deleteWindowsBefore(context.db, now - 24 * HOUR),
+      rolledUp(context, config.jobs.timeZone),
+    ]).catch((err: unknown) => fastify.log.error({ err }, 'housekeeping failed'));
   }, HOUR);
   housekeeping.unref();
 
@@ -45,6 +48,11 @@ async function main(): Promise<void> {
   const address = await fastify.listen({ host: config.host, port: config.port });
   // Runs start once the process serves; shutdown (fastify.close) stops claiming and waits for runs in flight.
   if (config.jobs.enabled) await scheduler.start();
+  // The dashboard sums each finished day once (rollups); summing the days since the last start now, a day per turn
+  // of the event loop, spares the first admin who opens it after a deploy the wait (about 0.6 s at 1M entries).
+  rolledUp(context, config.jobs.timeZone).catch((err: unknown) =>
+    fastify.log.error({ err }, 'dashboard rollup failed'),
+  );
   console.log(`积分商城已启动：${address.replace('127.0.0.1', 'localhost')}  (数据库：${config.database.kind})`);
 }
 
