@@ -95,6 +95,13 @@ const children = new Set();
 const cleanups = [];
 let cleaningUp = false;
 
+/** Tracks a child this bench spawned itself, so every exit path kills it too; answers the child. */
+export function track(child) {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
 /** Runs at cleanup, after the children are stopped, in the reverse order of registration. */
 export function addCleanup(fn) {
   cleanups.push(fn);

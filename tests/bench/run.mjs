@@ -183,9 +183,9 @@ async function main() {
   readClockTicks();
   const settings = {
     connections: setting('BENCH_CONNECTIONS', 10, 1, 256, { integer: true }),
-    warmup: setting('BENCH_WARMUP', 2, 0, 30, { integer: true }),
-    duration: setting('BENCH_DURATION', 5, 1, 60, { integer: true }),
-    rounds: setting('BENCH_ROUNDS', 3, 1, 9, { integer: true }),
+    warmup: setting('BENCH_WARMUP', 2, 0, 30, { integer: true, quick: 1 }),
+    duration: setting('BENCH_DURATION', 5, 1, 60, { integer: true, quick: 2 }),
+    rounds: setting('BENCH_ROUNDS', 3, 1, 9, { integer: true, quick: 1 }),
   };
   const postgresUrl = process.env.BENCH_DATABASE_URL ? checkLoopbackPostgres(process.env.BENCH_DATABASE_URL) : null;
   const cpuProfDir = cpuProfDirSetting();

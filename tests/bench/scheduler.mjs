@@ -206,7 +206,7 @@ runMain(async () => {
   installSignalHandlers();
   startWatchdog(1800);
   const settings = {
-    runs: setting('BENCH_RUNS', 10_000, 100, 100_000, { integer: true }),
+    runs: setting('BENCH_RUNS', 10_000, 100, 100_000, { integer: true, quick: 2000 }),
     services: setting('BENCH_SERVICES', 20, 1, 200, { integer: true }),
     pollMs: setting('BENCH_SCHEDULER_POLL_MS', 200, 10, 5000, { integer: true }),
     concurrency: setting('BENCH_SCHEDULER_CONCURRENCY', 8, 1, 256, { integer: true }),
