@@ -92,7 +92,7 @@ function goalRows(r) {
   for (const s of r.scale?.results ?? []) {
     const f = s.figures;
     add(
-      `1M rows, ${s.db}: statement page 10,000 / page 1, by cursor (CPU)`,
+      `${(r.scale.settings.entries / 1e6).toLocaleString('en')}M entries, ${s.db}: statement page 10,000 / page 1, by cursor (CPU)`,
       fmtRange(asSummary(f.deepCursorRatio), 2),
       '<= 1.5',
       met(f.deepCursorRatio?.median, (v) => v <= 1.5),
