@@ -18,6 +18,10 @@
 //                               first or last; answers each job's per-round results.
 //   summary(values)             {median, min, max, values}; fmtRange(summary, digits) prints "0.52 (0.49–0.55)".
 //   median, fmt, table          the plain helpers the older benches already use.
+//   setting(name, …, {quick})   a bounded BENCH_* number; `quick` is its default under BENCH_QUICK=1 (QUICK).
+//   freePort()                  a free port from BENCH_PORTS (default 4300-4399), for every server a bench starts.
+//   track(child)                a child spawned elsewhere, killed on every exit path like the ones started here.
+//   pgClient(url, schema)       a pg client named after this bench, so cleanup can end its statements still running.
 //
 // Why wrk rather than autocannon: autocannon is JavaScript and spends about as much CPU per request as the bare
 // node:http server it measures, so on a 2-core machine it saturates its own core first and the bare baseline (the

@@ -9,13 +9,13 @@
 //
 // Three app targets: SQLite with group commit (the default: transfers arriving together share one transaction),
 // SQLite with one commit per transfer (DATABASE_GROUP_COMMIT=0), and PostgreSQL when BENCH_DATABASE_URL is set.
-// Where `taskset` exists and there are two cores or more, the servers run on core 0 and this process (the load
-// generator) on core 1. Each round measures the app and the bare server in alternating order; on SQLite it also
+// Where `taskset` exists and there are two cores or more, the servers run on lib.mjs cpuLayout()'s server core (the
+// last one; BENCH_SERVER_CPU) and this process (the load generator) on the other(s) (BENCH_LOAD_CPU). Each round measures the app and the bare server in alternating order; on SQLite it also
 // measures the raw better-sqlite3 ceiling (transfer-ceiling.mjs) on the same database file, pinned to the server's
 // core, and the app's share of it. Figures are medians over the rounds with their range; the server's CPU µs per
 // transfer is the figure that stays put on a shared machine.
 //
-// Settings (environment, all optional and bounded):
+// Settings (environment, all optional and bounded; BENCH_QUICK=1: 1 round, 1 s warm-up, 2 s runs, 1 s ceilings, 8 users):
 //   BENCH_CONNECTIONS   concurrent connections                   10   (1..256)
 //   BENCH_WARMUP        warm-up seconds before each measurement  2    (0..30)
 //   BENCH_DURATION      measured seconds per run                 8    (1..60)
