@@ -69,7 +69,7 @@ function goalRows(r) {
   for (const t of transfers) {
     add(
       `POST transferCoin, ${names[t.database] ?? t.database}: ratio (transfers/s, CPU µs, p99 µs)`,
-      `${fmtRange(summary(t.roundRatios), 3)} (${t.transfersRange}/s, ${fmt(t.serverCpuMicros)} µs, p99 ${fmt(t.p99Micros)})`,
+      `${fmtRange(summary(t.roundRatios), 3)} (${t.transfersRange} /s, ${fmt(t.serverCpuMicros)} µs, p99 ${fmt(t.p99Micros)})`,
       `>= ${t.goal}`,
       met(t.ratio, (v) => v >= t.goal),
     );
@@ -83,7 +83,7 @@ function goalRows(r) {
     if (!c || !byDb[db]) continue;
     add(
       `  app's share of the raw better-sqlite3 ceiling, ${label}`,
-      `${fmt(byDb[db].transfersPerSecond / c.transfersPerSecond, 3)} (ceiling ${c.range}/s)`,
+      `${fmt(byDb[db].transfersPerSecond / c.transfersPerSecond, 3)} (ceiling ${c.range} /s)`,
       '(reported)',
       '',
     );
@@ -163,8 +163,9 @@ function goalRows(r) {
 
 const started = Date.now();
 const wanted = process.argv.length > 2 ? process.argv.slice(2) : SCRIPTS;
-// Figures of an earlier run must not pass for this one's.
-if (existsSync(RESULTS_FILE)) renameSync(RESULTS_FILE, RESULTS_FILE.replace(/\.json$/, '.previous.json'));
+// Figures of an earlier run must not pass for this one's; a run of chosen scripts adds to the last full run's instead.
+if (process.argv.length <= 2 && existsSync(RESULTS_FILE))
+  renameSync(RESULTS_FILE, RESULTS_FILE.replace(/\.json$/, '.previous.json'));
 const postgres = await choosePostgres();
 const loadBefore = loadavg();
 console.log(

@@ -361,7 +361,7 @@ function printReport(settings, results) {
       ],
       results.map((r) => [
         r.database,
-        `${fmt(r.transfersPerSecond)} (${r.transfersRange})`,
+        r.transfersRange,
         fmt(r.serverCpuMicros),
         fmt(r.bareCpuMicros),
         fmt(r.p99Micros),
@@ -390,7 +390,7 @@ function printReport(settings, results) {
         ],
         Object.entries(sqlite.ceilings).map(([mode, c]) => [
           CEILING_LABELS[mode],
-          `${fmt(c.transfersPerSecond)} (${c.range})`,
+          c.range,
           fmt(c.cpuMicrosPerTransfer, 1),
           ...apps.map((r) => (r.transfersPerSecond / c.transfersPerSecond).toFixed(3)),
         ]),
