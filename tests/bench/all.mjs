@@ -1,17 +1,178 @@
-// `npm run bench` after the build: every bench script in turn, each in a process of its own. A script that is not
-// there (yet) is reported and skipped, one that fails does not stop the others; the exit code is non-zero when any
-// failed. Arguments name scripts to run instead of the list below (`node tests/bench/all.mjs run.mjs`).
+// `npm run bench` after the build: every bench script in turn, each in a process of its own, then one table of every
+// figure of issue 10's goals (median (range), the goal beside it) read back from dist/bench/results.json, and the
+// total time. A script that is not there (yet) is reported and skipped, one that fails does not stop the others; the
+// exit code is non-zero when any failed. Arguments name scripts to run instead of the list below
+// (`node tests/bench/all.mjs run.mjs`).
+//
+//   BENCH_QUICK=1        every script with its quick defaults (1 round, short runs, a fifth of the data): minutes
+//                        instead of the better part of an hour; checks the benches work, its figures are not the ones
+//                        to report
+//   BENCH_DATABASE_URL   PostgreSQL for the scripts that measure it; unset, the local test database
+//                        (postgres://postgres@127.0.0.1:5432/test, each script in a schema of its own, dropped after) is
+//                        used when it answers; BENCH_DATABASE_URL=none measures SQLite only
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { QUICK, RESULTS_FILE, fmt, fmtRange, pgClient, summary, table } from './lib.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
+const DEFAULT_POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
 
-/** In the order a reader of the report wants them: read path, ledger, scheduler, scale, dashboard, page weight. */
+/** In the order a reader of the report wants them: read path, ledger (with its raw ceiling), scheduler, scale, dashboard, page weight. */
 const SCRIPTS = ['run.mjs', 'transfers.mjs', 'scheduler.mjs', 'scale.mjs', 'dashboard.mjs', 'page-weight.mjs'];
 
+async function choosePostgres() {
+  const set = process.env.BENCH_DATABASE_URL;
+  if (set === 'none') {
+    delete process.env.BENCH_DATABASE_URL;
+    return 'not measured (BENCH_DATABASE_URL=none)';
+  }
+  if (set) return set;
+  try {
+    const client = await pgClient(DEFAULT_POSTGRES);
+    await client.end();
+    process.env.BENCH_DATABASE_URL = DEFAULT_POSTGRES;
+    return DEFAULT_POSTGRES;
+  } catch (error) {
+    return `not measured (${DEFAULT_POSTGRES} did not answer: ${error.message}; set BENCH_DATABASE_URL)`;
+  }
+}
+
+const duration = (seconds) => `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
+
+// ---------------------------------------------------------------------------------------------------------------------
+// The goal table, from results.json
+
+const asSummary = (m) => (m && m.median !== undefined ? { values: m.values ?? [m.min, m.max], ...m } : summary([]));
+const met = (value, ok) => (value === null || value === undefined ? '-' : ok(value) ? 'yes' : 'NO');
+
+function goalRows(r) {
+  const rows = [];
+  const add = (figure, value, goal, ok) => rows.push([figure, value, goal, ok]);
+
+  for (const ratio of r.api?.ratios ?? []) {
+    const name = ratio.endpoint === 'getLogin' ? 'GET /api/user/get/login' : 'GET /api/basicInformation/get';
+    add(
+      `${name}, ${ratio.database}: ratio to bare node:http (app CPU µs/req)`,
+      `${fmtRange(ratio.ratio, 2)} (${fmt(ratio.appCpuMicrosPerRequest)} µs)`,
+      `>= ${ratio.goal}`,
+      met(ratio.ratio.median, (v) => v >= ratio.goal),
+    );
+  }
+  if (r.api) add('  bare node:http CPU µs/request', fmt(r.api.bareCpuMicrosPerRequest), '', '');
+
+  const transfers = r.transfers?.results ?? [];
+  const ceilings = transfers.find((t) => Object.keys(t.ceilings ?? {}).length)?.ceilings ?? {};
+  const names = { sqlite: 'SQLite, group commit', 'sqlite-1commit': 'SQLite, one commit each', postgres: 'PostgreSQL' };
+  for (const t of transfers) {
+    add(
+      `POST transferCoin, ${names[t.database] ?? t.database}: ratio (transfers/s, CPU µs, p99 µs)`,
+      `${fmtRange(summary(t.roundRatios), 3)} (${t.transfersRange} /s, ${fmt(t.serverCpuMicros)} µs, p99 ${fmt(t.p99Micros)})`,
+      `>= ${t.goal}`,
+      met(t.ratio, (v) => v >= t.goal),
+    );
+  }
+  const byDb = Object.fromEntries(transfers.map((t) => [t.database, t]));
+  for (const [db, mode, label] of [
+    ['sqlite', 'grouped', 'group commit / raw grouped ceiling'],
+    ['sqlite-1commit', 'five', 'one commit / raw 5-statement ceiling'],
+  ]) {
+    const c = ceilings[mode];
+    if (!c || !byDb[db]) continue;
+    add(
+      `  app's share of the raw better-sqlite3 ceiling, ${label}`,
+      `${fmt(byDb[db].transfersPerSecond / c.transfersPerSecond, 3)} (ceiling ${c.range} /s)`,
+      '(reported)',
+      '',
+    );
+  }
+
+  for (const s of r.scale?.results ?? []) {
+    const f = s.figures;
+    add(
+      `${(r.scale.settings.entries / 1e6).toLocaleString('en')}M entries, ${s.db}: statement page 10,000 / page 1, by cursor (CPU)`,
+      fmtRange(asSummary(f.deepCursorRatio), 2),
+      '<= 1.5',
+      met(f.deepCursorRatio?.median, (v) => v <= 1.5),
+    );
+    add(`  page 10,000 / page 1, numbered (current=)`, fmtRange(asSummary(f.deepCurrentRatio), 2), '(reported)', '');
+    add(
+      `  user search, CPU ms`,
+      fmtRange(asSummary(f.searchMs), 2),
+      '<= 20',
+      met(f.searchMs?.median, (v) => v <= 20),
+    );
+    add(
+      `  get/login p99 µs while a check/export/deep page runs`,
+      `${fmtRange(asSummary(f.slowP99Us))} (idle ${fmtRange(asSummary(f.idleP99Us))})`,
+      '<= 50000',
+      met(f.slowP99Us?.median, (v) => v <= 50_000),
+    );
+    add(`  export 50,000 rows, server CPU ms`, fmtRange(asSummary(f.exportMs)), '(reported)', '');
+    add(
+      `  ledger check CPU ms, a tenth of the data → all of it`,
+      `${fmtRange(asSummary(f.checkTenthMs), 1)} → ${fmtRange(asSummary(f.checkMs), 1)}` +
+        (f.checkGrowth ? ` (${fmt(f.checkGrowth.ratio, 1)}× for ${f.checkGrowth.data}× data)` : ''),
+      '~10×, not more',
+      met(f.checkGrowth?.ratio, (v) => v <= 1.5 * (f.checkGrowth?.data ?? 10)),
+    );
+  }
+
+  if (r.dashboard) {
+    add(
+      `admin dashboard (summary + series), ${r.dashboard.settings.entries.toLocaleString('en')} entries, ms`,
+      fmtRange(asSummary(r.dashboard.ms), 1),
+      `< ${r.dashboard.goalMs}`,
+      met(r.dashboard.ms.median, (v) => v < r.dashboard.goalMs),
+    );
+  }
+  if (r.pageWeight) {
+    const kb = r.pageWeight.login.body / 1024;
+    add(
+      '/login, KB as received (brotli)',
+      fmt(kb, 1),
+      `<= ${fmt(r.pageWeight.loginBudget / 1024)}`,
+      met(kb, (v) => v <= 100),
+    );
+  }
+  for (const page of ['home', 'login']) {
+    const l = r.lighthouse?.[page];
+    if (!l) continue;
+    if (l.skipped) add(`Lighthouse mobile, ${page === 'home' ? '/' : '/login'}`, `skipped: ${l.skipped}`, '', '');
+    else
+      add(
+        `Lighthouse mobile, ${page === 'home' ? '/' : '/login'} (median of ${l.runs.length})`,
+        fmtRange(asSummary(l.score)),
+        page === 'home' ? '>= 95' : '(reported)',
+        page === 'home' ? met(l.score.median, (v) => v >= 95) : '',
+      );
+  }
+  for (const s of r.scheduler?.results ?? [])
+    add(
+      `scheduler, ${s.database}: runs/s (lag p99 ms)`,
+      `${fmt(s.runsPerSecond)} (${fmt(s.lagP99Ms)})`,
+      '(reported)',
+      '',
+    );
+  return rows;
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+
+const started = Date.now();
 const wanted = process.argv.length > 2 ? process.argv.slice(2) : SCRIPTS;
+// Figures of an earlier run must not pass for this one's; a run of chosen scripts adds to the last full run's instead.
+if (process.argv.length <= 2 && existsSync(RESULTS_FILE))
+  renameSync(RESULTS_FILE, RESULTS_FILE.replace(/\.json$/, '.previous.json'));
+const postgres = await choosePostgres();
+const loadBefore = loadavg();
+console.log(
+  `bench: ${wanted.join(', ')}${QUICK ? ' — QUICK (BENCH_QUICK=1: short runs, less data; not figures to report)' : ''}`,
+);
+console.log(`PostgreSQL: ${postgres}`);
+
 const outcomes = [];
 for (const script of wanted) {
   const path = join(HERE, script);
@@ -21,14 +182,30 @@ for (const script of wanted) {
     continue;
   }
   console.log(`\n=== ${script}`);
-  const started = Date.now();
+  const scriptStarted = Date.now();
   // The child inherits the environment (BENCH_* settings) and the terminal; Ctrl-C reaches it directly.
   const { status, signal } = spawnSync(process.execPath, [path], { stdio: 'inherit' });
-  const seconds = Math.round((Date.now() - started) / 1000);
+  const seconds = Math.round((Date.now() - scriptStarted) / 1000);
   outcomes.push([script, status === 0 ? `ok (${seconds} s)` : `FAILED (${signal ?? `exit ${status}`}, ${seconds} s)`]);
   if (signal === 'SIGINT' || signal === 'SIGTERM') break;
 }
 
-console.log('\n=== bench summary');
+let results = {};
+try {
+  results = JSON.parse(readFileSync(RESULTS_FILE, 'utf8'));
+} catch {
+  // nothing written: every script failed
+}
+const seconds = (Date.now() - started) / 1000;
+console.log(`\n=== bench summary (issue 10's goals; median (range) over the rounds; reported, never enforced)`);
+console.log(
+  `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}; load average ${loadBefore.map((x) => x.toFixed(2)).join(' ')} before, ` +
+    `${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')} after${QUICK ? '; QUICK run' : ''}`,
+);
+console.log(table(['figure', 'median (range)', 'goal', 'met'], goalRows(results), []));
+console.log('');
 for (const [script, outcome] of outcomes) console.log(`  ${script.padEnd(18)} ${outcome}`);
+console.log(`  total              ${duration(seconds)}`);
 process.exit(outcomes.some(([, outcome]) => outcome.startsWith('FAILED')) ? 1 : 0);

@@ -1,8 +1,7 @@
 // `npm run build` first, then `node tests/bench/dashboard.mjs`: the admin dashboard's answer time at scale.
 //
 // The production bundle runs on a fresh SQLite file; this script then seeds it with bulk SQL straight into the file
-// (recursive CTEs, one statement per table, seconds not minutes): BENCH_USERS users with a service each, BENCH_ENTRIES
-// coin entries and BENCH_RUNS runs spread over the last 120 days, and paid orders. It times, over HTTP, the two
+// (seed-scale.mjs, shared with scale.mjs): BENCH_USERS users with a service each, BENCH_ENTRIES coin entries and BENCH_RUNS runs spread over the last 120 days, and paid orders. It times, over HTTP, the two
 // operations the dashboard screen asks for together (summary + 90-day series) cold (its day rollups deleted first, so
 // the request rebuilds them) and warm, and each operation alone (summary, series 7/30/90) in interleaved rounds, with
 // the server's CPU per request. Then a concurrent load of GET /api/user/get/login (a signed-in user's cheapest read)
@@ -17,7 +16,6 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  ROOT,
   addCleanup,
   cleanup,
   cpuMeter,
@@ -29,110 +27,26 @@ import {
   median,
   readClockTicks,
   runMain,
+  summary as summaryOf,
+  writeResults,
   setting,
   startAppServer,
   startWatchdog,
   summary,
   table,
 } from './lib.mjs';
+import { seedScale } from './seed-scale.mjs';
 
-const require = createRequire(join(ROOT, 'package.json'));
-const Database = require('better-sqlite3');
+const Database = createRequire(import.meta.url)('better-sqlite3');
 
-const ENTRIES = setting('BENCH_ENTRIES', 1_000_000, 1000, 20_000_000, { integer: true });
-const RUNS = setting('BENCH_RUNS', 100_000, 100, 5_000_000, { integer: true });
+const ENTRIES = setting('BENCH_ENTRIES', 1_000_000, 1000, 20_000_000, { integer: true, quick: 200_000 });
+const RUNS = setting('BENCH_RUNS', 100_000, 100, 5_000_000, { integer: true, quick: 20_000 });
 const USERS = setting('BENCH_USERS', 2000, 10, 100_000, { integer: true });
 const ROUNDS = setting('BENCH_ROUNDS', 5, 3, 50, { integer: true });
 const CONNECTIONS = setting('BENCH_CONNECTIONS', 8, 1, 64, { integer: true });
-const LOAD_SECONDS = setting('BENCH_LOAD_SECONDS', 4, 1, 60, { integer: true });
-const LOAD_ROUNDS = setting('BENCH_LOAD_ROUNDS', 3, 1, 20, { integer: true });
-const COLD_ROUNDS = setting('BENCH_COLD_ROUNDS', 3, 1, 20, { integer: true });
-const DAY = 86_400_000;
-const SPAN_DAYS = 120;
-
-/** Seeds the migrated file. Users get balances equal to their entries' sums, so the ledger invariant holds. */
-function seed(file, now) {
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = OFF');
-  const from = now - SPAN_DAYS * DAY;
-  const started = performance.now();
-  db.transaction(() => {
-    db.prepare(
-      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-       INSERT INTO users (user_account, user_name, user_name_key, password_hash, user_role, status, invitation_code,
-                          created_at, updated_at, last_login_at)
-       SELECT 'bench' || i, 'bench' || i, 'bench' || i, 'x', 'user', 'active', printf('B%07d', i),
-              ? + (i * 7919 % (? * 86400)) * 1000, ?, CASE WHEN i % 3 = 0 THEN ? - (i % 10) * 86400000 END
-       FROM n`,
-    ).run(USERS, from, SPAN_DAYS, now, now);
-    const firstUser = db.prepare(`SELECT MIN(id) AS id FROM users WHERE user_account LIKE 'bench%'`).get().id;
-    db.prepare(
-      `INSERT INTO platforms (kind, name, description, price, billing_unit, retry_limit, on_shelf, sort, created_at, updated_at)
-       VALUES ('xyb', '看板压测', '', 1, 'per_run', 0, 1, 0, ?, ?)`,
-    ).run(from, from);
-    const platform = db.prepare(`SELECT MAX(id) AS id FROM platforms`).get().id;
-    db.prepare(
-      `INSERT INTO services (user_id, platform_id, settings, state, created_at, updated_at)
-       SELECT id, ?, '{}', CASE WHEN id % 4 = 0 THEN 'paused' ELSE 'active' END, ?, ? FROM users WHERE id >= ?`,
-    ).run(platform, from, from, firstUser);
-    const firstService = db.prepare(`SELECT MIN(id) AS id FROM services WHERE platform_id = ?`).get(platform).id;
-    // Coins: each user gets runs of five entries (credits of two kinds, a service charge, both halves of transfers),
-    // so every balance stays positive; spread evenly over the span.
-    db.prepare(
-      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-       INSERT INTO coin_entries (user_id, amount, balance_after, kind, counterparty_id, reference, description,
-                                 actor_id, created_at)
-       SELECT ? + (i / 5) % ?,
-              CASE i % 5 WHEN 0 THEN 100 WHEN 1 THEN -2 WHEN 2 THEN 50 WHEN 3 THEN -5 ELSE 5 END,
-              0,
-              CASE i % 5 WHEN 0 THEN 'admin_add' WHEN 1 THEN 'service_charge' WHEN 2 THEN 'order_credit'
-                         WHEN 3 THEN 'transfer_out' ELSE 'transfer_in' END,
-              NULL, 'bench-' || i, '', NULL, ? + i * ? / ?
-       FROM n`,
-    ).run(ENTRIES, firstUser, USERS, from, SPAN_DAYS * DAY, ENTRIES);
-    db.prepare(
-      `UPDATE users SET coin = (SELECT COALESCE(SUM(amount), 0) FROM coin_entries e WHERE e.user_id = users.id)
-       WHERE id >= ?`,
-    ).run(firstUser);
-    db.prepare(
-      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-       INSERT INTO runs (service_id, user_id, platform_id, trigger, scheduled_at, day, state, next_attempt_at, created_at)
-       SELECT ? + i % ?, ? + i % ?, ?, 'schedule', t, strftime('%Y-%m-%d', t / 1000 + 8 * 3600, 'unixepoch'),
-              CASE WHEN i % 10 < 8 THEN 'succeeded' WHEN i % 10 = 8 THEN 'failed' ELSE 'skipped' END, t, t
-       FROM (SELECT i, ? + i * ? / ? AS t FROM n)`,
-    ).run(RUNS, firstService, USERS, firstUser, USERS, platform, from, SPAN_DAYS * DAY, RUNS);
-    db.prepare(
-      `INSERT INTO mall_packages (coin_name, coin_name_key, amount, add_coin, status, sort, created_at, updated_at)
-       VALUES ('压测套餐', '压测套餐', 1990, 100, 1, 0, ?, ?)`,
-    ).run(from, from);
-    const pkg = db.prepare(`SELECT MAX(id) AS id FROM mall_packages`).get().id;
-    db.prepare(
-      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-       INSERT INTO orders (order_no, user_id, package_id, coin_name, coin_name_key, amount, add_coin, status,
-                           created_at, paid_at)
-       SELECT 'BENCH' || i, ? + i % ?, ?, '压测套餐', '压测套餐', 1990, 100,
-              CASE WHEN i % 50 = 0 THEN 'pending' ELSE 'paid' END, ? + i * ? / ?,
-              CASE WHEN i % 50 = 0 THEN NULL ELSE ? + i * ? / ? END
-       FROM n`,
-    ).run(
-      Math.max(1, Math.floor(RUNS / 5)),
-      firstUser,
-      USERS,
-      pkg,
-      from,
-      SPAN_DAYS * DAY,
-      Math.max(1, Math.floor(RUNS / 5)),
-      from,
-      SPAN_DAYS * DAY,
-      Math.max(1, Math.floor(RUNS / 5)),
-    );
-  })();
-  db.exec('ANALYZE');
-  const seconds = (performance.now() - started) / 1000;
-  db.close();
-  return seconds;
-}
+const LOAD_SECONDS = setting('BENCH_LOAD_SECONDS', 4, 1, 60, { integer: true, quick: 2 });
+const LOAD_ROUNDS = setting('BENCH_LOAD_ROUNDS', 3, 1, 20, { integer: true, quick: 1 });
+const COLD_ROUNDS = setting('BENCH_COLD_ROUNDS', 3, 1, 20, { integer: true, quick: 1 });
 
 async function call(base, path, { cookie, body } = {}) {
   const headers = { 'x-requested-with': 'bench' };
@@ -207,7 +121,7 @@ async function main() {
     forwardStdout: false,
     env: { SCHEDULER: 'off' },
   });
-  const seedSeconds = seed(file, Date.now());
+  const { seconds: seedSeconds } = await seedScale({ sqlitePath: file, users: USERS, entries: ENTRIES, runs: RUNS });
   const loadBefore = loadavg();
   const { cookie: admin } = await call(server.base, '/api/user/login', {
     body: { userAccount: 'admin', userPassword: adminPassword },
@@ -301,6 +215,17 @@ async function main() {
     ),
   );
   console.log(`goal: dashboard < 300 ms at 1M entries (reported, not enforced)`);
+  // For the summary of `npm run bench` (all.mjs).
+  writeResults({
+    dashboard: {
+      ...m,
+      settings: { entries: ENTRIES, runs: RUNS, users: USERS, rounds: ROUNDS, connections: CONNECTIONS },
+      ms: summaryOf(pair),
+      coldMs: summaryOf(cold),
+      loginP99Ms: { idle: median(alone), dashboard: median(warmLoaded), rebuilding: median(coldLoaded) },
+      goalMs: 300,
+    },
+  });
 }
 
 runMain(async () => {

@@ -18,6 +18,10 @@
 //                               first or last; answers each job's per-round results.
 //   summary(values)             {median, min, max, values}; fmtRange(summary, digits) prints "0.52 (0.49–0.55)".
 //   median, fmt, table          the plain helpers the older benches already use.
+//   setting(name, …, {quick})   a bounded BENCH_* number; `quick` is its default under BENCH_QUICK=1 (QUICK).
+//   freePort()                  a free port from BENCH_PORTS (default 4300-4399), for every server a bench starts.
+//   track(child)                a child spawned elsewhere, killed on every exit path like the ones started here.
+//   pgClient(url, schema)       a pg client named after this bench, so cleanup can end its statements still running.
 //
 // Why wrk rather than autocannon: autocannon is JavaScript and spends about as much CPU per request as the bare
 // node:http server it measures, so on a 2-core machine it saturates its own core first and the bare baseline (the
@@ -61,10 +65,19 @@ function runBareServer(port) {
 /** A failure the operator can act on (bad setting, unreachable database, server that does not start). */
 export class BenchError extends Error {}
 
-/** A bounded number from the environment; `integer: true` also refuses fractions. */
-export function setting(name, fallback, min, max, { integer = false } = {}) {
+/**
+ * BENCH_QUICK=1: every bench's defaults shrink (fewer rounds, shorter runs, less data) so a change to the benches can
+ * be checked end to end in minutes. Its figures are not the ones to report; an explicit BENCH_* setting still wins.
+ */
+export const QUICK = ['1', 'true', 'yes'].includes((process.env.BENCH_QUICK ?? '').toLowerCase());
+
+/**
+ * A bounded number from the environment; `integer: true` also refuses fractions; `quick` is the default under
+ * BENCH_QUICK=1.
+ */
+export function setting(name, fallback, min, max, { integer = false, quick } = {}) {
   const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
+  if (raw === undefined || raw === '') return QUICK && quick !== undefined ? quick : fallback;
   const value = Number(raw);
   if (!(integer ? Number.isInteger(value) : Number.isFinite(value)) || value < min || value > max) {
     throw new BenchError(`${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got "${raw}"`);
@@ -85,6 +98,13 @@ export function cpuProfDirSetting() {
 const children = new Set();
 const cleanups = [];
 let cleaningUp = false;
+
+/** Tracks a child this bench spawned itself, so every exit path kills it too; answers the child. */
+export function track(child) {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
 
 /** Runs at cleanup, after the children are stopped, in the reverse order of registration. */
 export function addCleanup(fn) {
@@ -177,15 +197,40 @@ export function runMain(main) {
   main().catch(fail);
 }
 
-/** A port the kernel just handed out on loopback; the server binds it a moment later. */
-export function freePort() {
+const PORT_RANGE = /^(\d+)-(\d+)$/;
+let nextPort;
+
+/**
+ * A free loopback port from BENCH_PORTS (a range such as 4300-4399; the default), so the bench's servers stay in the
+ * ports this machine gave it and never meet another user's. Ports are handed out in turn, each checked free by
+ * binding it; BENCH_PORTS=0 lets the kernel pick.
+ */
+export async function freePort() {
+  const raw = process.env.BENCH_PORTS ?? '4300-4399';
+  if (raw === '0') return bindable(0);
+  const match = PORT_RANGE.exec(raw);
+  if (!match || Number(match[1]) > Number(match[2]) || Number(match[2]) > 65535)
+    throw new BenchError(`BENCH_PORTS must be a range such as 4300-4399 (or 0), got "${raw}"`);
+  const [low, high] = [Number(match[1]), Number(match[2])];
+  // Each bench script starts at a different point of the range (its pid), so two scripts running at once rarely race.
+  nextPort ??= low + (process.pid % (high - low + 1));
+  for (let tried = 0; tried <= high - low; tried++) {
+    const port = nextPort;
+    nextPort = port >= high ? low : port + 1;
+    const got = await bindable(port).catch(() => null);
+    if (got !== null) return got;
+  }
+  throw new BenchError(`no free port in BENCH_PORTS ${raw}`);
+}
+
+function bindable(port) {
   return new Promise((done, fail) => {
     const server = createNetServer();
     server.unref();
     server.on('error', fail);
-    server.listen(0, LOOPBACK, () => {
-      const { port } = server.address();
-      server.close(() => done(port));
+    server.listen(port, LOOPBACK, () => {
+      const { port: bound } = server.address();
+      server.close(() => done(bound));
     });
   });
 }
@@ -460,7 +505,7 @@ const luaString = (value) =>
     .replace(/[\\"]/g, (c) => `\\${c}`)
     .replace(/\n/g, '\\n')}"`;
 
-function runWrk(path, { url, connections, duration, headers, method, body, cpu, lua }) {
+function runWrk(path, { url, connections, duration, headers, method, body, cpu, lua, timeout = 10 }) {
   const setup = [
     method ? `wrk.method = ${luaString(method)}` : '',
     body !== undefined ? `wrk.body = ${luaString(body)}` : '',
@@ -474,7 +519,7 @@ function runWrk(path, { url, connections, duration, headers, method, body, cpu, 
     `-c${connections}`,
     `-d${duration}s`,
     '--timeout',
-    '10s',
+    `${timeout}s`,
     '-s',
     script,
     url,
@@ -548,12 +593,23 @@ async function runAutocannon({ url, connections, duration, headers, method, body
  * runs in its own process on `cpu` (cpuLayout().load). `serverPid` adds the server's CPU µs per request over the run
  * and its CPU share of one core. `lua` (wrk only) is extra script, e.g. a request() that varies a header per request.
  */
-export async function runLoad({ url, connections = 10, duration = 5, headers, method, body, cpu, serverPid, lua }) {
+export async function runLoad({
+  url,
+  connections = 10,
+  duration = 5,
+  headers,
+  method,
+  body,
+  cpu,
+  serverPid,
+  lua,
+  timeout,
+}) {
   const generator = loadGenerator();
   const meter = serverPid ? cpuMeter(serverPid) : null;
   const result =
     generator.name === 'wrk'
-      ? await runWrk(generator.path, { url, connections, duration, headers, method, body, cpu, lua })
+      ? await runWrk(generator.path, { url, connections, duration, headers, method, body, cpu, lua, timeout })
       : await runAutocannon({ url, connections, duration, headers, method, body });
   const serverCpuSeconds = meter ? meter() : null;
   return {
@@ -662,17 +718,37 @@ export function checkLoopbackPostgres(raw) {
   return raw;
 }
 
-/** A schema of its own on the PostgreSQL server (`<prefix>_<pid>_<random>`), dropped when the bench ends however it ends. */
-export async function createPostgresSchema(url, prefix = 'bench') {
+/** Every connection this bench opens itself carries this name, so cleanup can end one that is still busy. */
+export const PG_APPLICATION_NAME = `bench-${process.pid}`;
+
+/** A pg client of this bench (its application_name set), connected; `schema` sets the search path. */
+export async function pgClient(url, schema) {
   const { default: pg } = await import('pg');
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: 5000,
+    application_name: PG_APPLICATION_NAME,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  await client.connect();
+  return client;
+}
+
+/**
+ * A schema of its own on the PostgreSQL server (`<prefix>_<pid>_<random>`), dropped when the bench ends however it
+ * ends. Before the drop, any statement this bench still has running (a seed cut short by a signal or the watchdog:
+ * the server keeps running it after the client is gone) is ended, or the drop would wait for its locks; the drop
+ * itself gives up after 30 s rather than hang the exit.
+ */
+export async function createPostgresSchema(url, prefix = 'bench') {
   const schema = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const run = async (sql) => {
-    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  const run = async (...statements) => {
+    let client;
     try {
-      await client.connect();
-      await client.query(sql);
+      client = await pgClient(url);
+      for (const statement of statements) await client.query(statement);
     } finally {
-      await client.end().catch(() => {});
+      await client?.end().catch(() => {});
     }
   };
   try {
@@ -680,7 +756,14 @@ export async function createPostgresSchema(url, prefix = 'bench') {
   } catch (error) {
     throw new BenchError(`cannot create a schema on BENCH_DATABASE_URL: ${error.message}`);
   }
-  cleanups.push(() => run(`drop schema if exists ${schema} cascade`));
+  cleanups.push(() =>
+    run(
+      `select pg_terminate_backend(pid) from pg_stat_activity
+       where application_name = '${PG_APPLICATION_NAME}' and pid <> pg_backend_pid()`,
+      `set lock_timeout = 30000`,
+      `drop schema if exists ${schema} cascade`,
+    ),
+  );
   return schema;
 }
 

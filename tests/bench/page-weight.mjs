@@ -12,7 +12,16 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
-import { ROOT, addCleanup, installSignalHandlers, setting, startAppServer, stopChild, writeResults } from './lib.mjs';
+import {
+  ROOT,
+  addCleanup,
+  freePort,
+  installSignalHandlers,
+  setting,
+  startAppServer,
+  stopChild,
+  writeResults,
+} from './lib.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? process.env.CHROME_PATH ?? '/usr/bin/chromium';
 const ADMIN = { userAccount: 'admin', userPassword: 'BenchAdmin-Passw0rd' };
@@ -28,7 +37,7 @@ const CHROME_FLAGS = [
   '--disable-sync',
   '--no-first-run',
 ];
-const RUNS = setting('PAGE_WEIGHT_RUNS', 3, 0, 15, { integer: true });
+const RUNS = setting('PAGE_WEIGHT_RUNS', 3, 0, 15, { integer: true, quick: 1 });
 
 async function startServer() {
   if (!existsSync(join(ROOT, 'dist/server/main.js')) || !existsSync(join(ROOT, 'dist/web/index.html'))) {
@@ -155,7 +164,12 @@ async function lighthouseRun(url, cookie) {
   } catch {
     return { skipped: 'lighthouse is not installed' };
   }
-  const chrome = await launcher.launch({ chromePath: CHROMIUM, chromeFlags: ['--headless=new', ...CHROME_FLAGS] });
+  // Its debugging port from the bench's range too (lib.mjs freePort, BENCH_PORTS).
+  const chrome = await launcher.launch({
+    chromePath: CHROMIUM,
+    chromeFlags: ['--headless=new', ...CHROME_FLAGS],
+    port: await freePort(),
+  });
   try {
     const result = await lighthouse(url, {
       port: chrome.port,

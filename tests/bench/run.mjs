@@ -10,7 +10,7 @@
 //   machine, so "bare µs / app µs" is the figure to trust when the req/s ranges are wide.
 // Goals are reported, never enforced: the exit code is non-zero only when a server fails to start or answers errors.
 //
-// Settings (environment, all optional and bounded):
+// Settings (environment, all optional and bounded; BENCH_QUICK=1: 1 round, 1 s warm-up, 2 s runs):
 //   BENCH_CONNECTIONS   concurrent connections                           10   (1..256)
 //   BENCH_WARMUP        warm-up seconds per target, before round one     2    (0..30)
 //   BENCH_DURATION      measured seconds per run                         5    (1..60)
@@ -183,9 +183,9 @@ async function main() {
   readClockTicks();
   const settings = {
     connections: setting('BENCH_CONNECTIONS', 10, 1, 256, { integer: true }),
-    warmup: setting('BENCH_WARMUP', 2, 0, 30, { integer: true }),
-    duration: setting('BENCH_DURATION', 5, 1, 60, { integer: true }),
-    rounds: setting('BENCH_ROUNDS', 3, 1, 9, { integer: true }),
+    warmup: setting('BENCH_WARMUP', 2, 0, 30, { integer: true, quick: 1 }),
+    duration: setting('BENCH_DURATION', 5, 1, 60, { integer: true, quick: 2 }),
+    rounds: setting('BENCH_ROUNDS', 3, 1, 9, { integer: true, quick: 1 }),
   };
   const postgresUrl = process.env.BENCH_DATABASE_URL ? checkLoopbackPostgres(process.env.BENCH_DATABASE_URL) : null;
   const cpuProfDir = cpuProfDirSetting();

@@ -1,236 +1,139 @@
-// `npm run bench` (after `npm run build`): the 1M-row scale test. Seeds 100,000 users and 1,000,000 coin entries with
-// bulk SQL (not the API; one user holds 100,000 of them, the others 9 each), then measures the slow calls: a
-// statement's page 1 and page 10,000 (numbered, and by cursor where the server hands one out), the user search, the
-// ledger check and a 50,000-row export. While each slow call runs, a separate load process (pinned to another core
-// with taskset where available, the server to the first) keeps GET /api/user/get/login busy and reports its p99:
-// what any other user feels while the slow call runs. Rounds are interleaved; medians and the range are printed.
-// Goals are reported, never enforced.
+// `npm run bench` (after `npm run build`): the 1M-row scale test, on SQLite and (BENCH_DATABASE_URL) PostgreSQL.
+// Seeds 100,000 users and 1,000,000 coin entries with bulk SQL (seed-scale.mjs; 100,000 of them on one user), then
+// measures the slow calls: a statement's page 1 and page 10,000 (numbered, and by cursor where the server hands one
+// out), the user search, the ledger check and a 50,000-row export. For each: the server's CPU ms per call with nothing
+// else running (the stable figure on a shared machine), and its wall time; then, while the call is repeated, wrk (a
+// separate process on the load core, lib.mjs runLoad) keeps GET /api/user/get/login busy and reports its p99 in µs:
+// what any other user feels while the slow call runs. The server is pinned to its own core. Rounds are interleaved;
+// medians and ranges are printed. It also seeds a tenth of the data in a second database and times the ledger check
+// there, so "10× the data, 10× the time" can be read off. Goals are reported, never enforced.
 //
-// Settings (environment, all optional and bounded):
-//   BENCH_ROUNDS        rounds of every measurement                     3       (1..9)
-//   BENCH_SCALE_USERS   users seeded                                    100000  (1000..1000000)
-//   BENCH_SCALE_ENTRIES entries seeded (100,000 of them on one user)    1000000 (200000..5000000)
-//   BENCH_LOAD_CONNECTIONS  concurrent get/login requests of the load   4       (1..64)
-//   BENCH_DATABASE_URL  postgres://…@127.0.0.1/… to also measure PostgreSQL (a private schema, dropped afterwards)
-import { execFileSync, fork } from 'node:child_process';
+// Settings (environment, all optional and bounded; BENCH_QUICK=1 shrinks the defaults):
+//   BENCH_ROUNDS            rounds of every measurement                       3 (quick 1)        (1..9)
+//   BENCH_SCALE_USERS       users seeded                                      100000 (quick 10000)
+//   BENCH_SCALE_ENTRIES     entries seeded (100,000 of them on one user)      1000000 (quick 200000)
+//   BENCH_LOAD_CONNECTIONS  concurrent get/login connections of the load      4       (1..64)
+//   BENCH_SCALE_WINDOW      least seconds of load around each slow call       3 (quick 2) (1..30)
+//   BENCH_SCALE_TENTH       1: also the ledger check at a tenth of the data   1       (0..1)
+//   BENCH_DATABASE_URL      postgres://…@127.0.0.1/… to also measure PostgreSQL (a private schema, dropped afterwards)
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
+  BenchError,
   addCleanup,
   checkLoopbackPostgres,
   cleanup,
+  cpuLayout,
   createPostgresSchema,
   fmt,
+  fmtRange,
   installSignalHandlers,
+  interleavedRounds,
   machine,
-  median,
+  pinSelf,
   processCpuSeconds,
   readClockTicks,
+  runLoad,
   runMain,
   setting,
   startAppServer,
   startWatchdog,
   stopChild,
+  summary,
   table,
   writeResults,
 } from './lib.mjs';
+import { seedScale } from './seed-scale.mjs';
 
-const THIS_FILE = fileURLToPath(import.meta.url);
 const HEAVY_ENTRIES = 100_000;
-const GOALS = { deepPageRatio: 1.5, searchMs: 20, loadP99Ms: 50 };
+const PAGE_SIZE = 10;
+const DEEP_PAGE = HEAVY_ENTRIES / PAGE_SIZE;
+const GOALS = { deepPageRatio: 1.5, searchMs: 20, loadP99Us: 50_000 };
+/** The calls whose concurrent get/login p99 the goal is about. */
+const SLOW = ['ledger check', 'export 50,000 rows', `statement page ${DEEP_PAGE.toLocaleString('en')} (current)`];
+const CALL_TIMEOUT_MS = 120_000;
 
 // ---------------------------------------------------------------------------------------------------------------------
-// The load process: GET /api/user/get/login in a closed loop; latencies recorded between 'start' and 'stop'.
-
-async function runLoad(base, cookie, connections) {
-  let recording = false;
-  let latencies = [];
-  let running = true;
-  const one = async () => {
-    while (running) {
-      const t0 = performance.now();
-      try {
-        const r = await fetch(`${base}/api/user/get/login`, { headers: { cookie } });
-        await r.arrayBuffer();
-      } catch {
-        // counted by its latency all the same
-      }
-      if (recording) latencies.push(performance.now() - t0);
-    }
-  };
-  const workers = Array.from({ length: connections }, one);
-  process.on('message', (m) => {
-    if (m === 'start') {
-      latencies = [];
-      recording = true;
-      process.send({ started: true });
-    } else if (m === 'stop') {
-      recording = false;
-      const sorted = latencies.sort((a, b) => a - b);
-      const at = (q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : null);
-      process.send({ count: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? null });
-    } else if (m === 'exit') {
-      running = false;
-      Promise.all(workers).finally(() => process.exit(0));
-    }
-  });
-  process.send({ ready: true });
-}
-
-function pin(pid, cpu) {
-  if (cpus().length < 2) return false;
-  try {
-    execFileSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function startLoad(base, cookie, connections) {
-  const args = ['--load', base, cookie, String(connections)];
-  let child;
-  try {
-    execFileSync('taskset', ['-c', '1', 'true'], { stdio: 'ignore' });
-    child = fork(THIS_FILE, args, { execPath: 'taskset', execArgv: ['-c', '1', process.execPath] });
-  } catch {
-    child = fork(THIS_FILE, args);
-  }
-  const ask = (message, key) =>
-    new Promise((done) => {
-      const on = (m) => {
-        if (key in m) {
-          child.off('message', on);
-          done(m);
-        }
-      };
-      child.on('message', on);
-      if (message) child.send(message);
-    });
-  const ready = Promise.race([
-    ask(null, 'ready'),
-    new Promise((_, fail) => child.once('exit', (code) => fail(new Error(`load process exited (${code})`)))),
-  ]);
-  return {
-    child,
-    ready,
-    start: () => ask('start', 'started'),
-    stop: () => ask('stop', 'count'),
-    end: () => {
-      child.send('exit');
-      return stopChild(child);
-    },
-  };
-}
-
-// ---------------------------------------------------------------------------------------------------------------------
-// Seeding with bulk SQL: one statement per table, the same shape on both databases.
-
-const NAMES = ['张伟', '王芳', '李娜', '刘洋', '陈静', '杨磊', '赵敏', '黄强', '周杰', '吴霞'];
-
-/** Statements seeding `users` users (ids 2..users+1; the admin is id 1) and their entries; the heavy user is id 2. */
-function seedStatements(users, entries, postgres) {
-  const series = (n) =>
-    postgres
-      ? `select g - 1 as n from generate_series(1, ${n}) g`
-      : `with recursive s(n) as (select 0 union all select n + 1 from s where n < ${n - 1}) select n from s`;
-  const name = NAMES.map((n, i) => `when ${i} then '${n}'`).join(' ');
-  const text = postgres ? '::text' : '';
-  const light = entries - HEAVY_ENTRIES;
-  const perUser = Math.floor(light / users);
-  const hash = `(select password_hash from users where id = 1)`;
-  return [
-    `insert into users (id, user_account, user_name, user_name_key, password_hash, user_role, status, invitation_code,
-       created_at, updated_at)
-     select n + 2, 'u' || (n + 2)${text}, (case n % 10 ${name} end) || (n + 2)${text},
-       (case n % 10 ${name} end) || (n + 2)${text}, ${hash}, 'user', 'active', 'I' || (n + 2)${text}, 0, 0
-     from (${series(users)}) s`,
-    // Entry n of the light ones belongs to user 2 + n % users, as its (n / users + 1)th entry.
-    `insert into coin_entries (user_id, amount, balance_after, kind, reference, description, created_at)
-     select 2 + n % ${users}, 1, ${postgres ? `n / ${users} + 1` : `n / ${users} + 1`}, 'admin_add', 'S' || n${text},
-       '种子', 1700000000000 + n
-     from (${series(perUser * users)}) s`,
-    `insert into coin_entries (user_id, amount, balance_after, kind, reference, description, created_at)
-     select 2, 1, ${perUser} + n + 1, 'admin_add', 'H' || n${text}, '种子', 1800000000000 + n
-     from (${series(HEAVY_ENTRIES)}) s`,
-    `update users set coin = case when id = 2 then ${perUser + HEAVY_ENTRIES} else ${perUser} end where id >= 2`,
-  ];
-}
-
-async function seedSqlite(path, users, entries) {
-  const { default: Database } = await import('better-sqlite3');
-  const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  // A bench database: a crash while seeding just means seeding again.
-  db.pragma('synchronous = OFF');
-  db.pragma('cache_size = -262144');
-  db.transaction(() => {
-    for (const statement of seedStatements(users, entries, false)) db.exec(statement);
-  })();
-  db.exec('analyze');
-  db.close();
-}
-
-async function seedPostgres(url, schema, users, entries) {
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` });
-  await client.connect();
-  try {
-    await client.query('begin');
-    for (const statement of seedStatements(users, entries, true)) await client.query(statement);
-    await client.query(`select setval(pg_get_serial_sequence('users', 'id'), (select max(id) from users))`);
-    await client.query('commit');
-    // What autovacuum would do soon after: statistics, and the visibility map index-only scans rely on.
-    await client.query('vacuum analyze users');
-    await client.query('vacuum analyze coin_entries');
-  } finally {
-    await client.end();
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------------------
-// Measurements
+// Calls
 
 async function call(base, cookie, path) {
   const t0 = performance.now();
-  const r = await fetch(`${base}${path}`, { headers: { cookie, 'x-requested-with': 'XMLHttpRequest' } });
+  const r = await fetch(`${base}${path}`, {
+    headers: { cookie, 'x-requested-with': 'XMLHttpRequest' },
+    signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+  });
   const body = await r.text();
   const ms = performance.now() - t0;
-  if (r.status !== 200) throw new Error(`${path} answered ${r.status}: ${body.slice(0, 200)}`);
+  if (r.status !== 200) throw new BenchError(`${path} answered ${r.status}: ${body.slice(0, 200)}`);
   return { ms, body };
 }
 
-/**
- * One slow call with the load running: a call shorter than a second is repeated for about a second (its median
- * kept), so the load's p99 has enough samples inside the window.
- */
-async function measureUnderLoad(load, base, cookie, path) {
-  await load.start();
-  const times = [];
+/** A call that fails (a statement timeout, say) is a result, not the end of the run: its error is reported. */
+async function tryCall(base, cookie, path) {
+  try {
+    return await call(base, cookie, path);
+  } catch (error) {
+    return { ms: null, error: error.message.split('\n')[0].slice(0, 160) };
+  }
+}
+
+/** Server CPU ms and wall ms per call with nothing else running: the call repeated for about a second, at least twice. */
+async function alone(server, cookie, path) {
+  const cpu0 = processCpuSeconds(server.child.pid);
+  const walls = [];
   const t0 = performance.now();
-  do times.push((await call(base, cookie, path)).ms);
-  while (performance.now() - t0 < 1000);
-  const loadStats = await load.stop();
-  return { ms: median(times), calls: times.length, load: loadStats };
+  do {
+    const r = await tryCall(server.base, cookie, path);
+    if (r.error) return { cpuMs: null, wallMs: null, error: r.error };
+    walls.push(r.ms);
+  } while (walls.length < 2 || performance.now() - t0 < 1000);
+  const cpu1 = processCpuSeconds(server.child.pid);
+  return {
+    cpuMs: cpu0 === null || cpu1 === null ? null : ((cpu1 - cpu0) * 1000) / walls.length,
+    wallMs: summary(walls).median,
+  };
 }
 
 /**
- * The server's CPU per call with nothing else running (the stable figure on a shared machine: wall time there
- * depends on the neighbours): the call repeated for about a second, at least twice.
+ * wrk's get/login load for a window covering several of the slow calls (at least `window` s, at least twice the
+ * call's wall time, at most 60 s), the slow call repeated inside it. wrk's timeout is longer than the window, so a
+ * get/login that waited out the whole call still counts in the p99.
  */
-async function cpuPerCall(pid, base, cookie, path) {
-  const cpu0 = processCpuSeconds(pid);
-  const t0 = performance.now();
+async function underLoad(server, cookie, path, wallMs, settings, layout) {
+  const duration = Math.min(60, Math.max(settings.window, Math.ceil(((wallMs ?? 0) * 2) / 1000) + 1));
+  const loadRun = runLoad({
+    url: `${server.base}/api/user/get/login`,
+    connections: settings.loadConnections,
+    duration,
+    headers: { cookie },
+    cpu: layout.load,
+    timeout: 90,
+  });
   let calls = 0;
-  do {
-    await call(base, cookie, path);
-    calls++;
-  } while (calls < 2 || performance.now() - t0 < 1000);
-  const cpu1 = processCpuSeconds(pid);
-  return cpu0 === null || cpu1 === null ? null : ((cpu1 - cpu0) * 1000) / calls;
+  let error = null;
+  if (path) {
+    let done = false;
+    loadRun.finally(() => (done = true)).catch(() => {});
+    await new Promise((r) => setTimeout(r, 100)); // wrk connected
+    while (!done) {
+      const r = await tryCall(server.base, cookie, path);
+      if (r.error) error = r.error;
+      calls++;
+    }
+  }
+  const load = await loadRun;
+  return { calls, error, load };
+}
+
+function checkAlive(server, what) {
+  const { child } = server;
+  if (child.exitCode === null && child.signalCode === null) return;
+  throw new BenchError(
+    `${server.name} server exited (${child.signalCode ?? `code ${child.exitCode}`}) during ${what}; its last lines:\n` +
+      server.output.tail.slice(-10).join('\n'),
+  );
 }
 
 async function login(base, password) {
@@ -238,187 +141,235 @@ async function login(base, password) {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-requested-with': 'XMLHttpRequest' },
     body: JSON.stringify({ userAccount: 'admin', userPassword: password }),
+    signal: AbortSignal.timeout(30_000),
   });
-  if (r.status !== 200) throw new Error(`login answered ${r.status}`);
+  if (r.status !== 200) throw new BenchError(`login answered ${r.status}`);
   return r.headers
     .getSetCookie()
     .map((c) => c.split(';')[0])
     .join('; ');
 }
 
-async function benchDatabase(db, settings, postgresUrl) {
+// ---------------------------------------------------------------------------------------------------------------------
+// One database
+
+/** A migrated, seeded database with the server started on it (pinned); answers {server, cookie, seed}. */
+async function seededServer(db, size, postgresUrl, layout, label) {
   const password = randomBytes(12).toString('base64url');
   let databaseUrl;
   let schema;
+  let sqlitePath;
   if (db === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'bench-scale-'));
     addCleanup(() => rmSync(dir, { recursive: true, force: true }));
-    databaseUrl = `sqlite:${join(dir, 'app.db')}`;
+    sqlitePath = join(dir, 'app.db');
+    databaseUrl = `sqlite:${sqlitePath}`;
   } else {
     schema = await createPostgresSchema(postgresUrl, 'scale');
     databaseUrl = postgresUrl;
   }
-  // Started once to create the schema (migrations), stopped while the bulk SQL runs, started again on the data.
-  const options = { label: db, databaseUrl, schema, adminPassword: password, forwardStdout: false };
+  // Started once to create the schema (migrations) and the admin, stopped while the bulk SQL runs.
+  const options = { label, databaseUrl, schema, adminPassword: password, forwardStdout: false, cpu: layout.server };
   await stopChild((await startAppServer(options)).child);
-  const seedStart = performance.now();
-  if (db === 'sqlite') await seedSqlite(databaseUrl.slice('sqlite:'.length), settings.users, settings.entries);
-  else await seedPostgres(postgresUrl, schema, settings.users, settings.entries);
-  const seedSeconds = (performance.now() - seedStart) / 1000;
-  console.log(`[${db}] seeded ${settings.users} users, ${settings.entries} entries in ${seedSeconds.toFixed(1)} s`);
+  const seed = await seedScale({
+    sqlitePath,
+    postgresUrl,
+    schema,
+    users: size.users,
+    entries: size.entries,
+    heavyEntries: size.heavy,
+  });
+  console.log(
+    `[${label}] seeded ${size.users} users, ${size.entries} entries (${size.heavy} on user ${seed.heavyUserId}) in ${seed.seconds.toFixed(1)} s`,
+  );
   const server = await startAppServer(options);
-  const pinnedServer = pin(server.child.pid, 0);
-
-  console.log(`[${db}] server started again on the seeded data`);
   const cookie = await login(server.base, password);
-  const load = startLoad(server.base, cookie, settings.loadConnections);
-  await load.ready;
+  return { server, cookie, seed };
+}
+
+/** The ledger check on a tenth of the data: server CPU ms per check, once per round. */
+async function tenthCheck(db, settings, postgresUrl, layout) {
+  const size = {
+    users: Math.max(100, Math.round(settings.users / 10)),
+    entries: Math.round(settings.entries / 10),
+    heavy: HEAVY_ENTRIES / 10,
+  };
+  const { server, cookie } = await seededServer(db, size, postgresUrl, layout, `${db}-tenth`);
   try {
-    // The cursor to page 10,000, as a client would hold it after page 9,999 (absent on a server without cursors).
-    const before = JSON.parse(
-      (await call(server.base, cookie, '/api/coin/entries?userId=2&current=9999&pageSize=10')).body,
-    );
-    const cursor = before.data.nextCursor;
-    const targets = [
-      ['statement page 1', '/api/coin/entries?userId=2&current=1&pageSize=10'],
-      ['statement page 10,000 (current)', '/api/coin/entries?userId=2&current=10000&pageSize=10'],
-      ...(cursor
-        ? [
-            [
-              'statement page 10,000 (cursor)',
-              `/api/coin/entries?userId=2&pageSize=10&cursor=${encodeURIComponent(cursor)}`,
-            ],
-          ]
-        : []),
-      ['user search, 5 characters', `/api/user/list/page?searchText=${encodeURIComponent('伟5432')}`],
-      ['user search, account', '/api/user/list/page?searchText=u77777'],
-      ['user search, 2 characters', `/api/user/list/page?searchText=${encodeURIComponent('王芳')}`],
-      ['ledger check', '/api/coin/check'],
-      ['export 50,000 rows', '/api/coin/entries/export?userId=2'],
-      ['idle (no slow call)', null],
-    ];
-    const rounds = [];
-    for (let round = 0; round < settings.rounds; round++) {
-      // Interleaved: every target once per round, the order rotating so none always runs first.
-      const order = targets.map((_, i) => targets[(i + round) % targets.length]);
-      const results = {};
-      for (const [label, path] of order) {
-        console.log(`[${db}] round ${round + 1}: ${label}`);
-        if (path === null) {
-          await load.start();
-          await new Promise((r) => setTimeout(r, 1000));
-          results[label] = { ms: null, cpuMs: null, calls: 0, load: await load.stop() };
-        } else {
-          const cpuMs = await cpuPerCall(server.child.pid, server.base, cookie, path);
-          results[label] = { ...(await measureUnderLoad(load, server.base, cookie, path)), cpuMs };
-        }
-        const m = results[label];
-        // Each figure as it is measured, so a run cut short still tells what it saw.
-        console.log(
-          `[${db}]   cpu ${fmt(m.cpuMs, 2)} ms/call, wall ${fmt(m.ms, 1)} ms, get/login p99 ${fmt(m.load.p99, 1)} ms (${m.load.count} requests)`,
-        );
-      }
-      rounds.push(results);
-    }
-    return { db, seedSeconds, pinned: pinnedServer, targets: targets.map(([l]) => l), rounds };
+    const runs = [];
+    for (let round = 0; round < settings.rounds; round++) runs.push(await alone(server, cookie, '/api/coin/check'));
+    checkAlive(server, 'the ledger check at a tenth of the data');
+    const error = runs.find((r) => r.error)?.error ?? null;
+    return { entries: size.entries, cpuMs: summary(runs.map((r) => r.cpuMs)), error };
   } finally {
-    await load.end();
     await stopChild(server.child);
   }
 }
 
-const range = (values) => {
-  const v = values.filter((x) => x !== null && x !== undefined);
-  return v.length ? `${fmt(Math.min(...v), 1)}–${fmt(Math.max(...v), 1)}` : '-';
-};
-
-function summarise(result) {
-  return result.targets.map((label) => {
-    const ms = result.rounds.map((r) => r[label].ms);
-    const p99 = result.rounds.map((r) => r[label].load.p99);
-    const cpu = result.rounds.map((r) => r[label].cpuMs);
-    return {
-      label,
-      cpuMs: cpu[0] === null ? null : median(cpu),
-      cpuRange: range(cpu),
-      ms: ms[0] === null ? null : median(ms),
-      msRange: range(ms),
-      loadP99: median(p99.filter((x) => x !== null)),
-      loadP99Range: range(p99),
-      loadRequests: median(result.rounds.map((r) => r[label].load.count)),
-    };
-  });
+async function benchDatabase(db, settings, postgresUrl, layout) {
+  const tenth = settings.tenth ? await tenthCheck(db, settings, postgresUrl, layout) : null;
+  const size = { users: settings.users, entries: settings.entries, heavy: HEAVY_ENTRIES };
+  const { server, cookie, seed } = await seededServer(db, size, postgresUrl, layout, db);
+  try {
+    const heavy = seed.heavyUserId;
+    const statement = `/api/coin/entries?userId=${heavy}&pageSize=${PAGE_SIZE}`;
+    // The cursor to the deep page, as a client would hold it after the page before (absent without cursors).
+    const before = await tryCall(server.base, cookie, `${statement}&current=${DEEP_PAGE - 1}`);
+    const cursor = before.body ? JSON.parse(before.body).data?.nextCursor : null;
+    const deep = DEEP_PAGE.toLocaleString('en');
+    const someone = Math.max(1, Math.floor(settings.users * 0.5432 - ((settings.users * 0.5432) % 10)));
+    const targets = [
+      ['statement page 1', `${statement}&current=1`],
+      [`statement page ${deep} (current)`, `${statement}&current=${DEEP_PAGE}`],
+      ...(cursor ? [[`statement page ${deep} (cursor)`, `${statement}&cursor=${encodeURIComponent(cursor)}`]] : []),
+      ['user search, 5 characters', `/api/user/list/page?searchText=${encodeURIComponent(`伟${someone}`)}`],
+      ['user search, account', `/api/user/list/page?searchText=u${Math.floor(settings.users * 0.7777)}`],
+      ['user search, 2 characters', `/api/user/list/page?searchText=${encodeURIComponent('王芳')}`],
+      ['ledger check', '/api/coin/check'],
+      ['export 50,000 rows', `/api/coin/entries/export?userId=${heavy}`],
+      ['idle (no slow call)', null],
+    ];
+    const results = await interleavedRounds(
+      settings.rounds,
+      targets.map(([label, path]) => async () => {
+        const quiet = path ? await alone(server, cookie, path) : { cpuMs: null, wallMs: null };
+        const loaded = await underLoad(server, cookie, path, quiet.wallMs, settings, layout);
+        checkAlive(server, label);
+        const r = { ...quiet, ...loaded, error: quiet.error ?? loaded.error };
+        // Each figure as it is measured, so a run cut short still tells what it saw.
+        console.log(
+          `[${db}]   ${label}: cpu ${fmt(r.cpuMs, 2)} ms/call, wall ${fmt(r.wallMs, 1)} ms; get/login p99 ` +
+            `${fmt(r.load.latencyUs.p99)} µs over ${r.load.requests} requests (${r.calls} calls in ${fmt(r.load.seconds, 1)} s)` +
+            (r.load.timeouts + r.load.errors ? `, ${r.load.timeouts} timeouts ${r.load.errors} errors` : '') +
+            (r.error ? `; ERROR ${r.error}` : ''),
+        );
+        return r;
+      }),
+      (round, index) => console.log(`[${db}] round ${round + 1}: ${targets[index][0]}`),
+    );
+    const rows = targets.map(([label], i) => {
+      const runs = results[i];
+      return {
+        label,
+        cpuMs: summary(runs.map((r) => r.cpuMs)),
+        wallMs: summary(runs.map((r) => r.wallMs)),
+        p99Us: summary(runs.map((r) => r.load.latencyUs.p99)),
+        maxUs: summary(runs.map((r) => r.load.latencyUs.max)),
+        requests: summary(runs.map((r) => r.load.requests)),
+        loadFailures: runs.reduce((n, r) => n + r.load.timeouts + r.load.errors + r.load.non2xx, 0),
+        errors: runs.map((r) => r.error).filter(Boolean),
+      };
+    });
+    return { db, seedSeconds: seed.seconds, rows, figures: figures(rows, tenth, settings), tenth };
+  } finally {
+    await stopChild(server.child);
+  }
 }
 
-function printReport(settings, results) {
+/** The goal figures, from server CPU per call (wall times on a shared machine measure the neighbours too). */
+function figures(rows, tenth, settings) {
+  const by = Object.fromEntries(rows.map((r) => [r.label, r]));
+  const deep = DEEP_PAGE.toLocaleString('en');
+  const page1 = by['statement page 1'].cpuMs;
+  const ratio = (row) =>
+    row && row.cpuMs.median !== null && page1.median !== null
+      ? summary(row.cpuMs.values.map((v, i) => (v === null || !page1.values[i] ? null : v / page1.values[i])))
+      : summary([]);
+  const searches = ['user search, 5 characters', 'user search, account'].map((l) => by[l].cpuMs);
+  const searchMs = summary(searches[0].values.map((v, i) => Math.max(v ?? NaN, searches[1].values[i] ?? NaN)));
+  const slowP99 = summary(
+    by[SLOW[0]].p99Us.values.map((_, i) => Math.max(...SLOW.map((l) => by[l].p99Us.values[i] ?? NaN))),
+  );
+  const check = by['ledger check'].cpuMs;
+  return {
+    deepCursorRatio: ratio(by[`statement page ${deep} (cursor)`]),
+    deepCurrentRatio: ratio(by[`statement page ${deep} (current)`]),
+    searchMs,
+    slowP99Us: slowP99,
+    exportMs: by['export 50,000 rows'].cpuMs,
+    checkMs: check,
+    checkTenthMs: tenth?.cpuMs ?? summary([]),
+    checkGrowth:
+      tenth && tenth.cpuMs.median && check.median
+        ? { ratio: check.median / tenth.cpuMs.median, data: settings.entries / tenth.entries }
+        : null,
+    idleP99Us: by['idle (no slow call)'].p99Us,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Report
+
+function printReport(settings, layout, results) {
   console.log('');
   console.log(
     `Scale: ${settings.users} users, ${settings.entries} entries (${HEAVY_ENTRIES} on one user), ${settings.rounds} round(s), ` +
-      `load ${settings.loadConnections} connections of GET /api/user/get/login; node ${process.version}, ${cpus().length} CPU(s)`,
+      `wrk load of ${settings.loadConnections} connections on GET /api/user/get/login; ` +
+      (layout.pinned ? `server on cpu ${layout.server}, wrk on cpu ${layout.load}` : `not pinned (${layout.why})`) +
+      `; load average ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`,
   );
   for (const result of results) {
-    const rows = summarise(result);
     console.log('');
-    console.log(
-      `${result.db}: seeded in ${result.seedSeconds.toFixed(1)} s; server pinned: ${result.pinned ? 'cpu 0' : 'no'}`,
-    );
+    console.log(`${result.db}: seeded in ${result.seedSeconds.toFixed(1)} s`);
     console.log(
       table(
         [
           'slow call',
           'server CPU ms/call',
-          'CPU range',
-          'wall ms under load',
-          'wall range',
-          'get/login p99 ms',
-          'p99 range',
-          'get/login requests',
+          'wall ms alone',
+          'get/login p99 µs meanwhile',
+          'max µs',
+          'requests',
+          'notes',
         ],
-        rows.map((r) => [
+        result.rows.map((r) => [
           r.label,
-          fmt(r.cpuMs, 2),
-          r.cpuRange,
-          fmt(r.ms, 1),
-          r.msRange,
-          fmt(r.loadP99, 1),
-          r.loadP99Range,
-          fmt(r.loadRequests),
+          fmtRange(r.cpuMs, 2),
+          fmtRange(r.wallMs, 1),
+          fmtRange(r.p99Us),
+          fmtRange(r.maxUs),
+          fmt(r.requests.median),
+          [r.loadFailures ? `${r.loadFailures} get/login failed` : '', r.errors[0] ? `ERROR ${r.errors[0]}` : '']
+            .filter(Boolean)
+            .join('; '),
         ]),
-        [1, 2, 3, 4, 5, 6, 7],
+        [1, 2, 3, 4, 5],
       ),
     );
-    const by = Object.fromEntries(rows.map((r) => [r.label, r]));
-    // Ratios and the search figure from server CPU per call: wall times on a shared machine measure the neighbours.
-    const page1 = by['statement page 1'].cpuMs;
-    const deepCursor = by['statement page 10,000 (cursor)']?.cpuMs;
-    const deepOffset = by['statement page 10,000 (current)'].cpuMs;
-    const searchMs = Math.max(by['user search, 5 characters'].cpuMs, by['user search, account'].cpuMs);
-    const slowP99 = Math.max(
-      ...['ledger check', 'export 50,000 rows', 'statement page 10,000 (current)'].map((l) => by[l].loadP99),
-    );
+    const f = result.figures;
+    const met = (s, ok) => (s.median === null ? '-' : ok(s.median) ? 'yes' : 'NO');
     console.log('');
     console.log(
       table(
-        ['goal', 'figure', 'target', 'met'],
+        ['goal', 'median (range)', 'target', 'met'],
         [
           [
-            'page 10,000 / page 1 (cursor), CPU',
-            deepCursor ? (deepCursor / page1).toFixed(2) : '-',
+            `page ${DEEP_PAGE} / page 1 (cursor), CPU`,
+            fmtRange(f.deepCursorRatio, 2),
             `<= ${GOALS.deepPageRatio}`,
-            deepCursor ? (deepCursor / page1 <= GOALS.deepPageRatio ? 'yes' : 'NO') : '-',
+            met(f.deepCursorRatio, (v) => v <= GOALS.deepPageRatio),
           ],
-          ['page 10,000 / page 1 (current), CPU', (deepOffset / page1).toFixed(2), '(numbered pages: linear)', '-'],
+          [`page ${DEEP_PAGE} / page 1 (current), CPU`, fmtRange(f.deepCurrentRatio, 2), '(reported)', '-'],
           [
             'user search (3+ characters), CPU ms',
-            fmt(searchMs, 1),
+            fmtRange(f.searchMs, 2),
             `<= ${GOALS.searchMs}`,
-            searchMs <= GOALS.searchMs ? 'yes' : 'NO',
+            met(f.searchMs, (v) => v <= GOALS.searchMs),
           ],
           [
-            'get/login p99 during check/export/deep page ms',
-            fmt(slowP99, 1),
-            `<= ${GOALS.loadP99Ms}`,
-            slowP99 <= GOALS.loadP99Ms ? 'yes' : 'NO',
+            'get/login p99 during check/export/deep page, µs',
+            fmtRange(f.slowP99Us),
+            `<= ${GOALS.loadP99Us}`,
+            met(f.slowP99Us, (v) => v <= GOALS.loadP99Us),
+          ],
+          [
+            `ledger check CPU ms, ${result.tenth?.entries ?? '-'} → ${settings.entries} entries`,
+            `${fmtRange(f.checkTenthMs, 1)} → ${fmtRange(f.checkMs, 1)}` +
+              (f.checkGrowth ? ` (${f.checkGrowth.ratio.toFixed(1)}× for ${f.checkGrowth.data}× data)` : ''),
+            'about linear',
+            '-',
           ],
         ],
         [1],
@@ -433,22 +384,35 @@ async function main() {
   readClockTicks();
   const integer = { integer: true };
   const settings = {
-    rounds: setting('BENCH_ROUNDS', 3, 1, 9, integer),
-    users: setting('BENCH_SCALE_USERS', 100_000, 1000, 1_000_000, integer),
-    entries: setting('BENCH_SCALE_ENTRIES', 1_000_000, 200_000, 5_000_000, integer),
+    rounds: setting('BENCH_ROUNDS', 3, 1, 9, { ...integer, quick: 1 }),
+    users: setting('BENCH_SCALE_USERS', 100_000, 1000, 1_000_000, { ...integer, quick: 10_000 }),
+    entries: setting('BENCH_SCALE_ENTRIES', 1_000_000, 200_000, 5_000_000, { ...integer, quick: 200_000 }),
     loadConnections: setting('BENCH_LOAD_CONNECTIONS', 4, 1, 64, integer),
+    window: setting('BENCH_SCALE_WINDOW', 3, 1, 30, { ...integer, quick: 2 }),
+    tenth: setting('BENCH_SCALE_TENTH', 1, 0, 1, integer) === 1,
   };
   const postgresUrl = process.env.BENCH_DATABASE_URL ? checkLoopbackPostgres(process.env.BENCH_DATABASE_URL) : null;
   const databases = ['sqlite', ...(postgresUrl ? ['postgres'] : [])];
-  startWatchdog(databases.length * (600 + settings.rounds * 300));
+  const layout = cpuLayout();
+  if (layout.pinned) pinSelf(layout.load);
+  // Seeding a million rows takes a minute or two; every measurement about window + 2 s, the export up to a minute.
+  const watchdog = startWatchdog(databases.length * (900 + settings.rounds * 9 * (settings.window + 30)));
   const results = [];
-  for (const db of databases) results.push(await benchDatabase(db, settings, postgresUrl));
-  printReport(settings, results);
+  for (const db of databases) results.push(await benchDatabase(db, settings, postgresUrl, layout));
+  printReport(settings, layout, results);
   writeResults({
-    scale: { ...machine(), settings, results: results.map((r) => ({ db: r.db, summary: summarise(r) })) },
+    scale: {
+      ...machine(),
+      settings,
+      pinning: layout,
+      loadAverage: loadavg(),
+      goals: GOALS,
+      results,
+    },
   });
+  clearTimeout(watchdog);
   await cleanup();
+  process.exit(0);
 }
 
-if (process.argv[2] === '--load') runLoad(process.argv[3], process.argv[4], Number(process.argv[5]));
-else runMain(main);
+runMain(main);

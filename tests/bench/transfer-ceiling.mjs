@@ -12,6 +12,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { pinned, track } from './lib.mjs';
 
 const THIS_FILE = fileURLToPath(import.meta.url);
 export const CEILING_MODES = ['twelve', 'five', 'grouped'];
@@ -182,15 +183,15 @@ function child(path, seconds, mode) {
 }
 
 /**
- * Runs one shape for `seconds` against the database file at `path` in a child pinned (taskset) to `cpu` when given.
+ * Runs one shape for `seconds` against the database file at `path` in a child pinned (lib.mjs pinned(), taskset) to `cpu` when given
+ * (null: not pinned); the child is tracked, so any exit of the bench stops it.
  * The caller must make sure nothing else writes the file meanwhile (the app is idle between runs).
  */
 export function measureCeiling(path, seconds, mode, cpu) {
   const args = [THIS_FILE, '--child', path, String(seconds), mode];
-  const [command, argv] =
-    cpu === null ? [process.execPath, args] : ['taskset', ['-c', String(cpu), process.execPath, ...args]];
+  const [command, argv] = pinned(cpu, process.execPath, args);
   return new Promise((resolve, reject) => {
-    const c = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = track(spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] }));
     let out = '';
     let err = '';
     c.stdout.on('data', (d) => (out += d));

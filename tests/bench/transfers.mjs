@@ -9,13 +9,13 @@
 //
 // Three app targets: SQLite with group commit (the default: transfers arriving together share one transaction),
 // SQLite with one commit per transfer (DATABASE_GROUP_COMMIT=0), and PostgreSQL when BENCH_DATABASE_URL is set.
-// Where `taskset` exists and there are two cores or more, the servers run on core 0 and this process (the load
-// generator) on core 1. Each round measures the app and the bare server in alternating order; on SQLite it also
+// Where `taskset` exists and there are two cores or more, the servers run on lib.mjs cpuLayout()'s server core (the
+// last one; BENCH_SERVER_CPU) and this process (the load generator) on the other(s) (BENCH_LOAD_CPU). Each round measures the app and the bare server in alternating order; on SQLite it also
 // measures the raw better-sqlite3 ceiling (transfer-ceiling.mjs) on the same database file, pinned to the server's
 // core, and the app's share of it. Figures are medians over the rounds with their range; the server's CPU µs per
 // transfer is the figure that stays put on a shared machine.
 //
-// Settings (environment, all optional and bounded):
+// Settings (environment, all optional and bounded; BENCH_QUICK=1: 1 round, 1 s warm-up, 2 s runs, 1 s ceilings, 8 users):
 //   BENCH_CONNECTIONS   concurrent connections                   10   (1..256)
 //   BENCH_WARMUP        warm-up seconds before each measurement  2    (0..30)
 //   BENCH_DURATION      measured seconds per run                 8    (1..60)
@@ -24,10 +24,9 @@
 //   BENCH_USERS         funded users (payers and payees)         20   (2..200)
 //   BENCH_DATABASE_URL  postgres://…@127.0.0.1/… to also measure PostgreSQL (a private schema, dropped afterwards)
 //   BENCH_CPU_PROF      1: run the app with --cpu-prof, profiles in dist/bench/profiles
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   BenchError,
@@ -36,7 +35,11 @@ import {
   addCleanup,
   checkLoopbackPostgres,
   cleanup,
+  cpuLayout,
   cpuProfDirSetting,
+  fmtRange,
+  pinSelf,
+  summary,
   createPostgresSchema,
   fmt,
   installSignalHandlers,
@@ -58,34 +61,11 @@ import { CEILING_MODES, measureCeiling } from './transfer-ceiling.mjs';
 /** Ratio to bare node:http the issue asks for (issue 10). */
 const GOALS = { sqlite: 0.2, 'sqlite-1commit': 0.12, postgres: 0.05 };
 
-// ---------------------------------------------------------------------------------------------------------------------
-// Cores: servers on SERVER_CPU, this process (autocannon) on the other. lib.mjs starts the children; they are pinned
-// here after the start (taskset -a -p), which is enough: threads a process starts later inherit its affinity.
+// Cores: lib.mjs cpuLayout(): the servers are started pinned to its server core, this process (autocannon, which runs in
+// it and cannot be moved apart) to the load core.
 
-const SERVER_CPU = 0;
-const LOAD_CPU = 1;
-let pinning = false;
+let layout = { pinned: false, server: null, load: null, why: 'not set up' };
 
-function taskset(args) {
-  try {
-    execFileSync('taskset', args, { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function setUpPinning() {
-  if (cpus().length < 2) return;
-  pinning = taskset(['-a', '-p', '-c', String(LOAD_CPU), String(process.pid)]);
-}
-
-function pinServer(child) {
-  if (pinning && !taskset(['-a', '-p', '-c', String(SERVER_CPU), String(child.pid)]))
-    throw new BenchError(`could not pin pid ${child.pid} to core ${SERVER_CPU}`);
-}
-
-const range = (values) => `${fmt(Math.min(...values))}–${fmt(Math.max(...values))}`;
 const PATH = '/api/user/transferCoin';
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -234,8 +214,8 @@ async function benchDatabase(autocannon, settings, db, target, bare, adminPasswo
     adminPassword,
     cpuProfDir: settings.cpuProfDir,
     profilePrefix: 'transfers',
+    cpu: layout.server,
   });
-  pinServer(app.child);
   try {
     console.log(`  creating and funding ${settings.users} users …`);
     const { admin, users } = await prepareUsers(app.base, adminPassword, settings.users);
@@ -260,7 +240,7 @@ async function benchDatabase(autocannon, settings, db, target, bare, adminPasswo
       if (sqlitePath && withCeiling) {
         for (const mode of CEILING_MODES) {
           console.log(`  measuring the raw better-sqlite3 ceiling (${mode}) …`);
-          ceiling[mode] = await measureCeiling(sqlitePath, settings.ceilingSeconds, mode, pinning ? SERVER_CPU : null);
+          ceiling[mode] = await measureCeiling(sqlitePath, settings.ceilingSeconds, mode, layout.server);
         }
       }
       rounds.push({
@@ -303,7 +283,7 @@ async function benchDatabase(autocannon, settings, db, target, bare, adminPasswo
       if (measured.length === 0) continue;
       ceilings[mode] = {
         transfersPerSecond: median(measured.map((c) => c.transfersPerSecond)),
-        range: range(measured.map((c) => c.transfersPerSecond)),
+        range: fmtRange(summary(measured.map((c) => c.transfersPerSecond))),
         cpuMicrosPerTransfer: median(measured.map((c) => c.cpuMicrosPerTransfer)),
         // The app's share: its transfers/s over the ceiling's in the same round.
         appShare: median(
@@ -316,7 +296,7 @@ async function benchDatabase(autocannon, settings, db, target, bare, adminPasswo
     return {
       database: db,
       transfersPerSecond: median(rounds.map((r) => r.app.requestsPerSecond)),
-      transfersRange: range(rounds.map((r) => r.app.requestsPerSecond)),
+      transfersRange: fmtRange(summary(rounds.map((r) => r.app.requestsPerSecond))),
       serverCpuMicros: median(rounds.map((r) => r.app.serverCpuMicrosPerRequest ?? NaN)),
       bareCpuMicros: median(rounds.map((r) => r.bare.serverCpuMicrosPerRequest ?? NaN)),
       p99Micros: median(rounds.map((r) => r.app.latencyMs.p99 * 1000)),
@@ -381,7 +361,7 @@ function printReport(settings, results) {
       ],
       results.map((r) => [
         r.database,
-        `${fmt(r.transfersPerSecond)} (${r.transfersRange})`,
+        r.transfersRange,
         fmt(r.serverCpuMicros),
         fmt(r.bareCpuMicros),
         fmt(r.p99Micros),
@@ -410,7 +390,7 @@ function printReport(settings, results) {
         ],
         Object.entries(sqlite.ceilings).map(([mode, c]) => [
           CEILING_LABELS[mode],
-          `${fmt(c.transfersPerSecond)} (${c.range})`,
+          c.range,
           fmt(c.cpuMicrosPerTransfer, 1),
           ...apps.map((r) => (r.transfersPerSecond / c.transfersPerSecond).toFixed(3)),
         ]),
@@ -433,11 +413,11 @@ async function main() {
   const integer = { integer: true };
   const settings = {
     connections: setting('BENCH_CONNECTIONS', 10, 1, 256, integer),
-    warmup: setting('BENCH_WARMUP', 2, 0, 30, integer),
-    duration: setting('BENCH_DURATION', 8, 1, 60, integer),
-    rounds: setting('BENCH_ROUNDS', 3, 1, 9, integer),
-    ceilingSeconds: setting('BENCH_CEILING', 3, 1, 30, integer),
-    users: setting('BENCH_USERS', 20, 2, 200, integer),
+    warmup: setting('BENCH_WARMUP', 2, 0, 30, { ...integer, quick: 1 }),
+    duration: setting('BENCH_DURATION', 8, 1, 60, { ...integer, quick: 2 }),
+    rounds: setting('BENCH_ROUNDS', 3, 1, 9, { ...integer, quick: 1 }),
+    ceilingSeconds: setting('BENCH_CEILING', 3, 1, 30, { ...integer, quick: 1 }),
+    users: setting('BENCH_USERS', 20, 2, 200, { ...integer, quick: 8 }),
   };
   const cpuProfDir = cpuProfDirSetting();
   if (cpuProfDir) mkdirSync(cpuProfDir, { recursive: true });
@@ -460,14 +440,14 @@ async function main() {
   const adminPassword = `Bench-${randomBytes(9).toString('base64url')}`;
 
   console.log(`bench transfers: ${databases.join(' + ')}; about ${plannedSeconds} s of load`);
-  setUpPinning();
+  layout = cpuLayout();
+  if (layout.pinned) pinSelf(layout.load);
   console.log(
-    pinning
-      ? `servers pinned to core ${SERVER_CPU}, load generator to core ${LOAD_CPU} (taskset)`
-      : 'not pinned (no taskset or one core)',
+    layout.pinned
+      ? `servers pinned to core ${layout.server}, load generator (autocannon, in this process) to core ${layout.load} (taskset)`
+      : `not pinned (${layout.why})`,
   );
-  const bare = await startBareServer();
-  pinServer(bare.child);
+  const bare = await startBareServer({ cpu: layout.server });
   const sqlitePath = join(tmp, 'bench.db');
   const targets = {
     sqlite: { databaseUrl: `sqlite:${sqlitePath}`, sqlitePath, ceiling: true },
@@ -508,6 +488,8 @@ async function main() {
     transfers: {
       ...machine(),
       settings,
+      pinning: layout,
+      loadAverage: loadavg(),
       goals: GOALS,
       results: results.map(({ measurements, ...rest }) => rest),
       measurements: results.flatMap((r) => r.measurements),
