@@ -17,6 +17,7 @@ import {
   type Tone,
 } from './src/web/config/types';
 import { messages as t } from './src/web/i18n/zh-CN';
+import { mapMessages as m } from './src/web/i18n/zh-CN-map';
 import { siteChanged } from './src/web/state/site';
 import { refreshUnread } from './src/web/state/unread';
 
@@ -43,7 +44,7 @@ export interface PlatformEntry {
   icon?: MenuEntryIcon;
 }
 
-const P = t.platform;
+const P = m.platform;
 const SERVICE_TONES: Record<Schemas['ServiceState'], Tone> = {
   draft: 'default',
   active: 'success',
@@ -73,7 +74,7 @@ const ORDER_TONES: Record<Schemas['Order']['status'], Tone> = {
   cancelled: 'default',
 };
 const orderTag = (status: Schemas['Order']['status']): TagValue => ({
-  text: t.orders.statuses[status] ?? status,
+  text: m.orders.statuses[status] ?? status,
   tone: ORDER_TONES[status],
 });
 const timeOrDash = (ms: number | null) => (ms === null ? '—' : t.format.dateTime(ms));
@@ -427,21 +428,21 @@ export const screens: Screen[] = [
     operation: 'orderMy',
     item: {
       title: (o) => o.coinName,
-      description: (o) => t.orders.row(o.orderNo, o.createdAt),
+      description: (o) => m.orders.row(o.orderNo, o.createdAt),
       extra: (o) => t.mall.yuan(o.amount),
       tag: (o) => orderTag(o.status),
     },
     rowActions: [
       {
-        label: t.orders.cancel,
+        label: m.orders.cancel,
         color: 'danger',
         when: (o) => o.status === 'pending',
-        confirm: (o) => t.orders.cancelAsk(o.orderNo),
-        done: t.orders.cancelled,
+        confirm: (o) => m.orders.cancelAsk(o.orderNo),
+        done: m.orders.cancelled,
         call: { operation: 'orderCancel', args: (o) => ({ body: { id: o.id } }) },
       },
     ],
-    empty: t.orders.empty,
+    empty: m.orders.empty,
   }),
   {
     path: '/transferCoin',
@@ -834,24 +835,24 @@ export const screens: Screen[] = [
     icon: { name: 'CouponOutline', tint: 'orange' },
     operation: 'quotaListPage',
     search: true,
-    chips: [{ field: 'status', label: t.quota.status, options: t.quota.statuses }],
-    addLink: { label: t.quota.grant, to: '/add_quota' },
+    chips: [{ field: 'status', label: m.quota.status, options: m.quota.statuses }],
+    addLink: { label: m.quota.grant, to: '/add_quota' },
     item: {
-      title: (g) => t.quota.row(g.userAccount, g.remaining, g.amount, t.quota.units[g.unit]!),
-      description: (g) => t.quota.detail(g),
-      extra: (g) => t.quota.statuses[g.status] ?? g.status,
+      title: (g) => m.quota.row(g.userAccount, g.remaining, g.amount, m.quota.units[g.unit]!),
+      description: (g) => m.quota.detail(g),
+      extra: (g) => m.quota.statuses[g.status] ?? g.status,
     },
     rowActions: [
       {
-        label: t.quota.revoke,
+        label: m.quota.revoke,
         color: 'danger',
         when: (g) => g.revokedAt === null && g.remaining > 0,
-        confirm: (g) => t.quota.revokeAsk(g.userAccount, g.remaining, t.quota.units[g.unit]!),
-        done: t.quota.revoked,
+        confirm: (g) => m.quota.revokeAsk(g.userAccount, g.remaining, m.quota.units[g.unit]!),
+        done: m.quota.revoked,
         call: { operation: 'quotaRevoke', args: (g) => ({ body: { id: g.id } }) },
       },
     ],
-    empty: t.quota.empty,
+    empty: m.quota.empty,
   }),
   formScreen({
     path: '/add_quota',
@@ -860,11 +861,11 @@ export const screens: Screen[] = [
     kind: 'form',
     submit: 'quotaGrant',
     fields: ['userAccount', 'unit', 'amount', 'platformId', 'expiresAt', 'reason'],
-    enumLabels: { unit: t.quota.unitLabels },
+    enumLabels: { unit: m.quota.unitLabels },
     widgets: { expiresAt: 'expiry' },
     initial: { unit: 'runs' },
     fixed: (q) => (q.get('userAccount') ? { userAccount: q.get('userAccount')! } : {}),
-    done: t.quota.granted,
+    done: m.quota.granted,
   }),
   listScreen({
     path: '/tasks',
@@ -1095,30 +1096,30 @@ export const screens: Screen[] = [
     operation: 'orderListPage',
     search: true,
     item: {
-      title: (o) => t.orders.title(o.coinName, o.userAccount),
-      description: (o) => t.orders.row(o.orderNo, o.createdAt),
+      title: (o) => m.orders.title(o.coinName, o.userAccount),
+      description: (o) => m.orders.row(o.orderNo, o.createdAt),
       extra: (o) => t.mall.yuan(o.amount),
       tag: (o) => orderTag(o.status),
     },
     rowActions: [
       {
-        label: t.orders.confirmPaid,
+        label: m.orders.confirmPaid,
         color: 'success',
         when: (o) => o.status === 'pending',
-        confirm: (o) => t.orders.confirmPaidAsk(o.coinName, o.userAccount, t.mall.yuan(o.amount), o.addCoin),
-        done: t.orders.paidDone,
+        confirm: (o) => m.orders.confirmPaidAsk(o.coinName, o.userAccount, t.mall.yuan(o.amount), o.addCoin),
+        done: m.orders.paidDone,
         call: { operation: 'orderConfirm', args: (o) => ({ body: { id: o.id } }) },
       },
       {
-        label: t.orders.cancel,
+        label: m.orders.cancel,
         color: 'danger',
         when: (o) => o.status === 'pending',
-        confirm: (o) => t.orders.cancelAsk(o.orderNo),
-        done: t.orders.cancelled,
+        confirm: (o) => m.orders.cancelAsk(o.orderNo),
+        done: m.orders.cancelled,
         call: { operation: 'orderCancel', args: (o) => ({ body: { id: o.id } }) },
       },
     ],
-    empty: t.orders.emptyAdmin,
+    empty: m.orders.emptyAdmin,
   }),
   listScreen({
     path: '/redeem_management',
