@@ -7,8 +7,9 @@ import { pathToFileURL } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 
 const OUT_DIR = 'src/web/generated';
-// What the router and the bare screens' title need before the full map is here; everything else stays in the map.
-const FIELDS = ['path', 'title', 'access', 'chrome', 'signedInGoesOn', 'framesSignedInUser', 'kind'];
+// What the router needs before the full map is here; everything else stays in the map. A bare screen's entry is all
+// the page has of it, so it carries its title too; a framed screen's title comes with its full config.
+const FIELDS = ['path', 'access', 'chrome', 'signedInGoesOn', 'framesSignedInUser', 'kind'];
 // As tsx compiles it: `()=>import("./src/web/screens/Login").then(…interop…)`; the specifier is what counts.
 const IMPORT = /^\(\)\s*=>\s*import\((['"])(\.\/[^'"]+)\1\)/;
 
@@ -26,7 +27,8 @@ export async function routeTableFile(root) {
   const rows = config.screens.map((screen) => {
     if (seen.has(screen.path)) throw new Error(`screens.config.ts: path ${screen.path} is declared twice`);
     seen.add(screen.path);
-    const fields = FIELDS.filter((f) => screen[f] !== undefined).map((f) => `${f}: ${JSON.stringify(screen[f])}`);
+    const written = screen.chrome === 'bare' ? [...FIELDS, 'title'] : FIELDS;
+    const fields = written.filter((f) => screen[f] !== undefined).map((f) => `${f}: ${JSON.stringify(screen[f])}`);
     if (screen.kind === 'custom') fields.push(`component: () => import('${componentPath(root, screen)}')`);
     return `  { ${fields.join(', ')} },`;
   });
