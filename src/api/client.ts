@@ -88,12 +88,15 @@ export const newIdempotencyKey = (): string => crypto.randomUUID();
 function queryString(query: object | undefined): string {
   const parts: string[] = [];
   const add = (name: string, value: unknown) => {
-    if (value !== undefined && value !== null) parts.push(`${name}=${encodeURIComponent(String(value))}`);
+    if (value === undefined || value === null) return;
+    // As openapi-fetch did: one level only (the contract has no nested query values).
+    if (typeof value === 'object') throw new Error(`query ${name}: nested arrays or objects are not sent`);
+    parts.push(`${name}=${encodeURIComponent(value as string | number | boolean)}`);
   };
-  for (const [name, value] of Object.entries(query ?? {})) {
+  for (const [name, value] of Object.entries(query ?? {}) as [string, unknown][]) {
     if (Array.isArray(value)) for (const v of value as unknown[]) add(name, v);
     else if (typeof value === 'object' && value !== null)
-      for (const [key, v] of Object.entries(value)) add(`${name}[${key}]`, v);
+      for (const [key, v] of Object.entries(value as Record<string, unknown>)) add(`${name}[${key}]`, v);
     else add(name, value);
   }
   return parts.length ? `?${parts.join('&')}` : '';
