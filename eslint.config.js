@@ -7,7 +7,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', 'data/', 'src/api/generated/', 'node_modules/'] },
+  { ignores: ['dist/', 'coverage/', 'data/', 'src/api/generated/', 'src/web/generated/', 'node_modules/'] },
   js.configs.recommended,
   {
     files: ['**/*.{ts,tsx}'],

@@ -17,6 +17,7 @@ import {
   type Tone,
 } from './src/web/config/types';
 import { messages as t } from './src/web/i18n/zh-CN';
+import { signedInMessages as w } from './src/web/i18n/zh-CN-signed-in';
 import { siteChanged } from './src/web/state/site';
 import { refreshUnread } from './src/web/state/unread';
 
@@ -43,7 +44,7 @@ export interface PlatformEntry {
   icon?: MenuEntryIcon;
 }
 
-const P = t.platform;
+const P = w.platform;
 const SERVICE_TONES: Record<Schemas['ServiceState'], Tone> = {
   draft: 'default',
   active: 'success',
@@ -73,7 +74,7 @@ const ORDER_TONES: Record<Schemas['Order']['status'], Tone> = {
   cancelled: 'default',
 };
 const orderTag = (status: Schemas['Order']['status']): TagValue => ({
-  text: t.orders.statuses[status] ?? status,
+  text: w.orders.statuses[status] ?? status,
   tone: ORDER_TONES[status],
 });
 const timeOrDash = (ms: number | null) => (ms === null ? '—' : t.format.dateTime(ms));
@@ -94,19 +95,19 @@ const settingsChoices: Partial<Record<SettingsSchemaName, Record<string, readonl
 
 /** 'AI 润色' by one of the site texts on /system: the admin's own words in, a draft to accept or discard out. */
 const polishAction = (field: Schemas['AiPolishRequest']['field']): FieldAction => ({
-  label: t.ai.polish,
+  label: w.ai.polish,
   operation: 'aiPolish',
   args: (text) => ({ body: { field, text } }),
   pick: (r) => ({ value: r.text, message: r.message }),
 });
 
-const D = t.dashboard;
+const D = w.dashboard;
 const count = (n: number) => n.toLocaleString('zh-CN');
 
 /** The clock-in calendar's two marks: a success day and a day of only failed or skipped runs (✓ and ✕, not colour alone). */
 const CALENDAR_MARKS = {
-  succeeded: { label: t.calendar.succeeded, sign: '✓', tone: 'success' },
-  unsuccessful: { label: t.calendar.unsuccessful, sign: '✕', tone: 'danger' },
+  succeeded: { label: w.calendar.succeeded, sign: '✓', tone: 'success' },
+  unsuccessful: { label: w.calendar.unsuccessful, sign: '✕', tone: 'danger' },
 } as const;
 
 /** A platform's service page and its edit page: one entry, two routes. */
@@ -176,7 +177,7 @@ export function platformScreens({ code, title, settings, icon }: PlatformEntry):
         },
         {
           type: 'calendar',
-          title: t.calendar.title,
+          title: w.calendar.title,
           operation: 'runCalendar',
           args: (month, o) => (o.platform ? { query: { month, platformId: o.platform.id } } : null),
           marks: CALENDAR_MARKS,
@@ -184,7 +185,7 @@ export function platformScreens({ code, title, settings, icon }: PlatformEntry):
             operation: 'runMy',
             filter: (day, o) => ({ day, platformId: o.platform?.id }),
             item: runItem(runWhen, (r) => r.result),
-            empty: t.calendar.noRuns,
+            empty: w.calendar.noRuns,
           },
         },
         {
@@ -249,11 +250,11 @@ const userRow = (u: Schemas['UserAdminView']) => `${u.userName}（${u.userAccoun
 /** A batch still queued or running: polled, and the only kind an admin can cancel (in the list and on its detail). */
 const taskUnderway = (b: Schemas['Task']) => b.state === 'queued' || b.state === 'running';
 const cancelTask: RowAction<Schemas['Task']> = {
-  label: t.tasks.cancel,
+  label: w.tasks.cancel,
   color: 'danger',
   when: taskUnderway,
-  confirm: (b) => t.tasks.cancelAsk(b.title),
-  done: t.tasks.cancelled,
+  confirm: (b) => w.tasks.cancelAsk(b.title),
+  done: w.tasks.cancelled,
   call: { operation: 'taskCancel', args: (b) => ({ body: { id: b.id } }) },
 };
 
@@ -368,7 +369,7 @@ export const screens: Screen[] = [
       },
       {
         type: 'calendar',
-        title: t.calendar.title,
+        title: w.calendar.title,
         operation: 'runCalendar',
         args: (month) => ({ query: { month } }),
         marks: CALENDAR_MARKS,
@@ -376,7 +377,7 @@ export const screens: Screen[] = [
           operation: 'runMy',
           filter: (day) => ({ day }),
           item: runItem((r) => r.platformName, runWhen),
-          empty: t.calendar.noRuns,
+          empty: w.calendar.noRuns,
         },
       },
       {
@@ -427,21 +428,21 @@ export const screens: Screen[] = [
     operation: 'orderMy',
     item: {
       title: (o) => o.coinName,
-      description: (o) => t.orders.row(o.orderNo, o.createdAt),
+      description: (o) => w.orders.row(o.orderNo, o.createdAt),
       extra: (o) => t.mall.yuan(o.amount),
       tag: (o) => orderTag(o.status),
     },
     rowActions: [
       {
-        label: t.orders.cancel,
+        label: w.orders.cancel,
         color: 'danger',
         when: (o) => o.status === 'pending',
-        confirm: (o) => t.orders.cancelAsk(o.orderNo),
-        done: t.orders.cancelled,
+        confirm: (o) => w.orders.cancelAsk(o.orderNo),
+        done: w.orders.cancelled,
         call: { operation: 'orderCancel', args: (o) => ({ body: { id: o.id } }) },
       },
     ],
-    empty: t.orders.empty,
+    empty: w.orders.empty,
   }),
   {
     path: '/transferCoin',
@@ -835,24 +836,24 @@ export const screens: Screen[] = [
     icon: { name: 'CouponOutline', tint: 'orange' },
     operation: 'quotaListPage',
     search: true,
-    chips: [{ field: 'status', label: t.quota.status, options: t.quota.statuses }],
-    addLink: { label: t.quota.grant, to: '/add_quota' },
+    chips: [{ field: 'status', label: w.quota.status, options: w.quota.statuses }],
+    addLink: { label: w.quota.grant, to: '/add_quota' },
     item: {
-      title: (g) => t.quota.row(g.userAccount, g.remaining, g.amount, t.quota.units[g.unit]!),
-      description: (g) => t.quota.detail(g),
-      extra: (g) => t.quota.statuses[g.status] ?? g.status,
+      title: (g) => w.quota.row(g.userAccount, g.remaining, g.amount, w.quota.units[g.unit]!),
+      description: (g) => w.quota.detail(g),
+      extra: (g) => w.quota.statuses[g.status] ?? g.status,
     },
     rowActions: [
       {
-        label: t.quota.revoke,
+        label: w.quota.revoke,
         color: 'danger',
         when: (g) => g.revokedAt === null && g.remaining > 0,
-        confirm: (g) => t.quota.revokeAsk(g.userAccount, g.remaining, t.quota.units[g.unit]!),
-        done: t.quota.revoked,
+        confirm: (g) => w.quota.revokeAsk(g.userAccount, g.remaining, w.quota.units[g.unit]!),
+        done: w.quota.revoked,
         call: { operation: 'quotaRevoke', args: (g) => ({ body: { id: g.id } }) },
       },
     ],
-    empty: t.quota.empty,
+    empty: w.quota.empty,
   }),
   formScreen({
     path: '/add_quota',
@@ -861,11 +862,11 @@ export const screens: Screen[] = [
     kind: 'form',
     submit: 'quotaGrant',
     fields: ['userAccount', 'unit', 'amount', 'platformId', 'expiresAt', 'reason'],
-    enumLabels: { unit: t.quota.unitLabels },
+    enumLabels: { unit: w.quota.unitLabels },
     widgets: { expiresAt: 'expiry' },
     initial: { unit: 'runs' },
     fixed: (q) => (q.get('userAccount') ? { userAccount: q.get('userAccount')! } : {}),
-    done: t.quota.granted,
+    done: w.quota.granted,
   }),
   listScreen({
     path: '/tasks',
@@ -877,25 +878,25 @@ export const screens: Screen[] = [
     operation: 'taskListPage',
     item: {
       title: (b) => b.title,
-      description: (b) => t.tasks.row(b.createdByAccount, b.createdAt),
-      extra: (b) => t.tasks.states[b.state] ?? b.state,
+      description: (b) => w.tasks.row(b.createdByAccount, b.createdAt),
+      extra: (b) => w.tasks.states[b.state] ?? b.state,
     },
     progress: (b) => ({ done: b.done, failed: b.failed, total: b.total }),
     // Progress moves while the page is open: read again every 1.5 s as long as a batch is queued or running.
     poll: { everyMs: 1500, while: taskUnderway },
-    rowActions: [{ label: t.tasks.detail, color: 'primary', to: (b) => `/tasks/detail?id=${b.id}` }, cancelTask],
+    rowActions: [{ label: w.tasks.detail, color: 'primary', to: (b) => `/tasks/detail?id=${b.id}` }, cancelTask],
     toolbar: [
       { label: t.inbox.broadcast, to: '/tasks/broadcast' },
-      { label: t.tasks.quota, to: '/tasks/quota' },
-      { label: t.tasks.platform, to: '/tasks/platform' },
+      { label: w.tasks.quota, to: '/tasks/quota' },
+      { label: w.tasks.platform, to: '/tasks/platform' },
       {
-        label: t.tasks.statements,
-        confirm: t.tasks.statementsAsk,
-        done: t.tasks.started,
+        label: w.tasks.statements,
+        confirm: w.tasks.statementsAsk,
+        done: w.tasks.started,
         call: { operation: 'taskStatements', args: () => ({}) },
       },
     ],
-    empty: t.tasks.empty,
+    empty: w.tasks.empty,
   }),
   detailScreen({
     path: '/tasks/detail',
@@ -909,8 +910,8 @@ export const screens: Screen[] = [
     poll: { everyMs: 1500, while: taskUnderway },
     fields: [
       { key: 'title', label: '任务' },
-      { key: 'kind', label: '类型', labels: t.tasks.kinds },
-      { key: 'state', label: '状态', labels: t.tasks.states },
+      { key: 'kind', label: '类型', labels: w.tasks.kinds },
+      { key: 'state', label: '状态', labels: w.tasks.states },
       { key: 'total', label: '条目总数' },
       { key: 'done', label: '已完成' },
       { key: 'failed', label: '失败' },
@@ -922,19 +923,19 @@ export const screens: Screen[] = [
     ],
     actions: [cancelTask],
     downloads: [
-      { label: t.tasks.failuresCsv, href: (b) => `/api/task/failures/export?id=${b.id}`, when: (b) => b.failed > 0 },
-      { label: t.tasks.outputCsv, href: (b) => `/api/task/output?id=${b.id}`, when: (b) => b.hasOutput },
+      { label: w.tasks.failuresCsv, href: (b) => `/api/task/failures/export?id=${b.id}`, when: (b) => b.failed > 0 },
+      { label: w.tasks.outputCsv, href: (b) => `/api/task/output?id=${b.id}`, when: (b) => b.hasOutput },
     ],
     // The failed items, with their reasons, under the record.
     below: listScreen({
       path: '/tasks/detail',
-      title: t.tasks.failures,
+      title: w.tasks.failures,
       access: ADMIN,
       kind: 'list',
       operation: 'taskFailures',
       urlFilters: ['id'],
-      item: { title: (i) => i.label, description: (i) => t.tasks.failureRow(i.seq, i.error) },
-      empty: t.tasks.noFailures,
+      item: { title: (i) => i.label, description: (i) => w.tasks.failureRow(i.seq, i.error) },
+      empty: w.tasks.noFailures,
     }),
   }),
   formScreen({
@@ -958,9 +959,9 @@ export const screens: Screen[] = [
     submit: 'taskQuotaGrant',
     fields: ['csv', 'unit', 'platformId', 'expiresAt', 'reason'],
     widgets: { csv: 'csvFile', expiresAt: 'expiry' },
-    enumLabels: { unit: t.tasks.unitLabels },
+    enumLabels: { unit: w.tasks.unitLabels },
     initial: { unit: 'runs' },
-    done: t.tasks.started,
+    done: w.tasks.started,
     after: '/tasks',
   }),
   formScreen({
@@ -970,9 +971,9 @@ export const screens: Screen[] = [
     kind: 'form',
     submit: 'taskPlatform',
     fields: ['platformId', 'action'],
-    enumLabels: { action: t.tasks.actionLabels },
+    enumLabels: { action: w.tasks.actionLabels },
     initial: { action: 'pause' },
-    done: t.tasks.started,
+    done: w.tasks.started,
     after: '/tasks',
   }),
   formScreen({
@@ -985,7 +986,7 @@ export const screens: Screen[] = [
     icon: { name: 'ChatAddOutline', tint: 'purple' },
     submit: 'aiConfigUpdate',
     fields: ['enabled', 'baseUrl', 'model', 'apiKey', 'timeoutMs', 'dailyBudget'],
-    enumLabels: { enabled: t.ai.enabled },
+    enumLabels: { enabled: w.ai.enabled },
     widgets: { apiKey: 'password' },
     load: {
       operation: 'aiConfigGet',
@@ -1000,10 +1001,10 @@ export const screens: Screen[] = [
     },
     actions: [
       {
-        label: t.ai.test,
+        label: w.ai.test,
         operation: 'aiConfigTest',
         args: () => ({}),
-        show: (r) => ({ title: r.ok ? t.ai.testOk : t.ai.testFailed, content: r.reply ?? r.message }),
+        show: (r) => ({ title: r.ok ? w.ai.testOk : w.ai.testFailed, content: r.reply ?? r.message }),
       },
     ],
     done: t.form.saved,
@@ -1097,30 +1098,30 @@ export const screens: Screen[] = [
     operation: 'orderListPage',
     search: true,
     item: {
-      title: (o) => t.orders.title(o.coinName, o.userAccount),
-      description: (o) => t.orders.row(o.orderNo, o.createdAt),
+      title: (o) => w.orders.title(o.coinName, o.userAccount),
+      description: (o) => w.orders.row(o.orderNo, o.createdAt),
       extra: (o) => t.mall.yuan(o.amount),
       tag: (o) => orderTag(o.status),
     },
     rowActions: [
       {
-        label: t.orders.confirmPaid,
+        label: w.orders.confirmPaid,
         color: 'success',
         when: (o) => o.status === 'pending',
-        confirm: (o) => t.orders.confirmPaidAsk(o.coinName, o.userAccount, t.mall.yuan(o.amount), o.addCoin),
-        done: t.orders.paidDone,
+        confirm: (o) => w.orders.confirmPaidAsk(o.coinName, o.userAccount, t.mall.yuan(o.amount), o.addCoin),
+        done: w.orders.paidDone,
         call: { operation: 'orderConfirm', args: (o) => ({ body: { id: o.id } }) },
       },
       {
-        label: t.orders.cancel,
+        label: w.orders.cancel,
         color: 'danger',
         when: (o) => o.status === 'pending',
-        confirm: (o) => t.orders.cancelAsk(o.orderNo),
-        done: t.orders.cancelled,
+        confirm: (o) => w.orders.cancelAsk(o.orderNo),
+        done: w.orders.cancelled,
         call: { operation: 'orderCancel', args: (o) => ({ body: { id: o.id } }) },
       },
     ],
-    empty: t.orders.emptyAdmin,
+    empty: w.orders.emptyAdmin,
   }),
   listScreen({
     path: '/redeem_management',

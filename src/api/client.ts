@@ -1,5 +1,3 @@
-import createClient from 'openapi-fetch';
-import type { paths } from './generated/schema';
 import { displayMessage } from './message-filter';
 import { OPERATIONS } from './generated/operations.gen';
 import type { OperationId, RequestBody, RequestQuery, ResponseData } from './operations';
@@ -83,13 +81,69 @@ const isAbort = (e: unknown) => (e as { name?: string } | null)?.name === 'Abort
 
 export const newIdempotencyKey = (): string => crypto.randomUUID();
 
+/**
+ * The query string as openapi-fetch wrote it (the contract's default style): `name=value`, an array as the name
+ * repeated, an object as `name[key]=value`; undefined and null left out. Names are the contract's, sent as they are.
+ */
+function queryString(query: object | undefined): string {
+  const parts: string[] = [];
+  const add = (name: string, value: unknown) => {
+    if (value === undefined || value === null) return;
+    // As openapi-fetch did: one level only (the contract has no nested query values).
+    if (typeof value === 'object') throw new Error(`query ${name}: nested arrays or objects are not sent`);
+    parts.push(`${name}=${encodeURIComponent(value as string | number | boolean)}`);
+  };
+  for (const [name, value] of Object.entries(query ?? {}) as [string, unknown][]) {
+    if (Array.isArray(value)) for (const v of value as unknown[]) add(name, v);
+    else if (typeof value === 'object' && value !== null)
+      for (const [key, v] of Object.entries(value as Record<string, unknown>)) add(`${name}[${key}]`, v);
+    else add(name, value);
+  }
+  return parts.length ? `?${parts.join('&')}` : '';
+}
+
+/** The body as the server answered it: parsed JSON, the text when it is not JSON (an error page), or nothing. */
+async function readBody(response: Response): Promise<unknown> {
+  if (response.status === 204 || response.headers.get('content-length') === '0') return undefined;
+  const text = await response.text();
+  // A 2xx must be JSON (a broken one throws, as a network failure does); an error may be a proxy's HTML page.
+  if (response.ok) return text ? (JSON.parse(text) as unknown) : undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
 export function createApi(hooks: ApiHooks, words: ApiWords, options: { baseUrl?: string; fetch?: typeof fetch } = {}) {
-  const http = createClient<paths>({
-    baseUrl: options.baseUrl ?? '',
-    credentials: 'include',
-    headers: { 'X-Requested-With': 'XMLHttpRequest' },
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-  });
+  const baseUrl = (options.baseUrl ?? '').replace(/\/$/, '');
+
+  /** One request as the contract describes it: JSON in (FormData as it is), credentials and the anti-CSRF header. */
+  async function send(
+    method: string,
+    path: string,
+    init: { query?: object; body?: unknown; signal?: AbortSignal; headers?: Record<string, string> },
+  ): Promise<{ payload: unknown; response: Response }> {
+    const headers = new Headers({ 'X-Requested-With': 'XMLHttpRequest' });
+    let body: BodyInit | undefined;
+    if (init.body instanceof FormData) body = init.body;
+    else if (init.body !== undefined) {
+      body = JSON.stringify(init.body);
+      headers.set('Content-Type', 'application/json');
+    }
+    for (const [name, value] of Object.entries(init.headers ?? {})) headers.set(name, value);
+    // Looked up per call, not kept: a test may swap the global fetch or Request after the client exists.
+    const request = new Request(`${baseUrl}${path}${queryString(init.query)}`, {
+      method: method.toUpperCase(),
+      credentials: 'include',
+      redirect: 'follow',
+      headers,
+      body,
+      signal: init.signal,
+    });
+    const response = await (options.fetch ?? fetch)(request);
+    return { payload: await readBody(response), response };
+  }
 
   function fail(error: ApiError, quiet: boolean | undefined): never {
     if (!quiet) hooks.toast(error.message);
@@ -109,21 +163,15 @@ export function createApi(hooks: ApiHooks, words: ApiWords, options: { baseUrl?:
     const headers = idempotent
       ? { ...init.headers, 'Idempotency-Key': init.idempotencyKey ?? newIdempotencyKey() }
       : init.headers;
-    let result: { data?: unknown; error?: unknown; response: Response };
+    let result: { payload: unknown; response: Response };
     try {
       // The operation map and the typed init above already tie this call to the contract.
-      result = await (http.request as (m: string, p: string, i: object) => Promise<typeof result>)(method, path, {
-        params: { query: init.query },
-        body: init.body,
-        signal: init.signal,
-        headers,
-      });
+      result = await send(method, path, { query: init.query, body: init.body, signal: init.signal, headers });
     } catch (error) {
       if (isAbort(error)) throw new ApiError(words.requestAborted, 'aborted');
       throw error; // network failures are the caller's to handle, as the seed says
     }
-    const { response } = result;
-    const payload = result.data ?? result.error;
+    const { response, payload } = result;
     if (isEnvelope(payload)) {
       if (payload.code === 0) return payload.data as ResponseData<K>;
       const message = displayMessage(payload.message, words.fetchFailedTryLater);

@@ -62,6 +62,23 @@ describe('the API client', () => {
     });
   });
 
+  it('writes the query as openapi-fetch did: values encoded, empty ones left out, in the order given', async () => {
+    const a = api({ status: 200, body: { code: 0, message: 'ok', data: [] } });
+    await a.call('basicInformationList', { query: { coinName: '积分 & co', id: undefined, status: 1 } });
+    expect(new URL(a.calls[0]!.url).search).toBe('?coinName=%E7%A7%AF%E5%88%86%20%26%20co&status=1');
+  });
+
+  it('sends a JSON content type with a body only', async () => {
+    const a = api({ status: 200, body: { code: 0, message: 'ok', data: 1 } });
+    await a.call('basicInformationGet', { query: { id: 1 } });
+    expect(a.calls[0]!.headers.get('content-type')).toBeNull();
+    expect(a.calls[0]!.body).toBeNull();
+    await a.call('userRegister', {
+      body: { userAccount: 'alice', userPassword: 'Passw0rd!', checkPassword: 'Passw0rd!' },
+    });
+    expect(a.calls[1]!.headers.get('content-type')).toBe('application/json');
+  });
+
   it.each([40001, 40100])('toasts the server message and goes to /login on code %i', async (code) => {
     const a = api({ status: 401, body: { code, message: '登录已失效，请重新登录', data: null } });
     const error = await a.call('userGetLogin').catch((e) => e);

@@ -2,11 +2,20 @@ import { useMemo } from 'react';
 import { createBrowserRouter, RouterProvider } from 'react-router-dom';
 import { setLoginNavigator } from '../api';
 import { buildRoutes } from './routes';
-import { screens } from './screens';
+import type { RouteEntry, Screen } from '../config/types';
+import { routeTable } from '../generated/route-table.gen';
+
+/** A screen's full config from the map, which is fetched (once) when a framed or generic screen first needs it. */
+async function fullScreen(entry: RouteEntry): Promise<Screen> {
+  const { screens } = await import('./screens');
+  const screen = screens.find((s) => s.path === entry.path);
+  if (!screen) throw new Error(`${entry.path} is in the route table but not in screens.config.ts: run npm run codegen`);
+  return screen;
+}
 
 export function App() {
   const router = useMemo(() => {
-    const r = createBrowserRouter(buildRoutes(screens));
+    const r = createBrowserRouter(buildRoutes(routeTable, fullScreen));
     // Keep where the user was going (the screen being opened, else the current one), as the route guard does; the
     // client calls this before the guard's own redirect, which then no longer applies.
     setLoginNavigator(() => {

@@ -2,33 +2,42 @@ import type { ComponentType } from 'react';
 import { redirect, type RouteObject } from 'react-router-dom';
 import { ApiError } from '../../api/client';
 import { api } from '../api';
-import type { Screen } from '../config/types';
+import type { RouteEntry, Screen } from '../config/types';
 import { safeRedirect } from '../screens/safe-redirect';
 import { signIn, signOut } from '../state/session';
 import { Loading } from '../shell/Loading';
 import { loadFrame, loadSiteInformation, Root } from '../shell/Root';
 import { RouteError } from '../shell/RouteError';
 
-/** The component a screen renders: a hand screen, or a generic renderer bound to its config. Loaded lazily. */
-async function componentFor(screen: Screen): Promise<ComponentType> {
-  switch (screen.kind) {
+/**
+ * The component a screen renders: a hand screen (its chunk is named in the route table), or a generic renderer bound
+ * to its full config. The renderer's chunk and the full map are fetched side by side. Loaded lazily.
+ */
+async function componentFor(entry: RouteEntry, screen: () => Promise<Screen>): Promise<ComponentType> {
+  const of = async <K extends Screen['kind']>(kind: K) => {
+    const s = await screen();
+    if (s.kind !== kind)
+      throw new Error(`${entry.path} is ${s.kind} in the map, ${kind} in the route table: run codegen`);
+    return s as Extract<Screen, { kind: K }>;
+  };
+  switch (entry.kind) {
     case 'custom':
-      return (await screen.component()).default;
+      return (await entry.component()).default;
     case 'list': {
-      const { ListRenderer } = await import('../renderers/ListRenderer');
-      return () => <ListRenderer screen={screen} />;
+      const [{ ListRenderer }, s] = await Promise.all([import('../renderers/ListRenderer'), of('list')]);
+      return () => <ListRenderer screen={s} />;
     }
     case 'form': {
-      const { FormRenderer } = await import('../renderers/FormRenderer');
-      return () => <FormRenderer screen={screen} />;
+      const [{ FormRenderer }, s] = await Promise.all([import('../renderers/FormRenderer'), of('form')]);
+      return () => <FormRenderer screen={s} />;
     }
     case 'detail': {
-      const { DetailRenderer } = await import('../renderers/DetailRenderer');
-      return () => <DetailRenderer screen={screen} />;
+      const [{ DetailRenderer }, s] = await Promise.all([import('../renderers/DetailRenderer'), of('detail')]);
+      return () => <DetailRenderer screen={s} />;
     }
     case 'composed': {
-      const { ComposedRenderer } = await import('../renderers/ComposedRenderer');
-      return () => <ComposedRenderer screen={screen} />;
+      const [{ ComposedRenderer }, s] = await Promise.all([import('../renderers/ComposedRenderer'), of('composed')]);
+      return () => <ComposedRenderer screen={s} />;
     }
     case 'pending': {
       const { Pending } = await import('../shell/Pending');
@@ -90,22 +99,39 @@ async function optionalUserLoader({ request }: { request: Request }) {
   return null;
 }
 
-export function buildRoutes(screens: readonly Screen[]): RouteObject[] {
+/**
+ * The router over the screen map. The app passes the generated route table and the full map's loader (so /login
+ * loads neither the map nor anything of a framed screen); tests may pass the full screens, which are their own
+ * route entries.
+ */
+export function buildRoutes(screens: readonly Screen[]): RouteObject[];
+export function buildRoutes(
+  entries: readonly RouteEntry[],
+  screenOf: (entry: RouteEntry) => Promise<Screen>,
+): RouteObject[];
+export function buildRoutes(
+  entries: readonly RouteEntry[],
+  screenOf: (entry: RouteEntry) => Promise<Screen> = async (entry) => entry as Screen,
+): RouteObject[] {
   // Every screen is its own chunk, fetched when first opened (a new screen in the map is split with no code here). A
-  // framed screen fetches the frame at the same time, and a signed-in one the site record its notice bar shows, so
-  // nothing waits for the first render and nothing moves after it.
-  const toRoute = (screen: Screen): RouteObject => ({
-    path: screen.path,
-    handle: { screen },
-    ...(screen.signedInGoesOn ? { loader: signedInGoesOnLoader } : {}),
-    ...(screen.framesSignedInUser ? { loader: optionalUserLoader } : {}),
+  // framed screen fetches the frame and its full config (notice, subject) at the same time, and a signed-in one the
+  // site record its notice bar shows, so nothing waits for the first render and nothing moves after it. The route's
+  // `handle` (what the frame reads) comes with the chunk: a bare screen's entry is all it needs.
+  const toRoute = (entry: RouteEntry): RouteObject => ({
+    path: entry.path,
+    ...(entry.signedInGoesOn ? { loader: signedInGoesOnLoader } : {}),
+    ...(entry.framesSignedInUser ? { loader: optionalUserLoader } : {}),
     lazy: async () => {
-      const [Component] = await Promise.all([
-        componentFor(screen),
-        screen.chrome === 'bare' ? null : loadFrame(),
-        screen.access === 'public' ? null : siteInformationOrTimeout(),
+      const bare = entry.chrome === 'bare';
+      let full: Promise<Screen> | undefined;
+      const screen = () => (full ??= screenOf(entry));
+      const [Component, shown] = await Promise.all([
+        componentFor(entry, screen),
+        bare ? entry : screen(),
+        bare ? null : loadFrame(),
+        entry.access === 'public' ? null : siteInformationOrTimeout(),
       ]);
-      return { Component };
+      return { Component, handle: { screen: shown } };
     },
   });
   return [
@@ -114,13 +140,13 @@ export function buildRoutes(screens: readonly Screen[]): RouteObject[] {
       HydrateFallback: Loading,
       ErrorBoundary: RouteError,
       children: [
-        ...screens.filter((s) => s.access === 'public').map(toRoute),
+        ...entries.filter((s) => s.access === 'public').map(toRoute),
         {
           loader: currentUserLoader,
           // Run the guard on every navigation, not only the first.
           shouldRevalidate: () => true,
           children: [
-            ...screens.filter((s) => s.access !== 'public').map(toRoute),
+            ...entries.filter((s) => s.access !== 'public').map(toRoute),
             {
               path: '*',
               lazy: async () => {

@@ -3,7 +3,7 @@ import type { Screen, SignedInRole } from '../config/types';
 
 export { screens };
 
-export function canOpen(screen: Screen, role: SignedInRole | 'notLogin'): boolean {
+export function canOpen(screen: Pick<Screen, 'access'>, role: SignedInRole | 'notLogin'): boolean {
   if (screen.access === 'public') return true;
   return role !== 'notLogin' && screen.access.includes(role);
 }

@@ -499,6 +499,20 @@ export type Screen =
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
 /**
+ * A screen as the router first knows it (src/web/generated/route-table.gen.ts, generated from the map): enough to
+ * route, guard and title it, and a hand screen's chunk. The rest of its config comes with the full map, fetched beside
+ * the first framed or generic screen, so /login loads none of it. Every `Screen` is one.
+ */
+export type RouteEntry = Pick<ScreenBase, 'path' | 'access' | 'chrome' | 'signedInGoesOn' | 'framesSignedInUser'> & {
+  /** Written for a bare screen only (its entry is all the page has of it); a framed one's comes with its config. */
+  title?: string;
+} & ({ kind: 'custom'; component: CustomScreen['component'] } | { kind: Exclude<Screen['kind'], 'custom'> });
+
+/** What the frame shows of the current screen: the route entry, with the fuller config of a framed screen. */
+export type FrameScreen = RouteEntry &
+  Partial<Pick<ScreenBase, 'title' | 'notice' | 'back' | 'headerRight' | 'subject'>>;
+
+/**
  * Keep each list's row type tied to its own operation while the map holds them together. They answer the plain
  * `Screen` on purpose: a generic return type would let the array's type steer the inference of K.
  */

@@ -3,7 +3,7 @@ import { NoticeBar, WaterMark } from 'antd-mobile';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { api } from '../api';
 import { toast } from '../feedback';
-import type { Screen } from '../config/types';
+import type { FrameScreen } from '../config/types';
 import { messages as t } from '../i18n/zh-CN';
 import { sessionStore, signOut } from '../state/session';
 import { siteStore } from '../state/site';
@@ -53,7 +53,7 @@ function LogoutButton() {
  * notice bar, the bottom tab bar, the account watermark and the announcement bubble. Chrome comes from the screen's
  * config, never from comparing paths.
  */
-export default function Frame({ screen, children }: { screen: Screen | undefined; children: ReactNode }) {
+export default function Frame({ screen, children }: { screen: FrameScreen | undefined; children: ReactNode }) {
   const { pathname } = useLocation();
   const back = useBack();
   const session = useStore(sessionStore);

@@ -1,7 +1,7 @@
 import { useRef, useState, type TouchEvent } from 'react';
 import { Button, CalendarPickerView } from 'antd-mobile';
 import type { CalendarPart, ListItem, ListPart, Tone } from '../../config/types';
-import { messages as t } from '../../i18n/zh-CN';
+import { signedInMessages as w } from '../../i18n/zh-CN-signed-in';
 import { ListPartView } from './ListPartView';
 import { PartStatus } from './PartStatus';
 import { usePartData } from './usePartData';
@@ -65,11 +65,11 @@ export function CalendarPartView({ part: typed, data }: { part: CalendarPart<Dat
       {part.title ? <h3 className="composed-heading">{part.title}</h3> : null}
       <div className="calendar-box" onTouchStart={onTouchStart} onTouchEnd={onTouchEnd} data-month={month}>
         <div className="calendar-switch">
-          <Button size="small" fill="none" onClick={() => turn(-1)} aria-label={t.calendar.previous}>
+          <Button size="small" fill="none" onClick={() => turn(-1)} aria-label={w.calendar.previous}>
             ‹
           </Button>
-          <span className="calendar-month">{t.calendar.month(year, monthNumber)}</span>
-          <Button size="small" fill="none" onClick={() => turn(1)} aria-label={t.calendar.next}>
+          <span className="calendar-month">{w.calendar.month(year, monthNumber)}</span>
+          <Button size="small" fill="none" onClick={() => turn(1)} aria-label={w.calendar.next}>
             ›
           </Button>
         </div>
@@ -92,7 +92,7 @@ export function CalendarPartView({ part: typed, data }: { part: CalendarPart<Dat
           }}
         />
       </div>
-      <div className="calendar-legend" aria-label={t.calendar.legend}>
+      <div className="calendar-legend" aria-label={w.calendar.legend}>
         {Object.values(part.marks).map((m) => (
           <span key={m.label} className="calendar-legend-item">
             <span className={`calendar-mark calendar-mark-${m.tone}`}>{m.sign}</span> {m.label}
@@ -103,14 +103,14 @@ export function CalendarPartView({ part: typed, data }: { part: CalendarPart<Dat
         <PartStatus status={state.status} retry={state.status === 'error' ? state.retry : undefined} />
       ) : null}
       {picked === null ? (
-        <div className="stats-note">{t.calendar.pickDay}</div>
+        <div className="stats-note">{w.calendar.pickDay}</div>
       ) : (
         <ListPartView
           key={picked}
           part={
             {
               type: 'list',
-              title: t.calendar.dayRuns(picked),
+              title: w.calendar.dayRuns(picked),
               operation: part.day.operation,
               filter: (d: Data) => part.day.filter(picked, d),
               item: part.day.item,

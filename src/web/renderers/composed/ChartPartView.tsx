@@ -1,7 +1,7 @@
 import { lazy, Suspense, useMemo, useState } from 'react';
 import { Selector, Skeleton } from 'antd-mobile';
 import type { ChartPart, ChartSpec } from '../../config/types';
-import { messages as t } from '../../i18n/zh-CN';
+import { signedInMessages as w } from '../../i18n/zh-CN-signed-in';
 import { PartStatus } from './PartStatus';
 import { usePartData } from './usePartData';
 
@@ -59,10 +59,10 @@ function OneChart({ spec, rows, part }: { spec: ChartSpec<Row>; rows: readonly R
           </Suspense>
           <div className="chart-figures" aria-live="polite">
             {row === undefined ? (
-              <span className="chart-hint">{t.dashboard.tapHint}</span>
+              <span className="chart-hint">{w.dashboard.tapHint}</span>
             ) : (
               <>
-                <strong>{t.dashboard.dayFigures(part.x(row).full)}</strong>
+                <strong>{w.dashboard.dayFigures(part.x(row).full)}</strong>
                 {spec.series.map((s) => (
                   <span key={s.label} className="chart-figure">
                     {s.label} {format(s.value(row))}

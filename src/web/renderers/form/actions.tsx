@@ -4,7 +4,7 @@ import type { OperationInput } from '../../../api/client';
 import type { OperationId } from '../../../api/operations';
 import type { FieldAction, FormAction } from '../../config/types';
 import { alert, choose, toast } from '../../feedback';
-import { messages as t } from '../../i18n/zh-CN';
+import { signedInMessages as w } from '../../i18n/zh-CN-signed-in';
 import { useOperationRunner } from '../../operations/useOperation';
 
 // The form's extra buttons from screens.config.ts: a field action (AI 润色) proposes a new value for its field, which
@@ -26,7 +26,7 @@ export function FieldActionButton({
   const { operation, args, pick } = action;
   const onClick = async () => {
     if (text.trim() === '') {
-      toast(t.ai.writeFirst);
+      toast(w.ai.writeFirst);
       return;
     }
     const outcome = await run(operation, args(text) as OperationInput<typeof operation>);
@@ -36,7 +36,7 @@ export function FieldActionButton({
       toast(message);
       return;
     }
-    if (await choose(t.ai.polishTitle, value, { accept: t.ai.accept, discard: t.ai.discard })) onAccept(value);
+    if (await choose(w.ai.polishTitle, value, { accept: w.ai.accept, discard: w.ai.discard })) onAccept(value);
   };
   return (
     <Button size="mini" color="primary" fill="outline" loading={busy} onClick={() => void onClick()}>

@@ -2,6 +2,7 @@ import type { RJSFSchema, UiSchema } from '@rjsf/utils';
 import { formPatternMessages, formSchemas, type FormSchemaId } from '../../../api/generated/forms.gen';
 import type { FormOperation, FormScreen } from '../../config/types';
 import { messages as t } from '../../i18n/zh-CN';
+import { signedInMessages as w } from '../../i18n/zh-CN-signed-in';
 
 // What a form screen renders, worked out from its config and the generated contract alone: a pure function, so the
 // schema snapshot test sees exactly what the renderer uses.
@@ -69,7 +70,7 @@ function fieldUi(
       'ui:title': WIDGET_DISPLAY.yuan!(property.title ?? name).title,
       'ui:placeholder': t.form.yuanPlaceholder,
     };
-  if (widget === 'csvFile') return { 'ui:widget': widget, 'ui:placeholder': t.tasks.csvPlaceholder };
+  if (widget === 'csvFile') return { 'ui:widget': widget, 'ui:placeholder': w.tasks.csvPlaceholder };
   // A secret the server never answers: masked, not filled in by the browser, blank keeps the saved one.
   if (widget === 'password')
     return { 'ui:widget': 'password', 'ui:placeholder': t.form.keepSecret, 'ui:autocomplete': 'off' };

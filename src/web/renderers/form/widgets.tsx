@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import type { RegistryWidgetsType, WidgetProps } from '@rjsf/utils';
 import { Input, Selector, Switch, TextArea } from 'antd-mobile';
 import { messages as t } from '../../i18n/zh-CN';
+import { signedInMessages as w } from '../../i18n/zh-CN-signed-in';
 
 // The widget registry of the antd-mobile theme: each rjsf widget name mapped once to an antd-mobile input. Values
 // leave the widgets as rjsf expects them: '' becomes the field's empty value (absent), numbers leave as text and
@@ -190,7 +191,7 @@ function CsvFileWidget(props: WidgetProps) {
     <div className="csv-file-widget">
       <TextareaWidget {...props} />
       <label className="csv-file-pick">
-        {t.tasks.pickFile}
+        {w.tasks.pickFile}
         <input
           type="file"
           accept=".csv,text/csv,text/plain"
@@ -201,7 +202,7 @@ function CsvFileWidget(props: WidgetProps) {
           }}
         />
       </label>
-      <div className="csv-file-help">{t.tasks.csvHelp}</div>
+      <div className="csv-file-help">{w.tasks.csvHelp}</div>
     </div>
   );
 }
