@@ -42,7 +42,7 @@ const offsets = new Map<string, Map<number, number>>();
 
 function offsetAt(hourStart: number, timeZone: string): number {
   let forZone = offsets.get(timeZone);
-  if (!forZone) offsets.set(timeZone, (forZone = new Map()));
+  if (!forZone) offsets.set(timeZone, (forZone = new Map<number, number>()));
   let offset = forZone.get(hourStart);
   if (offset === undefined) {
     const p = partsOf(hourStart, timeZone);

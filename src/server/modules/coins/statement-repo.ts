@@ -87,9 +87,10 @@ export async function entrySlice(db: Db, userId: number, afterId: number, limit:
         .as('slice'),
     )
     .select((eb) => [
-      eb.fn.sum<number>('amount').as('total'),
+      // Over no rows (a user with no entries past afterId) sum and max are null.
+      eb.fn.sum<number | null>('amount').as('total'),
       eb.fn.countAll<number>().as('n'),
-      eb.fn.max('id').as('lastId'),
+      eb.fn.max<number | null>('id').as('lastId'),
     ])
     .executeTakeFirstOrThrow();
   return { total: Number(row.total ?? 0), entries: Number(row.n), lastId: Number(row.lastId ?? afterId) };
