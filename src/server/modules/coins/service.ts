@@ -262,10 +262,16 @@ export async function check(app: AppContext): Promise<Schemas['LedgerCheck']> {
         sumOfEntries: r.sumOfEntries,
       });
   };
+  // The next users' entry counts, read a thousand at a time and used up slice by slice.
+  let counts: { id: number; entryCount: number }[] = [];
+  let i = 0;
   for (let after = 0; ;) {
-    const next = await statements.entryCountsAfter(app.db, after, CHECK_USERS_PER_SLICE);
-    if (next.length === 0) break;
-    const first = next[0]!;
+    if (i === counts.length) {
+      counts = await statements.entryCountsAfter(app.db, after, CHECK_USERS_PER_SLICE);
+      i = 0;
+      if (counts.length === 0) break;
+    }
+    const first = counts[i++]!;
     if (first.entryCount > CHECK_ENTRIES_PER_SLICE) {
       const user = await checkUserInSlices(app, first.id);
       if (user) add(user);
@@ -273,10 +279,9 @@ export async function check(app: AppContext): Promise<Schemas['LedgerCheck']> {
     } else {
       let upTo = first.id;
       let entries = first.entryCount;
-      for (const user of next.slice(1)) {
-        entries += user.entryCount;
-        if (entries > CHECK_ENTRIES_PER_SLICE) break;
-        upTo = user.id;
+      while (i < counts.length && entries + counts[i]!.entryCount <= CHECK_ENTRIES_PER_SLICE) {
+        entries += counts[i]!.entryCount;
+        upTo = counts[i++]!.id;
       }
       for (const row of await statements.balancesWithSums(app.db, after, upTo)) add(row);
       after = upTo;
