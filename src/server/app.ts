@@ -12,6 +12,8 @@ import { handlers } from './handlers.js';
 import { badUrlHandler, clientErrorHandler, registerErrorHandling } from './http/error-handler.js';
 import { listOperations, loadOpenApi } from './http/openapi.js';
 import { registerOperations } from './http/routes.js';
+import { hotReads, type HotReads } from './http/hot-reads.js';
+import { createHttpServer } from './http/http-server.js';
 import { registerSecurityHeaders, securityHeaders } from './http/security-headers.js';
 import { registerWebManifest } from './http/web-manifest.js';
 import { RequestValidator } from './http/validation.js';
@@ -48,7 +50,14 @@ export const OPENAPI_PATH = fileURLToPath(new URL('../../openapi.yaml', import.m
 export async function buildApp(config: AppConfig, options: BuildOptions = {}): Promise<BuiltApp> {
   const live: AppContext['live'] = { analyticsOrigin: '' };
   const headersFor = securityHeaders(() => live.analyticsOrigin);
+  // Bound once the app is built; cleared when it starts closing, so from then on Fastify answers everything.
+  let hot: HotReads | undefined;
   const fastify = Fastify({
+    serverFactory: (handler, options) =>
+      createHttpServer(options, (request, response) => {
+        if (hot) hot(request, response, () => handler(request, response));
+        else handler(request, response);
+      }),
     // Errors answered before any route or hook runs still leave as the envelope with the security headers.
     frameworkErrors: badUrlHandler(headersFor),
     clientErrorHandler: clientErrorHandler(headersFor),
@@ -93,7 +102,8 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   registerSecurityHeaders(fastify, headersFor);
   const hasWebApp = existsSync(join(config.webRoot, 'index.html'));
   registerErrorHandling(fastify, { spaFallback: hasWebApp });
-  registerOperations(fastify, listOperations(openapi), handlers, context);
+  const operations = listOperations(openapi);
+  registerOperations(fastify, operations, handlers, context);
 
   fastify.get('/api/openapi.json', { schema: { hide: true } }, async () => openapi);
   await fastify.register(fastifySwagger, { mode: 'static', specification: { document: openapi as never } });
@@ -115,6 +125,10 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   }
 
   let refresh: NodeJS.Timeout | undefined;
+  fastify.addHook('preClose', (done) => {
+    hot = undefined;
+    done();
+  });
   fastify.addHook('onClose', async () => {
     clearInterval(refresh);
     await scheduler.stop();
@@ -136,5 +150,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     60_000,
   );
   refresh.unref();
+  // Per-request access logs come from Fastify's request logging; with them on, every request goes through it.
+  if (!config.logRequests) hot = hotReads(context, operations, handlers, headersFor);
   return { fastify, context, database, scheduler, generatedAdminPassword: admin.generatedPassword };
 }

@@ -173,6 +173,47 @@ describe('coinLedgerCheck at size', () => {
   });
 });
 
+describe('coinLedgerCheck of a user with many entries', () => {
+  it('sums a user with more entries than one statement reads in slices, and still finds its mismatch', async () => {
+    const admin = await app().admin();
+    const user = await app().newUser();
+    // More than two slices' worth (5,000 each): summed in three statements plus the one beside the balance.
+    const before = await admin.ok('coinLedgerCheck');
+    await plantEntries(user.id, 12_345, 'MANY');
+    const counted = await admin.ok('coinLedgerCheck');
+    expect(counted.mismatches).toEqual([]);
+    expect(counted.entries - before.entries).toBe(12_345);
+    await sql`update users set coin = coin + 5 where id = ${user.id}`.execute(db());
+    try {
+      const check = await admin.ok('coinLedgerCheck');
+      const sum = Number(
+        (await db().selectFrom('users').select('coin').where('id', '=', user.id).executeTakeFirstOrThrow()).coin,
+      );
+      expect(check.mismatches).toEqual([
+        {
+          userId: user.id,
+          userAccount: user.userAccount,
+          balance: sum,
+          sumOfEntries: sum - 5,
+          entryCount: 12_345,
+          entriesCounted: 12_345,
+        },
+      ]);
+      expect(check.entries).toBe(counted.entries);
+    } finally {
+      await sql`update users set coin = coin - 5 where id = ${user.id}`.execute(db());
+    }
+    // The stored entry count checked on the sliced path too.
+    await sql`update users set entry_count = entry_count - 1 where id = ${user.id}`.execute(db());
+    try {
+      const check = await admin.ok('coinLedgerCheck');
+      expect(check.mismatches).toMatchObject([{ userId: user.id, entryCount: 12_344, entriesCounted: 12_345 }]);
+    } finally {
+      await sql`update users set entry_count = entry_count + 1 where id = ${user.id}`.execute(db());
+    }
+  });
+});
+
 /** The plan the database chooses for the admin user search of `text` (on PostgreSQL with scans made unattractive). */
 async function searchPlan(text: string): Promise<string> {
   const compiled = userListQuery(db(), { searchText: text }).select('users.id').compile();

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { resolveSession, type RevokeReason, type SessionState } from '../modules/sessions/service.js';
@@ -12,10 +13,13 @@ const ENDED_MESSAGES: Record<RevokeReason, string> = {
   deleted: '账号已被删除',
 };
 
-export async function sessionOf(app: AppContext, request: FastifyRequest): Promise<SessionState> {
-  const token = readSessionCookie(request);
+export async function sessionFromHeaders(app: AppContext, headers: IncomingHttpHeaders): Promise<SessionState> {
+  const token = readSessionCookie(headers);
   return token ? resolveSession(app.db, app.config.sessionSecret, token, app.now()) : { kind: 'none' };
 }
+
+export const sessionOf = (app: AppContext, request: FastifyRequest): Promise<SessionState> =>
+  sessionFromHeaders(app, request.headers);
 
 const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 

@@ -1,11 +1,12 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { FastifyReply } from 'fastify';
 import { ABSOLUTE_MS } from '../modules/sessions/service.js';
 
 export const SESSION_COOKIE = 'sid';
 
 /** Reads one cookie without a cookie plugin: this runs on every request and needs nothing else. */
-export function readSessionCookie(request: FastifyRequest): string | undefined {
-  const header = request.headers.cookie;
+export function readSessionCookie(headers: IncomingHttpHeaders): string | undefined {
+  const header = headers.cookie;
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');

@@ -55,13 +55,82 @@ export async function countEntries(db: Db, filter: EntryFilter): Promise<number>
   return Number(row.n);
 }
 
-/** The highest user id (the ledger check walks users in id ranges up to it). */
-export async function maxUserId(db: Db): Promise<number> {
+/**
+ * The next `limit` users after id `after`, with the count of entries kept beside each balance: how the ledger check
+ * sizes its slices (a hint only; the sums never rely on it).
+ */
+export async function entryCountsAfter(db: Db, after: number, limit: number) {
+  const rows = await db
+    .selectFrom('users')
+    .select(['id', 'entryCount'])
+    .where('id', '>', after)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ id: r.id, entryCount: Number(r.entryCount) }));
+}
+
+/**
+ * The sum and count of a user's next `limit` entries after entry `afterId`, in id order, and the last id among them:
+ * one slice of a user with more entries than one statement should read at once, on the (user_id, id, amount) index.
+ */
+export async function entrySlice(db: Db, userId: number, afterId: number, limit: number) {
+  const row = await db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('coinEntries')
+        .select(['id', 'amount'])
+        .where('userId', '=', userId)
+        .where('id', '>', afterId)
+        .orderBy('id')
+        .limit(limit)
+        .as('slice'),
+    )
+    .select((eb) => [
+      // Over no rows (a user with no entries past afterId) sum and max are null.
+      eb.fn.sum<number | null>('amount').as('total'),
+      eb.fn.countAll<number>().as('n'),
+      eb.fn.max<number | null>('id').as('lastId'),
+    ])
+    .executeTakeFirstOrThrow();
+  return { total: Number(row.total ?? 0), entries: Number(row.n), lastId: Number(row.lastId ?? afterId) };
+}
+
+/**
+ * A user's balance beside the sum and count of its entries after entry `afterId`, in one statement (one snapshot):
+ * the end of a user read in slices.
+ */
+export async function balanceWithSumAfter(db: Db, userId: number, afterId: number) {
   const row = await db
     .selectFrom('users')
-    .select((eb) => eb.fn.max('id').as('id'))
+    .select((eb) => [
+      'users.userAccount',
+      'users.coin',
+      'users.entryCount',
+      eb
+        .selectFrom('coinEntries')
+        .select((e) => e.fn.coalesce(e.fn.sum<number>('amount'), sql<number>`0`).as('total'))
+        .where('coinEntries.userId', '=', userId)
+        .where('coinEntries.id', '>', afterId)
+        .as('total'),
+      eb
+        .selectFrom('coinEntries')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .where('coinEntries.userId', '=', userId)
+        .where('coinEntries.id', '>', afterId)
+        .as('n'),
+    ])
+    .where('users.id', '=', userId)
     .executeTakeFirst();
-  return Number(row?.id ?? 0);
+  return (
+    row && {
+      userAccount: row.userAccount,
+      balance: Number(row.coin),
+      entryCount: Number(row.entryCount),
+      total: Number(row.total ?? 0),
+      entries: Number(row.n ?? 0),
+    }
+  );
 }
 
 /**

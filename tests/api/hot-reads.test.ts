@@ -1,0 +1,108 @@
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, type BuiltApp } from '../../src/server/app.js';
+import { ApiClient } from '../helpers/client.js';
+import { testConfig, useTestApp } from '../helpers/test-app.js';
+
+// The reads every page makes (get/login, the site record) are answered over the network by a fast path in front of
+// Fastify (src/server/http/hot-reads.ts). Fastify's injector never reaches it, so these tests call a listening server
+// and hold its answers to what the same app answers through Fastify.
+
+const app = useTestApp();
+let base = '';
+
+beforeAll(async () => {
+  const { fastify } = app().built;
+  await fastify.listen({ host: '127.0.0.1', port: 0 });
+  base = `http://127.0.0.1:${(fastify.server.address() as AddressInfo).port}`;
+});
+
+/** Headers that differ between two answers for reasons of transport only. */
+const TRANSPORT = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
+
+async function overNetwork(url: string, cookie?: string, method = 'GET') {
+  const response = await fetch(`${base}${url}`, { method, headers: cookie ? { cookie } : {} });
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    if (!TRANSPORT.has(name)) headers[name] = value;
+  });
+  return { status: response.status, headers, body: await response.text() };
+}
+
+async function throughFastify(url: string, cookie?: string) {
+  const response = await app().built.fastify.inject({ method: 'GET', url, headers: cookie ? { cookie } : {} });
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers))
+    if (!TRANSPORT.has(name) && value !== undefined) headers[name] = String(value);
+  return { status: response.statusCode, headers, body: response.body };
+}
+
+describe('the hot reads answer over the network exactly as the app does', () => {
+  it('answers get/login for a signed-in user with the same status, headers and body', async () => {
+    const { client, userAccount } = await app().newUser();
+    const fast = await overNetwork('/api/user/get/login', client.cookie);
+    expect(fast.status).toBe(200);
+    expect(JSON.parse(fast.body)).toMatchObject({ code: 0, data: { userAccount } });
+    expect(fast).toEqual(await throughFastify('/api/user/get/login', client.cookie));
+    expect(fast.headers['content-security-policy']).toContain("default-src 'self'");
+    expect(fast.headers['cache-control']).toBe('no-store');
+  });
+
+  it('answers the live site record with the same status, headers and body, and a change at once', async () => {
+    const url = '/api/basicInformation/get?id=1';
+    const before = await overNetwork(url);
+    expect(before.status).toBe(200);
+    expect(before).toEqual(await throughFastify(url));
+    const admin = await app().admin();
+    const noticeBar = `公告 ${Date.now()}`;
+    await admin.ok('basicInformationUpdate', { body: { id: 1, noticeBar } });
+    const after = await overNetwork(url);
+    expect(JSON.parse(after.body).data.noticeBar).toBe(noticeBar);
+  });
+
+  it('answers a visitor, a stale cookie and a HEAD the way the rest of the app does', async () => {
+    const visitor = await overNetwork('/api/user/get/login');
+    expect([visitor.status, JSON.parse(visitor.body).code]).toEqual([401, 40100]);
+    expect(visitor).toEqual(await throughFastify('/api/user/get/login'));
+    const forged = await overNetwork('/api/user/get/login', `sid=${'A'.repeat(43)}`);
+    expect([forged.status, JSON.parse(forged.body).code]).toEqual([401, 40100]);
+    const { client } = await app().newUser();
+    const head = await overNetwork('/api/user/get/login', client.cookie, 'HEAD');
+    expect([head.status, head.body]).toEqual([200, '']);
+    expect(head.headers['x-frame-options']).toBe('DENY');
+  });
+});
+
+describe('a session ended anywhere ends on the fast path at once (nothing kept in memory)', () => {
+  let second: BuiltApp;
+  beforeAll(async () => {
+    // Another process on the same database: the session ends there.
+    second = await buildApp(testConfig(app().db.config), { logger: false });
+  });
+  afterAll(async () => {
+    await second.fastify.close();
+  });
+
+  it('answers 40001 to a cookie logged out in another process', async () => {
+    const { client } = await app().newUser();
+    expect((await overNetwork('/api/user/get/login', client.cookie)).status).toBe(200);
+    const elsewhere = new ApiClient(second.fastify);
+    elsewhere.cookie = client.cookie;
+    await elsewhere.ok('userLogout');
+    const after = await overNetwork('/api/user/get/login', client.cookie);
+    expect([after.status, JSON.parse(after.body).code]).toEqual([401, 40001]);
+    expect(after.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('answers 40001 to a user banned in another process', async () => {
+    const { client, id } = await app().newUser();
+    expect((await overNetwork('/api/user/get/login', client.cookie)).status).toBe(200);
+    const admin = new ApiClient(second.fastify);
+    await admin.ok('userLogin', {
+      body: { userAccount: 'admin', userPassword: testConfig(app().db.config).adminPassword },
+    });
+    await admin.ok('userBan', { query: { id } });
+    const after = await overNetwork('/api/user/get/login', client.cookie);
+    expect([after.status, JSON.parse(after.body).code]).toEqual([401, 40001]);
+  });
+});
