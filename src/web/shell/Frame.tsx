@@ -11,6 +11,7 @@ import { useStore } from '../state/store';
 import { useColorScheme } from '../app/color-scheme';
 import { canOpen } from '../app/screens';
 import { useAnnouncementOnce } from './announcement';
+import { AnnouncementDialog } from './AnnouncementDialog';
 import { BottomTabs } from './BottomTabs';
 import { HeaderBar } from './HeaderBar';
 
@@ -84,6 +85,7 @@ export default function Frame({ screen, children }: { screen: FrameScreen | unde
           <AnnouncementBubble />
         </Suspense>
       )}
+      <AnnouncementDialog />
     </div>
   );
 }
