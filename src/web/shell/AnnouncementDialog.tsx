@@ -23,8 +23,8 @@ const close = () => openAnnouncement.set(null);
  * The announcement as a modal dialog of the app's own, drawn with the frame: named by its title, focus moved in and
  * given back on close, 确定, Escape and a tap on the mask close it, the page behind does not scroll.
  */
-export function AnnouncementDialog() {
-  const shown = useStore(openAnnouncement);
+export function AnnouncementDialog({ due }: { due?: Announcement | null }) {
+  const shown = useStore(openAnnouncement) ?? due;
   if (!shown) return null;
   return createPortal(<Dialog {...shown} />, document.body);
 }

@@ -63,7 +63,7 @@ export default function Frame({ screen, children }: { screen: FrameScreen | unde
   const showBack = screen?.back !== false && pathname !== '/';
   const notice = screen?.notice ?? site?.noticeBar ?? '';
   const allowed = !screen || canOpen(screen, session.role) || session.role === 'notLogin';
-  useAnnouncementOnce();
+  const dueAnnouncement = useAnnouncementOnce();
   return (
     <div className="app-frame">
       <header className="app-header">
@@ -85,7 +85,7 @@ export default function Frame({ screen, children }: { screen: FrameScreen | unde
           <AnnouncementBubble />
         </Suspense>
       )}
-      <AnnouncementDialog />
+      <AnnouncementDialog due={dueAnnouncement} />
     </div>
   );
 }
