@@ -1,4 +1,4 @@
-import { lazy, Suspense, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useState, type ReactNode } from 'react';
 import { NoticeBar, WaterMark } from 'antd-mobile';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { api } from '../api';
@@ -11,11 +11,29 @@ import { useStore } from '../state/store';
 import { useColorScheme } from '../app/color-scheme';
 import { canOpen } from '../app/screens';
 import { useAnnouncementOnce } from './announcement';
+import { AnnouncementDialog } from './AnnouncementDialog';
 import { BottomTabs } from './BottomTabs';
 import { HeaderBar } from './HeaderBar';
 
 // The draggable bubble brings a gesture and an animation library (23 KB): it comes after the page, never before it.
 const AnnouncementBubble = lazy(async () => ({ default: (await import('./AnnouncementBubble')).AnnouncementBubble }));
+
+/**
+ * True once the frame's first paint is on screen (a frame, then a task): the bubble is asked for only then, so its
+ * download and start-up do not compete with the page (and the announcement) for the network and the main thread.
+ */
+function useAfterFirstPaint(): boolean {
+  const [painted, setPainted] = useState(false);
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const frame = requestAnimationFrame(() => (timer = setTimeout(() => setPainted(true))));
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
+  }, []);
+  return painted;
+}
 
 /** The watermark is drawn on a canvas, out of CSS's reach: as faint on a dark page as antd-mobile's default on a light one. */
 const WATERMARK_INK = { light: 'rgba(0, 0, 0, 0.15)', dark: 'rgba(255, 255, 255, 0.15)' } as const;
@@ -62,7 +80,8 @@ export default function Frame({ screen, children }: { screen: FrameScreen | unde
   const showBack = screen?.back !== false && pathname !== '/';
   const notice = screen?.notice ?? site?.noticeBar ?? '';
   const allowed = !screen || canOpen(screen, session.role) || session.role === 'notLogin';
-  useAnnouncementOnce();
+  const dueAnnouncement = useAnnouncementOnce();
+  const painted = useAfterFirstPaint();
   return (
     <div className="app-frame">
       <header className="app-header">
@@ -79,11 +98,12 @@ export default function Frame({ screen, children }: { screen: FrameScreen | unde
       {session.user && (
         <WaterMark content={session.user.userAccount} fullPage gapX={36} gapY={64} fontColor={WATERMARK_INK[scheme]} />
       )}
-      {session.user && (
+      {session.user && painted && (
         <Suspense fallback={null}>
           <AnnouncementBubble />
         </Suspense>
       )}
+      <AnnouncementDialog due={dueAnnouncement} />
     </div>
   );
 }

@@ -1,25 +1,31 @@
-import { useEffect } from 'react';
-import { alert } from '../feedback';
+import { useLayoutEffect } from 'react';
 import { dialogFlags, markRead } from '../state/dialog-flags';
 import { siteStore } from '../state/site';
 import { useStore } from '../state/store';
+import { openAnnouncement, type Announcement } from './AnnouncementDialog';
 
 // The announcement, apart from the bubble that reopens it: the frame shows it once per browser session as soon as the
 // site record is there, while the bubble (and its gesture and animation libraries) may still be downloading.
 
-/** The announcement in a dialog with one OK button; OK, Escape (cancel) and a tap on the overlay all close it. */
+/** The announcement in a dialog with one OK button; OK, Escape and a tap on the mask all close it. */
 export function showAnnouncement(title: string, content: string) {
-  void alert(title, <div style={{ whiteSpace: 'pre-wrap', maxHeight: '50vh', overflowY: 'auto' }}>{content}</div>);
+  openAnnouncement.set({ title, content });
 }
 
-/** Shows the site's announcement once per browser session (flag `isRead`). */
-export function useAnnouncementOnce() {
+/**
+ * Shows the site's announcement once per browser session (flag `isRead`). Answers the announcement that is due, for
+ * the frame to draw in this very render: the dialog's own subscription to the open announcement starts only after
+ * the frame's first paint, so opening it from an effect alone would paint the page first and the dialog a frame later.
+ */
+export function useAnnouncementOnce(): Announcement | null {
   const site = useStore(siteStore);
   const { isRead } = useStore(dialogFlags);
   const hasAnnouncement = Boolean(site && (site.noticeAnnouncementTitle || site.noticeAnnouncement));
-  useEffect(() => {
-    if (!site || isRead || !hasAnnouncement) return;
+  const due = site && !isRead && hasAnnouncement;
+  useLayoutEffect(() => {
+    if (!site || !due) return;
     markRead('isRead');
     showAnnouncement(site.noticeAnnouncementTitle, site.noticeAnnouncement);
-  }, [site, isRead, hasAnnouncement]);
+  }, [site, due]);
+  return due ? { title: site.noticeAnnouncementTitle, content: site.noticeAnnouncement } : null;
 }

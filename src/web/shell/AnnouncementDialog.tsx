@@ -1,0 +1,97 @@
+import { useEffect, useId, useRef } from 'react';
+import { createPortal } from 'react-dom';
+// antd-mobile's own styles for its dialog, so this one looks the same without its JavaScript (the dialog kit with its
+// animation library is a chunk of its own, fetched only after the frame: the announcement would paint seconds late).
+import 'antd-mobile/es/components/mask/mask.css';
+import 'antd-mobile/es/components/center-popup/center-popup.css';
+import 'antd-mobile/es/components/dialog/dialog.css';
+import 'antd-mobile/es/components/button/button.css';
+import { messages as t } from '../i18n/zh-CN';
+import { createStore, useStore } from '../state/store';
+
+export interface Announcement {
+  title: string;
+  content: string;
+}
+
+/** The announcement on screen, if any: the frame opens it once a session, the bubble again on a tap. */
+export const openAnnouncement = createStore<Announcement | null>(null);
+
+const close = () => openAnnouncement.set(null);
+
+/**
+ * The announcement as a modal dialog of the app's own, drawn with the frame: named by its title, focus moved in and
+ * given back on close, 确定, Escape and a tap on the mask close it, the page behind does not scroll.
+ */
+export function AnnouncementDialog({ due }: { due?: Announcement | null }) {
+  const shown = useStore(openAnnouncement) ?? due;
+  if (!shown) return null;
+  return createPortal(<Dialog {...shown} />, document.body);
+}
+
+function Dialog({ title, content }: Announcement) {
+  const titleId = useId();
+  const contentId = useId();
+  const ok = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    ok.current?.focus();
+    document.body.classList.add('adm-overflow-hidden');
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') close();
+      // One control: Tab stays on it (aria-modal promises the page behind is out of reach).
+      if (event.key === 'Tab') {
+        event.preventDefault();
+        ok.current?.focus();
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      document.body.classList.remove('adm-overflow-hidden');
+      before?.focus();
+    };
+  }, []);
+  return (
+    <div className="adm-center-popup adm-dialog">
+      <div
+        className="adm-mask adm-center-popup-mask"
+        aria-hidden="true"
+        style={{ background: 'rgba(0, 0, 0, 0.55)' }}
+        onClick={close}
+      />
+      <div
+        className="adm-center-popup-wrap"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby={title ? titleId : contentId}
+        aria-describedby={title ? contentId : undefined}
+      >
+        <div className="adm-center-popup-body adm-dialog-body">
+          {title && (
+            <div className="adm-dialog-title" id={titleId}>
+              {title}
+            </div>
+          )}
+          <div className="adm-dialog-content">
+            <div id={contentId} style={{ whiteSpace: 'pre-wrap', maxHeight: '50vh', overflowY: 'auto' }}>
+              {content}
+            </div>
+          </div>
+          <div className="adm-dialog-footer">
+            <div className="adm-dialog-action-row">
+              <button
+                ref={ok}
+                type="button"
+                className="adm-button adm-button-primary adm-button-block adm-button-fill-none adm-button-shape-rectangular adm-dialog-button"
+                onClick={close}
+              >
+                <span>{t.shell.ok}</span>
+              </button>
+            </div>
+          </div>
+        </div>
+      </div>
+    </div>
+  );
+}
