@@ -11,13 +11,14 @@
 //
 // Settings (environment, optional): BENCH_ENTRIES 1000000 · BENCH_RUNS 100000 · BENCH_USERS 2000 · BENCH_ROUNDS 5 ·
 // BENCH_CONNECTIONS 8 (concurrent login reads) · BENCH_LOAD_SECONDS 4 · BENCH_LOAD_ROUNDS 3 · BENCH_COLD_ROUNDS 3
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   addCleanup,
   cleanup,
+  cpuLayout,
   cpuMeter,
   fmt,
   fmtRange,
@@ -25,7 +26,9 @@ import {
   interleavedRounds,
   machine,
   median,
+  pinSelf,
   readClockTicks,
+  runLoad,
   runMain,
   summary as summaryOf,
   writeResults,
@@ -83,28 +86,25 @@ function dropRollups(file) {
   db.close();
 }
 
-/** CONNECTIONS loops of GET /api/user/get/login for `seconds`; answers their latencies (ms). */
-async function loginLoad(base, cookie, seconds) {
-  const until = performance.now() + seconds * 1000;
-  const latencies = [];
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (performance.now() < until) {
-        const started = performance.now();
-        await call(base, '/api/user/get/login', { cookie });
-        latencies.push(performance.now() - started);
-      }
-    }),
-  );
-  return latencies;
+/**
+ * GET /api/user/get/login from CONNECTIONS connections for LOAD_SECONDS, by wrk in its own process on the load core
+ * (lib.mjs runLoad); answers its p99 in ms.
+ */
+async function loginP99(base, cookie, layout) {
+  const run = await runLoad({
+    url: `${base}/api/user/get/login`,
+    connections: CONNECTIONS,
+    duration: LOAD_SECONDS,
+    headers: { cookie },
+    cpu: layout.load,
+  });
+  return run.latencyUs.p99 / 1000;
 }
 
-const p99 = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))];
-};
-
-const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const loadavgText = () =>
+  loadavg()
+    .map((v) => v.toFixed(2))
+    .join(' ');
 
 async function main() {
   installSignalHandlers();
@@ -114,15 +114,19 @@ async function main() {
   addCleanup(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'app.db');
   const adminPassword = 'BenchAdmin-Passw0rd';
+  // The server on one core; this script and the login load (wrk) on the other.
+  const layout = cpuLayout();
+  if (layout.pinned) pinSelf(layout.load);
   const server = await startAppServer({
     label: 'sqlite',
     databaseUrl: `sqlite:${file}`,
     adminPassword,
     forwardStdout: false,
     env: { SCHEDULER: 'off' },
+    cpu: layout.server,
   });
   const { seconds: seedSeconds } = await seedScale({ sqlitePath: file, users: USERS, entries: ENTRIES, runs: RUNS });
-  const loadBefore = loadavg();
+  const loadBefore = loadavgText();
   const { cookie: admin } = await call(server.base, '/api/user/login', {
     body: { userAccount: 'admin', userPassword: adminPassword },
   });
@@ -173,20 +177,20 @@ async function main() {
         during[kind].push(await dashboardOnce(server.base, admin));
       }
     })();
-    const latencies = await loginLoad(server.base, admin, LOAD_SECONDS);
+    const p99 = await loginP99(server.base, admin, layout);
     busy = false;
     await dashboards;
-    return p99(latencies);
+    return p99;
   };
   const [alone, warmLoaded, coldLoaded] = await interleavedRounds(LOAD_ROUNDS, [
-    async () => p99(await loginLoad(server.base, admin, LOAD_SECONDS)),
+    () => loginP99(server.base, admin, layout),
     withDashboard('warm'),
     withDashboard('cold'),
   ]);
 
   const m = machine();
   console.log(`\ndashboard at scale (${m.cpus} × ${m.cpuModel}, node ${m.node}; a shared machine: compare ratios)`);
-  console.log(`load average before: ${loadBefore}; after: ${loadavg()}`);
+  console.log(`load average before: ${loadBefore}; after: ${loadavgText()}`);
   console.log(
     `seeded ${ENTRIES.toLocaleString()} coin entries, ${RUNS.toLocaleString()} runs, ${USERS} users in ${fmt(seedSeconds, 1)} s`,
   );

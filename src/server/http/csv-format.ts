@@ -1,5 +1,6 @@
 import type { Schemas } from '../../api/operations.js';
 import { coinKindWords, redeemStatusWords, wordFor } from '../../shared/words.js';
+import { zoneOffsetAt } from '../jobs/site-time.js';
 
 // How a CSV export writes coded values and instants: in the words the screens use (src/shared/words.ts) and in the
 // site's time zone (TZ_SITE), so a spreadsheet reads like the screen it was exported from. Every CSV row builder
@@ -45,8 +46,7 @@ function offsetAt(hourStart: number, timeZone: string): number {
   if (!forZone) offsets.set(timeZone, (forZone = new Map<number, number>()));
   let offset = forZone.get(hourStart);
   if (offset === undefined) {
-    const p = partsOf(hourStart, timeZone);
-    offset = Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour, +p.minute, +p.second) - hourStart;
+    offset = zoneOffsetAt(hourStart, timeZone);
     if (forZone.size >= 100_000) forZone.clear();
     forZone.set(hourStart, offset);
   }

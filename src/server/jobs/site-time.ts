@@ -15,7 +15,7 @@ export function siteDay(ms: number, timeZone: string): string {
 const offsetFormats = new Map<string, Intl.DateTimeFormat>();
 
 /** How far a time zone's wall clock is ahead of UTC at an instant, in ms (changes across a DST switch). */
-function offsetAt(ms: number, timeZone: string): number {
+export function zoneOffsetAt(ms: number, timeZone: string): number {
   let format = offsetFormats.get(timeZone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-US', {
@@ -44,8 +44,8 @@ function offsetAt(ms: number, timeZone: string): number {
 export function siteDayStart(day: string, timeZone: string): number {
   const [y, m, d] = day.split('-').map(Number) as [number, number, number];
   const wallMidnight = Date.UTC(y, m - 1, d);
-  const guess = wallMidnight - offsetAt(wallMidnight, timeZone);
-  return wallMidnight - offsetAt(guess, timeZone);
+  const guess = wallMidnight - zoneOffsetAt(wallMidnight, timeZone);
+  return wallMidnight - zoneOffsetAt(guess, timeZone);
 }
 
 /** The calendar day `delta` days after `day` (negative: before); plain date arithmetic, no time zone involved. */

@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useState } from 'react';
-import { Button, ErrorBlock } from 'antd-mobile';
+import { LoadFailed } from '../shell/LoadFailed';
+import { ErrorBlock } from 'antd-mobile';
 import { useSearchParams } from 'react-router-dom';
 import type { ComposedScreen, Part } from '../config/types';
 import { api } from '../api';
-import { messages as t } from '../i18n/zh-CN';
 import { Loading } from '../shell/Loading';
 import { CalendarPartView } from './composed/CalendarPartView';
 import { CardsPartView } from './composed/CardsPartView';
@@ -67,13 +67,7 @@ export function ComposedRenderer({ screen: typed }: { screen: ComposedScreen<any
 
   if (state.status === 'loading') return <Loading />;
   if (state.status === 'error') {
-    return (
-      <ErrorBlock status="default" title={t.shell.loadFailed} description={t.fetchFailedTryLater}>
-        <Button color="primary" onClick={reload}>
-          {t.shell.retry}
-        </Button>
-      </ErrorBlock>
-    );
+    return <LoadFailed retry={reload} />;
   }
   const unavailable = screen.unavailable?.(state.data);
   if (unavailable) {

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
-import { Button, ErrorBlock, List } from 'antd-mobile';
+import { LoadFailed } from '../shell/LoadFailed';
+import { Button, List } from 'antd-mobile';
 import { useNavigate, useSearchParams } from 'react-router-dom';
 import type { DetailField, DetailScreen, ListScreen, Progress, RowAction } from '../config/types';
 import { api } from '../api';
@@ -85,13 +86,7 @@ export function DetailRenderer({ screen: typed }: { screen: DetailScreen<any> })
   if (missing) return <MissingRecord listPath={screen.recordOf} purpose="view" />;
   if (state.status === 'loading') return <Loading />;
   if (state.status === 'error' || !state.data) {
-    return (
-      <ErrorBlock status="default" title={t.shell.loadFailed} description={t.fetchFailedTryLater}>
-        <Button color="primary" onClick={() => setAttempt((n) => n + 1)}>
-          {t.shell.retry}
-        </Button>
-      </ErrorBlock>
-    );
+    return <LoadFailed retry={() => setAttempt((n) => n + 1)} />;
   }
   const data = state.data;
   const actions = actionsFor(screen.actions, data, role);

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
-import { Button, ErrorBlock, Skeleton } from 'antd-mobile';
+import { LoadFailed } from '../shell/LoadFailed';
+import { ErrorBlock, Skeleton } from 'antd-mobile';
 import { CollectMoneyOutline } from 'antd-mobile-icons';
 import { Link } from 'react-router-dom';
 import type { Schemas } from '../../api/operations';
@@ -92,11 +93,7 @@ export default function Mall() {
         </span>
       </div>
       {failed ? (
-        <ErrorBlock status="default" title={t.shell.loadFailed} description={t.fetchFailedTryLater}>
-          <Button color="primary" onClick={load}>
-            {t.shell.retry}
-          </Button>
-        </ErrorBlock>
+        <LoadFailed retry={load} />
       ) : packages === null ? (
         <div className="app-card" aria-busy="true" aria-label={t.shell.loading}>
           <Skeleton.Paragraph lineCount={4} animated />

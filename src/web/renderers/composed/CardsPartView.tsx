@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { Button, Card, ErrorBlock, Skeleton } from 'antd-mobile';
+import { LoadFailed } from '../../shell/LoadFailed';
+import { Card, Skeleton } from 'antd-mobile';
 import { useNavigate } from 'react-router-dom';
 import type { CardsPart, TagValue } from '../../config/types';
 import { api } from '../../api';
@@ -41,11 +42,7 @@ export function CardsPartView({ part: typed }: { part: CardsPart }) {
           <Skeleton.Paragraph lineCount={3} animated />
         </div>
       ) : items === 'error' ? (
-        <ErrorBlock status="default" title={t.shell.loadFailed} description={t.fetchFailedTryLater}>
-          <Button color="primary" onClick={() => setAttempt((n) => n + 1)}>
-            {t.shell.retry}
-          </Button>
-        </ErrorBlock>
+        <LoadFailed retry={() => setAttempt((n) => n + 1)} />
       ) : items.length === 0 ? (
         <div className="composed-empty">{part.empty}</div>
       ) : (

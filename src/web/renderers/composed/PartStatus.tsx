@@ -1,4 +1,5 @@
-import { Button, ErrorBlock, Skeleton } from 'antd-mobile';
+import { Skeleton } from 'antd-mobile';
+import { LoadFailed } from '../../shell/LoadFailed';
 import { messages as t } from '../../i18n/zh-CN';
 
 /** What a part shows while its data loads, or when it could not: a skeleton, or a retry. */
@@ -10,11 +11,5 @@ export function PartStatus({ status, retry }: { status: 'loading' | 'error'; ret
       </div>
     );
   }
-  return (
-    <ErrorBlock status="default" title={t.shell.loadFailed} description={t.fetchFailedTryLater}>
-      <Button color="primary" onClick={retry}>
-        {t.shell.retry}
-      </Button>
-    </ErrorBlock>
-  );
+  return <LoadFailed retry={retry} />;
 }

@@ -1,4 +1,5 @@
-import { Button, ErrorBlock, InfiniteScroll, List, Skeleton, SwipeAction } from 'antd-mobile';
+import { ErrorBlock, InfiniteScroll, List, Skeleton, SwipeAction } from 'antd-mobile';
+import { LoadFailed } from '../../shell/LoadFailed';
 import { Fragment } from 'react';
 import { useNavigate } from 'react-router-dom';
 import type { ActionCall, ListItem, Progress, RowAction } from '../../config/types';
@@ -105,13 +106,7 @@ export function ListRows({
     );
   }
   if (list.status === 'error' && list.rows.length === 0) {
-    return (
-      <ErrorBlock status="default" title={t.shell.loadFailed} description={t.fetchFailedTryLater}>
-        <Button color="primary" onClick={list.reload}>
-          {t.shell.retry}
-        </Button>
-      </ErrorBlock>
-    );
+    return <LoadFailed retry={list.reload} />;
   }
   if (list.rows.length === 0) return <ErrorBlock status="empty" title={t.list.empty} description={empty ?? ''} />;
   return (
