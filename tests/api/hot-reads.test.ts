@@ -1,7 +1,10 @@
+import BetterSqlite3 from 'better-sqlite3';
 import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type BuiltApp } from '../../src/server/app.js';
 import { ApiClient } from '../helpers/client.js';
+import { POSTGRES_URL } from '../helpers/database.js';
 import { testConfig, useTestApp } from '../helpers/test-app.js';
 
 // The reads every page makes (get/login, the site record) are answered over the network by a fast path in front of
@@ -104,5 +107,68 @@ describe('a session ended anywhere ends on the fast path at once (nothing kept i
     await admin.ok('userBan', { query: { id } });
     const after = await overNetwork('/api/user/get/login', client.cookie);
     expect([after.status, JSON.parse(after.body).code]).toEqual([401, 40001]);
+  });
+});
+
+/** SQL run on a connection of its own, as an operator's script or the sqlite3 shell would: no app code involved. */
+async function outsideTheApp(statement: string, parameters: unknown[]): Promise<void> {
+  const config = app().db.config;
+  if (config.kind === 'sqlite') {
+    const other = new BetterSqlite3(config.path);
+    try {
+      other.pragma('busy_timeout = 2000');
+      other.prepare(statement).run(...parameters);
+    } finally {
+      other.close();
+    }
+    return;
+  }
+  const other = new pg.Client({ connectionString: POSTGRES_URL });
+  await other.connect();
+  try {
+    await other.query(`set search_path to ${config.schema}`);
+    // pg numbers its placeholders; the statements below are written with ? for both.
+    let n = 0;
+    await other.query(
+      statement.replace(/\?/g, () => `$${++n}`),
+      parameters,
+    );
+  } finally {
+    await other.end();
+  }
+}
+
+describe('what a request reads is what the database holds now, whoever wrote it', () => {
+  // On SQLite the session lookup and the site record are remembered between commits (db/prepared.ts): a change that
+  // no code of this app made must still be answered by the very next request.
+  it('answers the site record changed by SQL outside the app, on the next request', async () => {
+    const url = '/api/basicInformation/get?id=1';
+    for (let i = 0; i < 3; i++) await overNetwork(url);
+    const noticeBar = `直接改库 ${Date.now()}`;
+    await outsideTheApp('update site_information set notice_bar = ? where id = 1', [noticeBar]);
+    expect(JSON.parse((await overNetwork(url)).body).data.noticeBar).toBe(noticeBar);
+    expect(JSON.parse((await throughFastify(url)).body).data.noticeBar).toBe(noticeBar);
+  });
+
+  it('ends a session revoked and a user banned by SQL outside the app, on the next request', async () => {
+    const first = await app().newUser();
+    const second = await app().newUser();
+    for (const { client } of [first, second])
+      for (let i = 0; i < 3; i++) expect((await overNetwork('/api/user/get/login', client.cookie)).status).toBe(200);
+    await outsideTheApp("update sessions set revoked_at = ?, revoke_reason = 'logout' where user_id = ?", [
+      Date.now(),
+      first.id,
+    ]);
+    expect(JSON.parse((await overNetwork('/api/user/get/login', first.client.cookie)).body).code).toBe(40001);
+    await outsideTheApp("update users set status = 'banned' where id = ?", [second.id]);
+    expect(JSON.parse((await overNetwork('/api/user/get/login', second.client.cookie)).body).code).toBe(40001);
+  });
+
+  it('answers a new user name written by SQL outside the app, on the next request', async () => {
+    const { client, id } = await app().newUser();
+    for (let i = 0; i < 3; i++) await overNetwork('/api/user/get/login', client.cookie);
+    // Not how coins move (that is the ledger's one function); only a way to change a row the lookup reads.
+    await outsideTheApp('update users set user_name = ? where id = ?', ['改名之后', id]);
+    expect(JSON.parse((await overNetwork('/api/user/get/login', client.cookie)).body).data.userName).toBe('改名之后');
   });
 });

@@ -26,6 +26,47 @@ function camelCase(column: string): string {
   return out;
 }
 
+/** What VersionedMemo.get answers when it has nothing for the key (undefined is a remembered answer: no row). */
+const NOT_REMEMBERED = Symbol('not remembered');
+const MEMO_ENTRIES = 10_000;
+
+const dataVersionStatements = new WeakMap<BetterSqlite3.Database, BetterSqlite3.Statement>();
+function dataVersionStatement(reader: BetterSqlite3.Database): BetterSqlite3.Statement {
+  let statement = dataVersionStatements.get(reader);
+  if (!statement) dataVersionStatements.set(reader, (statement = reader.prepare('pragma data_version').pluck()));
+  return statement;
+}
+
+/**
+ * Answers of one query on SQLite, kept only while nothing has been committed to the database file since they were
+ * read. `PRAGMA data_version` on the reading connection changes whenever ANY other connection commits (this process's
+ * write connection, another process, the sqlite3 shell), so a remembered row is exactly the row the query would read
+ * now: a logout, ban or site update anywhere is seen by the very next request. Between writes (most of the time, for
+ * the session lookup and the site record every page asks for) a request costs a version check instead of the query.
+ * Bounded: the oldest key goes first; everything goes at the next commit.
+ */
+class VersionedMemo<T> {
+  readonly #entries = new Map<unknown, T>();
+  #version: unknown = undefined;
+  constructor(private readonly versionStatement: BetterSqlite3.Statement) {}
+
+  get(key: unknown): T | typeof NOT_REMEMBERED {
+    const version = this.versionStatement.get();
+    if (version !== this.#version) {
+      this.#entries.clear();
+      this.#version = version;
+      return NOT_REMEMBERED;
+    }
+    return this.#entries.has(key) ? this.#entries.get(key)! : NOT_REMEMBERED;
+  }
+
+  set(key: unknown, value: T): T {
+    if (this.#entries.size >= MEMO_ENTRIES) this.#entries.delete(this.#entries.keys().next().value);
+    this.#entries.set(key, value);
+    return value;
+  }
+}
+
 const isSqliteBusy = (error: unknown) => String((error as { code?: unknown } | null)?.code).startsWith('SQLITE_BUSY');
 
 let statementNames = 0;
@@ -35,7 +76,8 @@ let statementNames = 0;
  * request (the session lookup, the site record), where Kysely's building, compiling and result transforms cost more
  * than running them. On a root database they skip Kysely altogether: on SQLite one kept better-sqlite3 statement
  * answering arrays, on PostgreSQL a named (server-side prepared) statement; the row keys are mapped to camelCase
- * once per statement. `build` receives placeholder values in the order the compiled query expects its parameters.
+ * once per statement; on SQLite the rows are also remembered until the next commit to the file (VersionedMemo), and
+ * handed out frozen, shared by every caller. `build` receives placeholder values in the order the compiled query expects its parameters.
  */
 export function preparedQuery<P extends readonly unknown[], Row>(
   build: (db: Db, ...placeholders: P) => Compilable<Row>,
@@ -72,10 +114,16 @@ export function preparedQuery<P extends readonly unknown[], Row>(
     if (route.kind === 'sqlite') {
       const statement = route.reader.prepare(sql).raw(true);
       keys = statement.columns().map((c) => camelCase(c.name));
+      const memo = new VersionedMemo<Row | undefined>(dataVersionStatement(route.reader));
       return (values: P) => {
         try {
+          // The version is read BEFORE the row: a commit in between leaves a newer row under an older version,
+          // which the next call's version check throws away; the other order could keep an older row as current.
+          const key = values.length === 1 ? values[0] : JSON.stringify(values);
+          const remembered = memo.get(key);
+          if (remembered !== NOT_REMEMBERED) return remembered;
           const first = statement.get(values) as unknown[] | undefined;
-          return first ? toRow(first) : undefined;
+          return memo.set(key, first ? Object.freeze(toRow(first)) : undefined);
         } catch (error) {
           // A busy reader (a checkpoint restarting the log): the driver's path waits and retries.
           if (isSqliteBusy(error)) return throughKysely(db, values);

@@ -59,6 +59,18 @@ class HotContext implements HandlerContext<OperationId> {
   }
 }
 
+/**
+ * A frozen answer cannot change, so its envelope is serialised once (the site record, remembered until the next
+ * commit: see db/prepared.ts); anything else is serialised per request.
+ */
+const bodies = new WeakMap<object, string>();
+function serialised(result: unknown): string {
+  if (typeof result !== 'object' || result === null || !Object.isFrozen(result)) return JSON.stringify(ok(result));
+  let body = bodies.get(result);
+  if (body === undefined) bodies.set(result, (body = JSON.stringify(ok(result))));
+  return body;
+}
+
 export type HotReads = (request: IncomingMessage, response: ServerResponse, fallback: () => void) => void;
 
 /**
@@ -94,7 +106,7 @@ export function hotReads(
       if (session.kind !== 'active' || !route.op.roles.includes(session.user.userRole)) throw new NotHot();
     }
     const result = await route.handler(new HotContext(app, request, route.query, session));
-    const body = JSON.stringify(ok(result));
+    const body = serialised(result);
     const headers = headersFor(url);
     // A flat list: Node writes it without copying, cheaper than an object of headers.
     const list: string[] = ['content-type', 'application/json; charset=utf-8'];

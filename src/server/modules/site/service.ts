@@ -53,8 +53,18 @@ async function requireSite(app: AppContext, id: number): Promise<SiteInformation
   return row;
 }
 
+/**
+ * Views of rows the repository remembers (db/prepared.ts hands out the same frozen row until the next commit): the
+ * same frozen view for the same row, which the hot-read path then serialises once (http/hot-reads.ts).
+ */
+const views = new WeakMap<SiteInformationRow, Schemas['BasicInformation']>();
+
 export async function get(app: AppContext, id: number): Promise<Schemas['BasicInformation']> {
-  return toView(await requireSite(app, id));
+  const row = await requireSite(app, id);
+  if (!Object.isFrozen(row)) return toView(row);
+  let view = views.get(row);
+  if (!view) views.set(row, (view = Object.freeze(toView(row))));
+  return view;
 }
 
 export async function add(
