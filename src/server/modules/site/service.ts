@@ -6,6 +6,8 @@ import { badParams, notFound } from '../../http/errors.js';
 import { writeAudit } from '../audit/repo.js';
 import type { SessionUser } from '../sessions/service.js';
 import * as repo from './repo.js';
+import { forgetLiveSite, liveSiteFromMemory } from './live-site-cache.js';
+import { sqliteDriverOf } from '../../db/sqlite-driver.js';
 
 /** The record the whole app reads: site name, notice bar, announcement, points notification. */
 export const LIVE_SITE_ID = 1;
@@ -60,6 +62,11 @@ async function requireSite(app: AppContext, id: number): Promise<SiteInformation
 const views = new WeakMap<SiteInformationRow, Schemas['BasicInformation']>();
 
 export async function get(app: AppContext, id: number): Promise<Schemas['BasicInformation']> {
+  if (id === LIVE_SITE_ID && !sqliteDriverOf(app.db)) return liveSiteFromMemory(app.db, () => viewOf(app, id));
+  return viewOf(app, id);
+}
+
+async function viewOf(app: AppContext, id: number): Promise<Schemas['BasicInformation']> {
   const row = await requireSite(app, id);
   if (!Object.isFrozen(row)) return toView(row);
   let view = views.get(row);
@@ -122,6 +129,7 @@ export async function update(
       now,
     );
   });
+  forgetLiveSite();
 }
 
 export async function remove(app: AppContext, actor: SessionUser, id: number): Promise<void> {
