@@ -60,8 +60,8 @@ class HotContext implements HandlerContext<OperationId> {
 }
 
 /**
- * A frozen answer cannot change, so its envelope is serialised once (the site record, remembered until the next
- * commit: see db/prepared.ts); anything else is serialised per request.
+ * A frozen answer cannot change, so its envelope is serialised once (the live site record, kept in memory: see
+ * site/live-site-cache.ts); anything else is serialised per request.
  */
 const bodies = new WeakMap<object, string>();
 function serialised(result: unknown): string {

@@ -4,12 +4,13 @@ import type { Db } from '../../db/database.js';
 type SiteView = Schemas['BasicInformation'];
 
 /**
- * How long a PostgreSQL server answers the live site record from memory. Every page asks for it; it changes when an
- * admin edits it. Another server on the same database (or SQL typed by an operator) is seen within this long; this
- * server's own edits at once (forgetLiveSite). The record is public display text: a second of delay across servers
- * harms no one, while a round trip per page view costs the database and this process more than the rest of the
- * request. What must be exact reads the table itself: a transfer checks the cap inside transfer_coins.
- * SQLite needs none of this: its reads are remembered until the next commit to the file (db/prepared.ts).
+ * How long a server answers the live site record from memory. Every page asks for it; it changes when an admin edits
+ * it. This server's own edits are answered at once (forgetLiveSite, after their commit); another server's on the same
+ * PostgreSQL database, or SQL typed by an operator into either database, within this long. The record is public
+ * display text: a second of delay across servers harms no one, while reading it per page view cost more than the rest
+ * of the request (a round trip on PostgreSQL; on SQLite the read lock that even `PRAGMA data_version` takes). What must
+ * be exact reads the table itself: a transfer checks the cap in its own transaction (site/transfer-cap.ts,
+ * transfer_coins).
  */
 export const LIVE_SITE_TTL_MS = 1000;
 

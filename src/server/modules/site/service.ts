@@ -7,7 +7,6 @@ import { writeAudit } from '../audit/repo.js';
 import type { SessionUser } from '../sessions/service.js';
 import * as repo from './repo.js';
 import { forgetLiveSite, liveSiteFromMemory } from './live-site-cache.js';
-import { sqliteDriverOf } from '../../db/sqlite-driver.js';
 
 /** The record the whole app reads: site name, notice bar, announcement, points notification. */
 export const LIVE_SITE_ID = 1;
@@ -55,23 +54,10 @@ async function requireSite(app: AppContext, id: number): Promise<SiteInformation
   return row;
 }
 
-/**
- * Views of rows the repository remembers (db/prepared.ts hands out the same frozen row until the next commit): the
- * same frozen view for the same row, which the hot-read path then serialises once (http/hot-reads.ts).
- */
-const views = new WeakMap<SiteInformationRow, Schemas['BasicInformation']>();
-
+/** The live record comes from memory for up to a second (live-site-cache.ts); drafts (admins only) from the table. */
 export async function get(app: AppContext, id: number): Promise<Schemas['BasicInformation']> {
-  if (id === LIVE_SITE_ID && !sqliteDriverOf(app.db)) return liveSiteFromMemory(app.db, () => viewOf(app, id));
-  return viewOf(app, id);
-}
-
-async function viewOf(app: AppContext, id: number): Promise<Schemas['BasicInformation']> {
-  const row = await requireSite(app, id);
-  if (!Object.isFrozen(row)) return toView(row);
-  let view = views.get(row);
-  if (!view) views.set(row, (view = Object.freeze(toView(row))));
-  return view;
+  if (id === LIVE_SITE_ID) return liveSiteFromMemory(app.db, async () => toView(await requireSite(app, id)));
+  return toView(await requireSite(app, id));
 }
 
 export async function add(
