@@ -67,7 +67,12 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     bodyLimit: 256 * 1024,
     routerOptions: { ignoreTrailingSlash: true },
   });
-  const database = openDatabase(config.database, (err) => fastify.log.warn({ err }, 'database connection lost'));
+  const database = openDatabase(
+    config.database,
+    (err) => fastify.log.warn({ err }, 'database connection lost'),
+    (err) =>
+      fastify.log.error({ err }, 'sqlite checkpointer stopped; the writer checkpoints the WAL itself from now on'),
+  );
   try {
     await migrate(config.database, database);
   } catch (error) {

@@ -24,6 +24,7 @@
 //   BENCH_USERS         funded users (payers and payees)         20   (2..200)
 //   BENCH_DATABASE_URL  postgres://…@127.0.0.1/… to also measure PostgreSQL (a private schema, dropped afterwards)
 //   BENCH_CPU_PROF      1: run the app with --cpu-prof, profiles in dist/bench/profiles
+//   BENCH_CHECKPOINTER  0: the SQLite apps checkpoint inside their COMMITs (DATABASE_CHECKPOINTER=0), to compare
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -450,10 +451,10 @@ async function main() {
   const bare = await startBareServer({ cpu: layout.server });
   const sqlitePath = join(tmp, 'bench.db');
   const targets = {
-    sqlite: { databaseUrl: `sqlite:${sqlitePath}`, sqlitePath, ceiling: true },
+    sqlite: { databaseUrl: `sqlite:${sqlitePath}`, sqlitePath, ceiling: true, env: { ...checkpointer() } },
     'sqlite-1commit': {
       databaseUrl: `sqlite:${join(tmp, 'bench-1commit.db')}`,
-      env: { DATABASE_GROUP_COMMIT: '0' },
+      env: { DATABASE_GROUP_COMMIT: '0', ...checkpointer() },
     },
   };
   if (postgresUrl)
@@ -506,6 +507,12 @@ async function main() {
     process.exit(1);
   }
   process.exit(0);
+}
+
+/** The app's DATABASE_CHECKPOINTER for this run: its default unless BENCH_CHECKPOINTER says (an A/B comparison). */
+function checkpointer() {
+  const raw = process.env.BENCH_CHECKPOINTER;
+  return raw === undefined || raw === '' ? {} : { DATABASE_CHECKPOINTER: raw };
 }
 
 runMain(main);

@@ -20,12 +20,20 @@ describe('database time limits', () => {
       path: ':memory:',
       lockTimeoutMs: 5_000,
       groupCommit: true,
+      checkpointer: true,
     });
   });
 
   it('let an operator turn SQLite group commit off with DATABASE_GROUP_COMMIT=0', () => {
     const config = loadConfig({ ...base, DATABASE_URL: 'sqlite::memory:', DATABASE_GROUP_COMMIT: '0' }).database;
     expect(config).toMatchObject({ kind: 'sqlite', groupCommit: false });
+  });
+
+  it('checkpoint SQLite in a worker thread unless DATABASE_CHECKPOINTER=0', () => {
+    const on = loadConfig({ ...base, DATABASE_URL: 'sqlite:./data/x.db' }).database;
+    expect(on).toMatchObject({ kind: 'sqlite', checkpointer: true });
+    const off = loadConfig({ ...base, DATABASE_URL: 'sqlite:./data/x.db', DATABASE_CHECKPOINTER: '0' }).database;
+    expect(off).toMatchObject({ kind: 'sqlite', checkpointer: false });
   });
 
   it('are read from DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_LOCK_TIMEOUT_MS and DATABASE_ACQUIRE_TIMEOUT_MS', () => {

@@ -12,8 +12,9 @@ import {
   type Dialect,
   type MigrationProvider,
 } from 'kysely';
-import { DATABASE_TIMEOUTS, type DatabaseConfig } from '../config.js';
+import { DATABASE_TIMEOUTS, SQLITE_CHECKPOINTS, type DatabaseConfig } from '../config.js';
 import { registerDirectRoute, type DirectRoute } from './prepared.js';
+import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
 import { ResilientSqliteDriver, sqliteAdapterFor } from './sqlite-driver.js';
 import type { Database } from './types.js';
 import { migrations } from './migrations/index.js';
@@ -25,8 +26,13 @@ export interface DatabaseHandle {
   kind: DatabaseConfig['kind'];
   /** PostgreSQL schema in use, when one is configured (the migration tables live there too). */
   schema?: string;
+  /** SQLite file: the worker thread that checkpoints the WAL (absent in memory or when turned off). */
+  checkpointer?: Checkpointer;
   close(): Promise<void>;
 }
+
+/** What SQLite does when nobody says otherwise: the writer checkpoints in its COMMIT past this many WAL pages. */
+const AUTOCHECKPOINT_PAGES = 1000;
 
 const INT8_OID = 20;
 // pg hands any OID to a type parser, not only its TypeId enum's members.
@@ -43,16 +49,25 @@ function openSqlite(path: string, busyTimeoutMs: number): BetterSqlite3.Database
   return database;
 }
 
-function sqliteDialect(config: Extract<DatabaseConfig, { kind: 'sqlite' }>): {
+function sqliteDialect(
+  config: Extract<DatabaseConfig, { kind: 'sqlite' }>,
+  onCheckpointerFailure: (error: Error) => void,
+): {
   dialect: Dialect;
   direct?: DirectRoute;
+  checkpointer?: Checkpointer;
 } {
   if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
-  const writer = withStatementCache(openSqlite(config.path, 20));
+  const writerDatabase = openSqlite(config.path, 20);
+  const writer = withStatementCache(writerDatabase);
   const readerDatabase = config.path === ':memory:' ? undefined : openSqlite(config.path, 20);
   const reader = readerDatabase ? withStatementCache(readerDatabase) : undefined;
   const lockTimeoutMs = config.lockTimeoutMs ?? DATABASE_TIMEOUTS.lockTimeoutMs;
   const driver = new ResilientSqliteDriver({ writer, reader, lockTimeoutMs, groupCommit: config.groupCommit ?? true });
+  const checkpointer =
+    config.path === ':memory:' || config.checkpointer === false
+      ? undefined
+      : checkpointOffTheLoop(config.path, writerDatabase, driver, config.checkpointer, onCheckpointerFailure);
   const adapter = sqliteAdapterFor(driver);
   return {
     dialect: {
@@ -63,7 +78,33 @@ function sqliteDialect(config: Extract<DatabaseConfig, { kind: 'sqlite' }>): {
     },
     // In memory there is no reader: the one connection may be inside a transaction, so everything goes through Kysely.
     ...(readerDatabase ? { direct: { kind: 'sqlite' as const, reader: readerDatabase } } : {}),
+    checkpointer,
   };
+}
+
+/** The writer stops checkpointing inside its COMMITs; a worker thread does it (db/sqlite-checkpointer.ts). */
+function checkpointOffTheLoop(
+  path: string,
+  writer: BetterSqlite3.Database,
+  driver: ResilientSqliteDriver,
+  settings: Extract<DatabaseConfig, { kind: 'sqlite' }>['checkpointer'],
+  onFailure: (error: Error) => void,
+): Checkpointer {
+  const { intervalMs, maxWalBytes } = { ...SQLITE_CHECKPOINTS, ...(typeof settings === 'object' ? settings : {}) };
+  writer.pragma('wal_autocheckpoint = 0');
+  // When the WAL starts over after a burst that grew it past the limit, the file shrinks back to the limit.
+  writer.pragma(`journal_size_limit = ${maxWalBytes}`);
+  return startCheckpointer({
+    path,
+    intervalMs,
+    maxWalBytes,
+    holdWrites: () => driver.holdWrites(),
+    onFailure(error) {
+      // Nothing is lost (the WAL is durable), but without checkpoints it would grow forever: the writer takes over.
+      if (writer.open) writer.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+      onFailure(error);
+    },
+  });
 }
 
 type PreparingDatabase = Pick<BetterSqlite3.Database, 'prepare' | 'close'>;
@@ -128,15 +169,29 @@ function postgresDialect(
   return { dialect: new PostgresDialect({ pool }), direct: { kind: 'postgres', pool } };
 }
 
-export function openDatabase(config: DatabaseConfig, onPoolError: (error: Error) => void = () => {}): DatabaseHandle {
-  const { dialect, direct } = config.kind === 'sqlite' ? sqliteDialect(config) : postgresDialect(config, onPoolError);
-  const db = new Kysely<Database>({ dialect, plugins: [new CamelCasePlugin()] });
-  if (direct) registerDirectRoute(db, direct);
+export function openDatabase(
+  config: DatabaseConfig,
+  onPoolError: (error: Error) => void = () => {},
+  onCheckpointerFailure: (error: Error) => void = (error) => console.error('sqlite checkpointer failed', error),
+): DatabaseHandle {
+  const opened =
+    config.kind === 'sqlite' ? sqliteDialect(config, onCheckpointerFailure) : postgresDialect(config, onPoolError);
+  const db = new Kysely<Database>({ dialect: opened.dialect, plugins: [new CamelCasePlugin()] });
+  if (opened.direct) registerDirectRoute(db, opened.direct);
+  const checkpointer = 'checkpointer' in opened ? opened.checkpointer : undefined;
   return {
     db,
     kind: config.kind,
     schema: config.kind === 'postgres' ? config.schema : undefined,
-    close: () => db.destroy(),
+    ...(checkpointer ? { checkpointer } : {}),
+    async close() {
+      try {
+        await db.destroy();
+      } finally {
+        // After the app's connections: the worker's is then the last, and closing it checkpoints off the loop.
+        await checkpointer?.close();
+      }
+    },
   };
 }
 

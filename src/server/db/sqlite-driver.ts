@@ -133,6 +133,15 @@ export class ResilientSqliteDriver implements Driver {
     });
   }
 
+  /**
+   * Takes the write connection without starting anything on it: this process's writes wait (asynchronously, the
+   * event loop goes on) until the answered function is called. For the WAL checkpointer's RESTART, which needs a
+   * moment without a writer (db/sqlite-checkpointer.ts): without this the writer's BEGIN would wait for it on the loop.
+   */
+  holdWrites(): Promise<() => void> {
+    return this.#writeLock.lock();
+  }
+
   inTransaction(query: CompiledQuery): QueryResult<unknown> {
     return run(this.connections.writer, query);
   }
