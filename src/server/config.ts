@@ -11,7 +11,14 @@ export type DatabaseConfig =
       /** Coin transfers arriving together share one transaction (db/sqlite-driver.ts submitWrite); default on. */
       groupCommit?: boolean;
     } & Partial<Pick<DatabaseTimeouts, 'lockTimeoutMs'>>)
-  | ({ kind: 'postgres'; url: string; schema?: string; poolSize: number } & Partial<DatabaseTimeouts>);
+  | ({
+      kind: 'postgres';
+      url: string;
+      schema?: string;
+      poolSize: number;
+      /** Coin transfers arriving together share one transaction (modules/coins/transfer-batcher-postgres.ts); default on. */
+      groupCommit?: boolean;
+    } & Partial<DatabaseTimeouts>);
 
 /** How long one request may wait on the database before it answers 503 instead of hanging. */
 export interface DatabaseTimeouts {
@@ -141,7 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     database: withSchema(
       database.kind === 'sqlite'
         ? { ...database, lockTimeoutMs: limits.lockTimeoutMs, groupCommit: flag(env.DATABASE_GROUP_COMMIT, true) }
-        : { ...database, ...limits },
+        : { ...database, ...limits, groupCommit: flag(env.DATABASE_GROUP_COMMIT, true) },
       env.DATABASE_SCHEMA,
     ),
     sessionSecret: loadSessionSecret(env),
