@@ -16,7 +16,10 @@ import { isPostgres } from './helpers.js';
  *   every payer and payee are locked in ascending id, the order move_coins locks balances in. Two batches meet only
  *   through rows of users they both hold, which they take in the same order; an idempotency key belongs to its
  *   payer, whose row is already held, so keys add no other order. FOR NO KEY UPDATE is the lock the balance UPDATE
- *   takes anyway: foreign-key checks of other writers (sessions, orders) are not held up.
+ *   takes anyway: foreign-key checks of other writers (sessions, orders) are not held up. (A lone transfer_coins, from
+ *   a server with DATABASE_GROUP_COMMIT=0, or an order, claims its key before it locks rows: only the same payer's
+ *   same key in flight in both at once could then cross, which PostgreSQL detects and fails in that one transfer's
+ *   subtransaction, 40P01.)
  *
  * Answers a JSON array, one outcome per transfer in the order given: {"result": …}, {"replay": …} (as
  * transfer_coins), {"refusal": "payee"|"self"|"cap"|"funds", "cap": n}, or {"error": {"code", "message"}}.
