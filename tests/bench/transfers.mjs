@@ -23,6 +23,7 @@
 //   BENCH_CEILING       seconds per raw ceiling shape per round  3    (1..30)
 //   BENCH_USERS         funded users (payers and payees)         20   (2..200)
 //   BENCH_DATABASE_URL  postgres://…@127.0.0.1/… to also measure PostgreSQL (a private schema, dropped afterwards)
+//   BENCH_TARGETS       comma-separated subset of sqlite,sqlite-1commit,postgres,postgres-1commit (default: all)
 //   BENCH_CPU_PROF      1: run the app with --cpu-prof, profiles in dist/bench/profiles
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -425,7 +426,10 @@ async function main() {
   // Not a measured setting: kept out of results.json.
   Object.defineProperty(settings, 'cpuProfDir', { value: cpuProfDir, enumerable: false });
   const postgresUrl = process.env.BENCH_DATABASE_URL ? checkLoopbackPostgres(process.env.BENCH_DATABASE_URL) : null;
-  const databases = ['sqlite', 'sqlite-1commit', ...(postgresUrl ? ['postgres', 'postgres-1commit'] : [])];
+  const all = ['sqlite', 'sqlite-1commit', ...(postgresUrl ? ['postgres', 'postgres-1commit'] : [])];
+  const only = process.env.BENCH_TARGETS?.split(',').filter(Boolean);
+  const databases = only ? all.filter((d) => only.includes(d)) : all;
+  if (databases.length === 0) throw new BenchError(`BENCH_TARGETS names none of ${all.join(', ')}`);
 
   const plannedSeconds =
     databases.length * settings.rounds * 2 * (settings.warmup + settings.duration) +
