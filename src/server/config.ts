@@ -16,7 +16,14 @@ export type DatabaseConfig =
        */
       checkpointer?: boolean | Partial<SqliteCheckpointSettings>;
     } & Partial<Pick<DatabaseTimeouts, 'lockTimeoutMs'>>)
-  | ({ kind: 'postgres'; url: string; schema?: string; poolSize: number } & Partial<DatabaseTimeouts>);
+  | ({
+      kind: 'postgres';
+      url: string;
+      schema?: string;
+      poolSize: number;
+      /** Coin transfers arriving together share one transaction (modules/coins/transfer-batcher-postgres.ts); default on. */
+      groupCommit?: boolean;
+    } & Partial<DatabaseTimeouts>);
 
 export interface SqliteCheckpointSettings {
   /** How often the worker copies the WAL's new pages into the database file. */
@@ -160,7 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
             groupCommit: flag(env.DATABASE_GROUP_COMMIT, true),
             checkpointer: flag(env.DATABASE_CHECKPOINTER, true),
           }
-        : { ...database, ...limits },
+        : { ...database, ...limits, groupCommit: flag(env.DATABASE_GROUP_COMMIT, true) },
       env.DATABASE_SCHEMA,
     ),
     sessionSecret: loadSessionSecret(env),

@@ -1,22 +1,27 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { sqliteDriverOf } from '../../src/server/db/sqlite-driver.js';
+import { postgresBatcherOf } from '../../src/server/modules/coins/ledger-postgres.js';
 import { inspect } from '../helpers/server-process.js';
 import { balanceOf, entriesOf, expectLedgerConsistent, grant, idem, newKey } from '../helpers/ledger.js';
-import { useTestApp, type TestApp } from '../helpers/test-app.js';
+import { ApiClient } from '../helpers/client.js';
+import { PASSWORD, useTestApp, type TestApp } from '../helpers/test-app.js';
 
-// Transfers that arrive together. On SQLite they share one transaction (group commit, db/sqlite-driver.ts), each in
-// its own savepoint: a refusal must undo only its own writes and leave the others to commit. On PostgreSQL each is one
-// statement (transfer_coins) running in parallel; the answers and the ledger must be the same.
+// Transfers that arrive together share one transaction (group commit), each in its own savepoint or subtransaction: a
+// refusal must undo only its own writes and leave the others to commit. On SQLite db/sqlite-driver.ts groups them; on
+// PostgreSQL modules/coins/transfer-batcher-postgres.ts sends them as one transfer_coins_batch call (migration 0015).
+// The answers and the ledger must be those of one transfer at a time.
 const app = useTestApp();
 
 afterEach(async () => {
   await expectLedgerConsistent(app());
 });
 
-/** Committed SQLite transactions and the transfers they carried so far (zeros on PostgreSQL). */
-const groupCommits = () => ({
-  ...(sqliteDriverOf(app().built.context.db)?.groupCommits ?? { transactions: 0, works: 0 }),
+/** Committed grouped transactions and the transfers they carried so far. */
+const groupCommitsOf = (built: TestApp['built']) => ({
+  ...(sqliteDriverOf(built.context.db)?.groupCommits ??
+    postgresBatcherOf(built.context.db)?.groupCommits ?? { transactions: 0, works: 0 }),
 });
+const groupCommits = () => groupCommitsOf(app().built);
 
 type User = Awaited<ReturnType<TestApp['newUser']>>;
 
@@ -64,12 +69,10 @@ describe('transfers sent together', () => {
     expect(await entriesOf(app(), payee.id)).toHaveLength(3);
     expect(await entriesOf(app(), b.id)).toHaveLength(1); // the grant only
 
+    // Seven requests, fewer commits: they were grouped (each success in one of them, nothing committed per refusal).
     const after = groupCommits();
-    if (app().db.config.kind === 'sqlite') {
-      // Seven requests, fewer commits: they were grouped (each success in one of them, nothing committed per refusal).
-      expect(after.works - before.works).toBe(7);
-      expect(after.transactions - before.transactions).toBeLessThan(7);
-    }
+    expect(after.works - before.works).toBe(7);
+    expect(after.transactions - before.transactions).toBeLessThan(7);
   });
 
   it('the same request repeated under one key, all at once, moves once and every copy answers the first result', async () => {
@@ -84,6 +87,69 @@ describe('transfers sent together', () => {
     expect(answers[0]!.data).toMatchObject({ coin: 7, balance: 93 });
     expect(await balanceOf(app(), payer.id)).toBe(93);
     expect(await entriesOf(app(), payee.id)).toHaveLength(1);
+  });
+
+  it('batches of two servers crossing the same payers and payees neither deadlock nor lose a coin', async () => {
+    // A second server on the same database: its own pool, its own batches, in flight beside this one's. Each batch
+    // pays in both directions between the same users, the pairs in opposite orders in the two servers: locked as
+    // each transfer came, two such batches would each hold a row the other waits for.
+    const other = await inspect(app().db);
+    try {
+      const users = await Promise.all(Array.from({ length: 8 }, () => app().newUser()));
+      for (const u of users) await grant(app(), u.userAccount, 1000);
+      const otherClients = await Promise.all(
+        users.map(async (u) => {
+          const client = new ApiClient(other.built.fastify);
+          await client.ok('userLogin', { body: { userAccount: u.userAccount, userPassword: PASSWORD } });
+          return client;
+        }),
+      );
+      const expected = new Map(users.map((u) => [u.id, 1000]));
+      const before = [groupCommitsOf(app().built), groupCommitsOf(other.built)];
+      for (let round = 0; round < 6; round++) {
+        const sent: { from: number; to: number; coin: number; answer: Promise<{ code: number }> }[] = [];
+        users.forEach((payer, i) => {
+          for (const step of [1, 3, 5]) {
+            const here = users[(i + step) % users.length]!;
+            const there = users[(i + users.length - step) % users.length]!;
+            const coin = 1 + ((i + step + round) % 4);
+            sent.push({
+              from: i,
+              to: users.indexOf(here),
+              coin,
+              answer: transfer(payer.client, { userAccount: here.userAccount, coin }),
+            });
+            const client = otherClients[i]!;
+            sent.push({
+              from: i,
+              to: users.indexOf(there),
+              coin,
+              answer: client.call('userTransferCoin', {
+                body: { userAccount: there.userAccount, coin },
+                headers: idem(newKey()),
+              }),
+            });
+          }
+        });
+        const answers = await Promise.all(sent.map((s) => s.answer));
+        expect(answers.map((a) => a.code)).toEqual(sent.map(() => 0));
+        for (const s of sent) {
+          const payer = users[s.from]!.id;
+          const payee = users[s.to]!.id;
+          expected.set(payer, expected.get(payer)! - s.coin);
+          expected.set(payee, expected.get(payee)! + s.coin);
+        }
+      }
+      for (const u of users) expect(await balanceOf(app(), u.id)).toBe(expected.get(u.id));
+      const after = [groupCommitsOf(app().built), groupCommitsOf(other.built)];
+      // Both servers grouped: fewer commits than transfers on each side.
+      for (const [i, a] of after.entries()) {
+        expect(a.works - before[i]!.works).toBe(6 * 24);
+        expect(a.transactions - before[i]!.transactions).toBeLessThan(6 * 24);
+      }
+    } finally {
+      await other.built.fastify.close();
+    }
   });
 
   it('a retry of a transfer that succeeded answers its first result even when the payer has run dry since', async () => {

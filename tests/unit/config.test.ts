@@ -24,9 +24,12 @@ describe('database time limits', () => {
     });
   });
 
-  it('let an operator turn SQLite group commit off with DATABASE_GROUP_COMMIT=0', () => {
+  it('let an operator turn group commit off with DATABASE_GROUP_COMMIT=0, on SQLite and PostgreSQL', () => {
     const config = loadConfig({ ...base, DATABASE_URL: 'sqlite::memory:', DATABASE_GROUP_COMMIT: '0' }).database;
     expect(config).toMatchObject({ kind: 'sqlite', groupCommit: false });
+    const pg = (env: object) => loadConfig({ ...base, DATABASE_URL: 'postgres://u@h/db', ...env }).database;
+    expect(pg({})).toMatchObject({ kind: 'postgres', groupCommit: true });
+    expect(pg({ DATABASE_GROUP_COMMIT: '0' })).toMatchObject({ kind: 'postgres', groupCommit: false });
   });
 
   it('checkpoint SQLite in a worker thread unless DATABASE_CHECKPOINTER=0', () => {

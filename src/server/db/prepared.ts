@@ -16,6 +16,12 @@ export function registerDirectRoute(db: Db, route: DirectRoute): void {
   directRoutes.set(db, route);
 }
 
+/** The PostgreSQL pool behind a root database (not a transaction), for statements sent without Kysely. */
+export function postgresPoolOf(db: Db): pg.Pool | undefined {
+  const route = directRoutes.get(db);
+  return route?.kind === 'postgres' ? route.pool : undefined;
+}
+
 /** The result key the CamelCasePlugin gives a column (its mapper, which Kysely does not export): `_x` becomes `X`. */
 function camelCase(column: string): string {
   let out = column.slice(0, 1);

@@ -1,6 +1,13 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { postgresPoolOf } from '../../db/prepared.js';
 import { insufficientCoins, replay, type IdempotencyScope, type Movement, type Posting } from './ledger.js';
+import {
+  TransferBatcher,
+  type BatchedTransfer,
+  type RunBatch,
+  type TransferOutcome,
+} from './transfer-batcher-postgres.js';
 
 /** moveCoins on PostgreSQL (see ledger.ts): the `move_coins` function of migration 0011, in the caller's transaction. */
 export async function moveCoinsOnPostgres(
@@ -37,20 +44,94 @@ export interface PostgresTransfer {
   refusal(reason: TransferRefusal, cap: number): Error;
 }
 
-/** A user's transfer in one round trip: `transfer_coins` (migration 0011) with its idempotency record. */
-export async function transferOnPostgres<R>(db: Db, t: PostgresTransfer): Promise<R> {
-  let outcome: { result?: R; replay?: { operation: string; requestHash: string; response: string } };
+/**
+ * A user's transfer with its idempotency record, in one round trip. With group commit (the default) it joins the
+ * transfers submitted in the same turn of the event loop in one `transfer_coins_batch` call (migration 0015, one
+ * transaction for them all; transfer-batcher-postgres.ts); without, it is one `transfer_coins` call (migration 0011)
+ * and one commit of its own. Either way it answers after COMMIT.
+ */
+export async function transferOnPostgres<R>(db: Db, t: PostgresTransfer, groupCommit: boolean): Promise<R> {
+  const outcome = groupCommit ? await batcherFor(db).submit(batched(t)) : await transferAlone(db, t);
+  if ('replay' in outcome) return replay(outcome.replay, t.scope) as R;
+  if ('refusal' in outcome) throw t.refusal(outcome.refusal as TransferRefusal, Number(outcome.cap));
+  if ('error' in outcome) throw Object.assign(new Error(outcome.error.message), { code: outcome.error.code });
+  return outcome.result as R;
+}
+
+async function transferAlone(db: Db, t: PostgresTransfer): Promise<TransferOutcome> {
   try {
-    const { rows } = await sql<{ outcome: typeof outcome }>`select transfer_coins(
+    const { rows } = await sql<{ outcome: TransferOutcome }>`select transfer_coins(
         ${t.scope.actorId}, ${t.scope.key}, ${t.requestHash}, ${t.payeeAccountLower}, ${t.coin},
         ${t.siteId}, ${t.reference}, ${t.outPrefix}, ${t.inDescription}, ${t.notice.title}, ${t.notice.body},
         ${t.now}) as outcome`.execute(db);
-    outcome = rows[0]!.outcome;
+    return rows[0]!.outcome;
   } catch (error) {
     const e = error as { code?: string; message?: string; detail?: string };
-    if (e.code === 'PM001') throw t.refusal(e.message as TransferRefusal, Number(e.detail ?? 0));
+    if (e.code === 'PM001') return { refusal: e.message!, cap: Number(e.detail ?? 0) };
     throw error;
   }
-  if (outcome.replay) return replay(outcome.replay, t.scope) as R;
-  return outcome.result!;
 }
+
+const batched = (t: PostgresTransfer): BatchedTransfer => ({
+  actorId: t.scope.actorId,
+  key: t.scope.key,
+  requestHash: t.requestHash,
+  payeeAccountLower: t.payeeAccountLower,
+  coin: t.coin,
+  siteId: t.siteId,
+  reference: t.reference,
+  outPrefix: t.outPrefix,
+  inDescription: t.inDescription,
+  noticeTitle: t.notice.title,
+  noticeBody: t.notice.body,
+  now: t.now,
+});
+
+const BATCH_SQL = `select transfer_coins_batch($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[],
+  $6::bigint[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::bigint[]) as outcomes`;
+
+/** The batch's arguments: one array per parameter of transfer_coins, the transfers in the same order in each. */
+const batchParameters = (batch: BatchedTransfer[]) => [
+  batch.map((t) => t.actorId),
+  batch.map((t) => t.key),
+  batch.map((t) => t.requestHash),
+  batch.map((t) => t.payeeAccountLower),
+  batch.map((t) => t.coin),
+  batch.map((t) => t.siteId),
+  batch.map((t) => t.reference),
+  batch.map((t) => t.outPrefix),
+  batch.map((t) => t.inDescription),
+  batch.map((t) => t.noticeTitle),
+  batch.map((t) => t.noticeBody),
+  batch.map((t) => t.now),
+];
+
+const batchers = new WeakMap<Db, TransferBatcher>();
+
+/** The database's batcher, made on its first grouped transfer (tests read its `groupCommits`). */
+export function batcherFor(db: Db): TransferBatcher {
+  let batcher = batchers.get(db);
+  if (!batcher) {
+    // Straight to the pool (a named, server-side prepared statement) when there is one: one statement per batch
+    // needs none of Kysely's building.
+    const pool = postgresPoolOf(db);
+    const run: RunBatch = pool
+      ? async (batch) =>
+          (
+            await pool.query<{ outcomes: TransferOutcome[] }>({
+              name: 'transfer_coins_batch',
+              text: BATCH_SQL,
+              values: batchParameters(batch),
+            })
+          ).rows[0]!.outcomes
+      : async (batch) =>
+          (await db.executeQuery<{ outcomes: TransferOutcome[] }>(CompiledQuery.raw(BATCH_SQL, batchParameters(batch))))
+            .rows[0]!.outcomes;
+    batcher = new TransferBatcher(run);
+    batchers.set(db, batcher);
+  }
+  return batcher;
+}
+
+/** The batcher of a database that has made one (undefined on SQLite, or before the first grouped transfer). */
+export const postgresBatcherOf = (db: Db): TransferBatcher | undefined => batchers.get(db);

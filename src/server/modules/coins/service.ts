@@ -25,7 +25,7 @@ import type { EntryWithAccounts, PageStart } from './statement-repo.js';
  * movement (moveCoins, one implementation per database) plus the transfer's own: the payee exists, is active and is
  * not the payer, and the amount is within the live site's per-transfer cap. On SQLite they run in JS
  * (`decideTransfer`) inside one synchronous, possibly grouped, transaction; on PostgreSQL in `transfer_coins`
- * (migration 0011), one round trip. Either way the idempotency key is written with the result in the same commit.
+ * (migration 0011), one round trip, grouped with the transfers that arrive with it (`transfer_coins_batch`, 0015). Either way the idempotency key is written with the result in the same commit.
  */
 export async function transfer(
   app: AppContext,
@@ -55,26 +55,30 @@ export async function transfer(
     });
   }
   const notice = events.coinsReceivedNotice({ userId: 0, fromAccount: actor.userAccount, coin: input.coin });
-  return transferOnPostgres(app.db, {
-    scope,
-    requestHash,
-    payeeAccountLower,
-    coin: input.coin,
-    siteId: LIVE_SITE_ID,
-    reference,
-    outPrefix: OUT_PREFIX,
-    inDescription: inDescription(actor),
-    notice,
-    now,
-    refusal: (reason, cap) =>
-      reason === 'payee'
-        ? unknownPayee()
-        : reason === 'self'
-          ? toSelf()
-          : reason === 'cap'
-            ? aboveCap(cap)
-            : insufficientCoins(),
-  });
+  return transferOnPostgres(
+    app.db,
+    {
+      scope,
+      requestHash,
+      payeeAccountLower,
+      coin: input.coin,
+      siteId: LIVE_SITE_ID,
+      reference,
+      outPrefix: OUT_PREFIX,
+      inDescription: inDescription(actor),
+      notice,
+      now,
+      refusal: (reason, cap) =>
+        reason === 'payee'
+          ? unknownPayee()
+          : reason === 'self'
+            ? toSelf()
+            : reason === 'cap'
+              ? aboveCap(cap)
+              : insufficientCoins(),
+    },
+    app.config.database.groupCommit !== false,
+  );
 }
 
 const OUT_PREFIX = '转给 ';
