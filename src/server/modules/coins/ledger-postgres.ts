@@ -6,6 +6,7 @@ import {
   TransferBatcher,
   type BatchedTransfer,
   type RunBatch,
+  type TransferArguments,
   type TransferOutcome,
 } from './transfer-batcher-postgres.js';
 
@@ -30,17 +31,9 @@ export async function moveCoinsOnPostgres(
 /** Why transfer_coins refused (it raises SQLSTATE PM001 with one of these words, the cap in DETAIL). */
 export type TransferRefusal = 'payee' | 'self' | 'cap' | 'funds';
 
-export interface PostgresTransfer {
+export interface PostgresTransfer extends TransferArguments {
   scope: IdempotencyScope;
-  requestHash: string;
-  payeeAccountLower: string;
-  coin: number;
-  siteId: number;
-  reference: string;
-  outPrefix: string;
-  inDescription: string;
   notice: { title: string; body: string };
-  now: number;
   refusal(reason: TransferRefusal, cap: number): Error;
 }
 

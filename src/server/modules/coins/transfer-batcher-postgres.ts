@@ -1,7 +1,5 @@
-/** One transfer as `transfer_coins_batch` (migration 0015) takes it: the arguments of one transfer_coins call. */
-export interface BatchedTransfer {
-  actorId: number;
-  key: string;
+/** What one transfer_coins call takes besides who asks and the payee's notice (ledger-postgres.ts builds it). */
+export interface TransferArguments {
   requestHash: string;
   payeeAccountLower: string;
   coin: number;
@@ -9,9 +7,15 @@ export interface BatchedTransfer {
   reference: string;
   outPrefix: string;
   inDescription: string;
+  now: number;
+}
+
+/** One transfer as `transfer_coins_batch` (migration 0015) takes it: the arguments of one transfer_coins call. */
+export interface BatchedTransfer extends TransferArguments {
+  actorId: number;
+  key: string;
   noticeTitle: string;
   noticeBody: string;
-  now: number;
 }
 
 /** What transfer_coins_batch answers for one transfer (see migration 0015). */
