@@ -65,13 +65,20 @@ function goalRows(r) {
 
   const transfers = r.transfers?.results ?? [];
   const ceilings = transfers.find((t) => Object.keys(t.ceilings ?? {}).length)?.ceilings ?? {};
-  const names = { sqlite: 'SQLite, group commit', 'sqlite-1commit': 'SQLite, one commit each', postgres: 'PostgreSQL' };
+  const names = {
+    sqlite: 'SQLite, group commit',
+    'sqlite-1commit': 'SQLite, one commit each',
+    postgres: 'PostgreSQL, group commit',
+    'postgres-1commit': 'PostgreSQL, one commit each',
+  };
   for (const t of transfers) {
+    // A target without a goal of its own (postgres-1commit) is there for comparison: reported, never met or missed.
+    const hasGoal = typeof t.goal === 'number';
     add(
       `POST transferCoin, ${names[t.database] ?? t.database}: ratio (transfers/s, CPU µs, p99 µs)`,
       `${fmtRange(summary(t.roundRatios), 3)} (${t.transfersRange} /s, ${fmt(t.serverCpuMicros)} µs, p99 ${fmt(t.p99Micros)})`,
-      `>= ${t.goal}`,
-      met(t.ratio, (v) => v >= t.goal),
+      hasGoal ? `>= ${t.goal}` : '(reported)',
+      hasGoal ? met(t.ratio, (v) => v >= t.goal) : '',
     );
   }
   const byDb = Object.fromEntries(transfers.map((t) => [t.database, t]));
