@@ -47,8 +47,8 @@ function dataVersionStatement(reader: BetterSqlite3.Database): BetterSqlite3.Sta
  * Answers of one query on SQLite, kept only while nothing has been committed to the database file since they were
  * read. `PRAGMA data_version` on the reading connection changes whenever ANY other connection commits (this process's
  * write connection, another process, the sqlite3 shell), so a remembered row is exactly the row the query would read
- * now: a logout, ban or site update anywhere is seen by the very next request. Between writes (most of the time, for
- * the session lookup and the site record every page asks for) a request costs a version check instead of the query.
+ * now: a logout or ban anywhere is seen by the very next request. Between writes (most of the time, for the session
+ * lookup every signed-in request makes) a request costs a version check instead of the query.
  * Bounded: the oldest key goes first; everything goes at the next commit.
  */
 class VersionedMemo<T> {

@@ -80,24 +80,29 @@ const batched = (t: PostgresTransfer): BatchedTransfer => ({
   now: t.now,
 });
 
-const BATCH_SQL = `select transfer_coins_batch($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[],
-  $6::bigint[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::bigint[]) as outcomes`;
+/**
+ * transfer_coins_batch's parameters in order, each an array over the batch with its PostgreSQL element type: the SQL
+ * and the values are both made from this one list, so they cannot disagree.
+ */
+const BATCH_PARAMETERS: readonly [keyof BatchedTransfer, 'bigint' | 'text'][] = [
+  ['actorId', 'bigint'],
+  ['key', 'text'],
+  ['requestHash', 'text'],
+  ['payeeAccountLower', 'text'],
+  ['coin', 'bigint'],
+  ['siteId', 'bigint'],
+  ['reference', 'text'],
+  ['outPrefix', 'text'],
+  ['inDescription', 'text'],
+  ['noticeTitle', 'text'],
+  ['noticeBody', 'text'],
+  ['now', 'bigint'],
+];
+
+const BATCH_SQL = `select transfer_coins_batch(${BATCH_PARAMETERS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')}) as outcomes`;
 
 /** The batch's arguments: one array per parameter of transfer_coins, the transfers in the same order in each. */
-const batchParameters = (batch: BatchedTransfer[]) => [
-  batch.map((t) => t.actorId),
-  batch.map((t) => t.key),
-  batch.map((t) => t.requestHash),
-  batch.map((t) => t.payeeAccountLower),
-  batch.map((t) => t.coin),
-  batch.map((t) => t.siteId),
-  batch.map((t) => t.reference),
-  batch.map((t) => t.outPrefix),
-  batch.map((t) => t.inDescription),
-  batch.map((t) => t.noticeTitle),
-  batch.map((t) => t.noticeBody),
-  batch.map((t) => t.now),
-];
+const batchParameters = (batch: BatchedTransfer[]) => BATCH_PARAMETERS.map(([field]) => batch.map((t) => t[field]));
 
 const batchers = new WeakMap<Db, TransferBatcher>();
 
