@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Schemas } from '../../src/api/operations.js';
 import { addDays, siteDay } from '../../src/server/jobs/site-time.js';
 import type { RunState } from '../../src/server/db/types.js';
@@ -10,15 +10,12 @@ import { useTestApp, type TestApp } from '../helpers/test-app.js';
 // The admin dashboard's figures and the clock-in calendar, checked against what the ledger, orders and runs tables
 // hold. The site is in Asia/Shanghai (UTC+8): its midnight is 16:00 UTC, so a UTC bucketing would put the entries
 // either side of it on the same day.
-const app = useTestApp();
+// The clock starts on the test's own day before the app is built, so the seeded admin, the start-up rollups and
+// every session live on it too; nothing here depends on the real date.
+const app = useTestApp({}, { startAt: siteTime('2026-11-22T12:00') });
 const TZ = 'Asia/Shanghai';
 
 const db = () => app().built.context.db;
-
-beforeAll(() => {
-  // Before anyone logs in, so sessions start on the test's own clock.
-  app().clock.current = siteTime('2026-11-22T12:00');
-});
 
 async function addRun(
   a: TestApp,
@@ -128,7 +125,7 @@ describe('dashboard', () => {
     });
     expect(summary.coins.issued - summary.coins.removed).toBe(summary.coins.held);
     expect(summary.users.total).toBe(held.users);
-    // Bob; alice joined a millisecond before midnight (the admin joined whenever the test started).
+    // Bob; alice joined a millisecond before midnight, the admin on the 22nd when the app started.
     expect(summary.users.newToday).toBe(held.perDay.get('2026-11-23')?.newUsers);
     expect(summary.orders).toEqual({ pending: 1, confirmedToday: 1, revenueToday: 4500, revenue30d: 9000 });
     expect(summary.services).toEqual({
