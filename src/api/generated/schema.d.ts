@@ -2035,8 +2035,13 @@ export interface components {
             userPassword: components["schemas"]["Password"];
             /** 确认密码 */
             checkPassword: components["schemas"]["Password"];
-            /** @description 可选；不填时昵称与账号相同 */
-            userName?: components["schemas"]["UserName"];
+            /**
+             * 昵称
+             * @description 可选；不填或留空时昵称与账号相同
+             * @example
+             * @example 小明
+             */
+            userName?: string;
             invitationCode?: components["schemas"]["InvitationCode"];
         };
         UserLoginRequest: {
