@@ -792,6 +792,7 @@ export const screens: Screen[] = [
       { key: 'inviterAccount', label: '邀请人' },
       { key: 'createdAt', label: '注册时间', format: 'time' },
       { key: 'lastLoginAt', label: '最近登录', format: 'time' },
+      { key: 'banPausedServices', label: '封禁时暂停的服务' },
     ],
   }),
   formScreen({

@@ -33,6 +33,7 @@ describe('DetailRenderer on /user_detail', () => {
       inviterAccount: null,
       createdAt: new Date(2026, 10, 1, 8, 5).getTime(),
       lastLoginAt: null,
+      banPausedServices: 0,
     });
     open('?id=9');
     expect(await view.findByText('bob_0009')).toBeTruthy();

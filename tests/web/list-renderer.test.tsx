@@ -27,6 +27,7 @@ const user = (id: number, extra: object = {}) => ({
   coin: 0,
   createdAt: 1795000000000,
   lastLoginAt: null,
+  banPausedServices: 0,
   ...extra,
 });
 const page = (records: unknown[], total = records.length, current = 1) => ({ records, total, current, pageSize: 20 });

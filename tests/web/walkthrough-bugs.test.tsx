@@ -60,6 +60,7 @@ const userView = (id: number, extra: object = {}) => ({
   coin: 0,
   createdAt: 1795000000000,
   lastLoginAt: null,
+  banPausedServices: 0,
   ...extra,
 });
 const page = (records: unknown[]) => ({ records, total: records.length, current: 1, pageSize: 20 });

@@ -232,7 +232,7 @@ export interface paths {
         };
         /**
          * 封禁用户
-         * @description 封禁立即结束该用户的全部会话（其下一次请求得到 40001）。不能封禁自己或其他管理员。
+         * @description 封禁立即结束该用户的全部会话（其下一次请求得到 40001），并在同一事务里暂停其全部运行中的服务、跳过尚未开始的执行（不扣费），站内信通知该用户；解封后服务保持暂停。不能封禁自己或其他管理员。
          */
         get: operations["userBan"];
         put?: never;
@@ -2139,6 +2139,11 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             /** 最近登录 */
             lastLoginAt: number | null;
+            /**
+             * 封禁时暂停的服务
+             * @description 最近一次封禁暂停的服务数（解封后服务仍保持暂停，由用户自己恢复）
+             */
+            banPausedServices: number;
         };
         UserPage: {
             records: components["schemas"]["UserAdminView"][];

@@ -30,6 +30,8 @@ export interface UsersTable {
   coin: Generated<number>;
   /** How many coin entries the user has: kept by a database trigger on coin_entries (migration 0012). */
   entryCount: Generated<number>;
+  /** How many services the user's latest ban paused (modules/users setBanned); 0 until a ban pauses any. */
+  banPausedServices: Generated<number>;
 }
 
 export type CoinEntryKind =

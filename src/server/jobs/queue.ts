@@ -80,6 +80,7 @@ export const claimContext = (db: Db, runId: number) =>
     .selectFrom('runs')
     .innerJoin('services', 'services.id', 'runs.serviceId')
     .innerJoin('platforms', 'platforms.id', 'runs.platformId')
+    .innerJoin('users', 'users.id', 'runs.userId')
     .select([
       'runs.id',
       'runs.serviceId',
@@ -94,6 +95,7 @@ export const claimContext = (db: Db, runId: number) =>
       'runs.chargeReference',
       'runs.quotaGrantId',
       'services.state as serviceState',
+      'users.status as userStatus',
       'services.settings',
       'services.sandboxMode',
       'platforms.kind',

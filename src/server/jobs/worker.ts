@@ -60,6 +60,11 @@ export class Worker {
       ) {
         return settle('skipped', '服务已暂停或停止，本次跳过');
       }
+      // A banned user's run that has not started yet (a manual one too) is never claimed or charged; a retry of one
+      // that started before the ban finishes, on what it was already charged.
+      if (run.userStatus === 'banned' && run.state === 'due' && Number(run.attempts) === 0) {
+        return settle('skipped', '账号已被封禁，本次跳过');
+      }
       let paid = {};
       const period = runPeriod(run.billingUnit, run.id, run.day);
       if (period && run.chargeReference === null) {

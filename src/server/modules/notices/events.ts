@@ -34,6 +34,19 @@ export const servicePaused = (trx: Db, e: { userId: number; platformName: string
     now,
   );
 
+/** A ban paused the user's services (read after an unban: they stay paused until the user resumes them). */
+export const servicesPausedByBan = (trx: Db, e: { userId: number; count: number }, now: number) =>
+  tell(
+    trx,
+    {
+      userId: e.userId,
+      kind: 'service_paused',
+      title: '服务已暂停',
+      body: `你的账号已被封禁，${e.count} 项运行中的服务已暂停，暂停期间不会执行，也不会扣费。解封后请在服务页面自行恢复。`,
+    },
+    now,
+  );
+
 export const orderConfirmed = (trx: Db, e: { userId: number; coinName: string; addCoin: number }, now: number) =>
   tell(
     trx,

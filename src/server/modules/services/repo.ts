@@ -70,3 +70,14 @@ export async function insertService(
 export async function updateService(db: Db, id: number, patch: Updateable<ServicesTable>): Promise<void> {
   await db.updateTable('services').set(patch).where('id', '=', id).execute();
 }
+
+/** Pauses every active service of one user (a ban); answers how many it paused. */
+export async function pauseActiveOfUser(db: Db, userId: number, now: number): Promise<number> {
+  const result = await db
+    .updateTable('services')
+    .set({ state: 'paused', nextRunAt: null, updatedAt: now })
+    .where('userId', '=', userId)
+    .where('state', '=', 'active')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

@@ -27,6 +27,7 @@ export const toAdminView = (u: UserWithInviter): Schemas['UserAdminView'] => ({
   coin: u.coin,
   createdAt: u.createdAt,
   lastLoginAt: u.lastLoginAt,
+  banPausedServices: u.banPausedServices,
 });
 
 export const toSubordinate = (u: UserRow): Schemas['Subordinate'] => ({

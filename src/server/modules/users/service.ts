@@ -5,6 +5,8 @@ import { mapPage, type Page } from '../../db/paging.js';
 import type { UserRole, UserRow } from '../../db/types.js';
 import { badParams, conflict, forbidden, noPermission, notFound } from '../../http/errors.js';
 import { writeAudit } from '../audit/repo.js';
+import { servicesPausedByBan } from '../notices/events.js';
+import { pauseActiveOfUser } from '../services/repo.js';
 import * as limits from '../limits/service.js';
 import { DECOY_HASH, hashPassword, verifyPassword } from '../security/passwords.js';
 import { invitationCode } from '../security/tokens.js';
@@ -216,8 +218,16 @@ export async function setBanned(app: AppContext, actor: SessionUser, id: number,
   if (target.status === status) return;
   const now = app.now();
   await app.db.transaction().execute(async (trx) => {
-    await repo.updateUser(trx, id, { status, updatedAt: now });
+    // A ban stops the charges in its own transaction: no run is planned, claimed or charged for the user after it
+    // commits (runs already executing finish; the worker skips any not started). An unban leaves them paused.
+    const pausedServices = banned ? await pauseActiveOfUser(trx, id, now) : undefined;
+    await repo.updateUser(trx, id, {
+      status,
+      updatedAt: now,
+      ...(pausedServices !== undefined ? { banPausedServices: pausedServices } : {}),
+    });
     if (banned) await endUserSessions(trx, id, 'banned', now);
+    if (pausedServices) await servicesPausedByBan(trx, { userId: id, count: pausedServices }, now);
     await writeAudit(
       trx,
       {
@@ -226,7 +236,7 @@ export async function setBanned(app: AppContext, actor: SessionUser, id: number,
         targetType: 'user',
         targetId: id,
         before: { status: target.status },
-        after: { status },
+        after: pausedServices !== undefined ? { status, pausedServices } : { status },
       },
       now,
     );
