@@ -2,7 +2,7 @@ import type { AppContext } from '../context.js';
 import { kindOf } from '../modules/platforms/kinds.js';
 import { nextOccurrence } from '../modules/services/schedules.js';
 import { advanceCursor, enqueue, servicesDue } from './queue.js';
-import { siteDay } from './site-time.js';
+import { siteDay } from '../lib/site-time.js';
 
 /** A scheduled time missed by more than this (the site was down) is not worth a late check-in; it is passed over. */
 export const MISSED_GRACE_MS = 60 * 60 * 1000;

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import * as limits from '../limits/service.js';
 import type { NewNotice } from './repo.js';
 

@@ -1,5 +1,5 @@
 import type { Schemas } from '../../../api/operations.js';
-import { badParams, type AppError } from '../../http/errors.js';
+import { badParams, type AppError } from '../../lib/errors.js';
 import { SCHEMAS_ID } from '../../http/openapi.js';
 import type { RequestValidator } from '../../http/validation.js';
 
