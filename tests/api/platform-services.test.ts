@@ -106,7 +106,7 @@ describe('service settings', () => {
     const user = await app().newUser();
     for (const kind of PLATFORM_KINDS) {
       const platformId = await addPlatform(app(), { kind: kind.code, price: 0, billingUnit: 'per_run' });
-      const settings = openapi.components.schemas[kind.settings].example;
+      const settings = openapi.components.schemas[kind.settings]!.example as object;
       const service = await startService(user.client, platformId, settings);
       expect([kind.code, service.state, service.settings]).toEqual([kind.code, 'active', settings]);
       // A family without a schedule would leave the service active with no next run: never run, never told.
