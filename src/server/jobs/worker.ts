@@ -1,11 +1,10 @@
-import type { Schemas } from '../../api/operations.js';
 import type { AppContext } from '../context.js';
 import * as events from '../modules/notices/events.js';
 import { mailNotice, wantsNotice } from '../modules/notices/mail.js';
 import { insertNotice, type NewNotice } from '../modules/notices/repo.js';
 import { refundQuota } from '../modules/quotas/ledger.js';
 import { charge, refund, runPeriod } from '../modules/services/billing.js';
-import { notifyChannel } from '../modules/services/notification.js';
+import { notifyChannel, type NotifyChannel } from '../modules/services/notification.js';
 import type { Connector, ConnectorResult } from './connectors/connector.js';
 import { claimContext, lockNextClaimable, recordOnService, updateRun, type ClaimContext } from './queue.js';
 
@@ -42,7 +41,7 @@ export class Worker {
     const { app, owner } = this;
     const now = app.now();
     let notice: NewNotice | undefined;
-    let channel: Schemas['NotifyChannel'] = 'none';
+    let channel: NotifyChannel = 'none';
     const claimed = await app.db.transaction().execute(async (trx) => {
       const id = await lockNextClaimable(trx, now, this.postgres);
       if (id === undefined) return null;
