@@ -1,6 +1,9 @@
 // ESLint 9 flat config: typescript-eslint's strict type-checked rules over all TypeScript, the React hooks and
-// accessibility rules over the web app. Generated files and build output are not linted.
+// accessibility rules over the web app, and no import circles in the product. Generated files and build output are not
+// linted.
 import js from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
 import jsxA11y from 'eslint-plugin-jsx-a11y';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
@@ -83,6 +86,20 @@ export default tseslint.config(
       // The screens load with a fetch in an effect and show a loading state first (no data layer or Suspense yet).
       'react-hooks/set-state-in-effect': 'off',
     },
+  },
+  {
+    // The house has no circles (ARCHITECTURE.md): a layer imports only those below it, and screens.config.ts names
+    // custom screens by key instead of importing them. Type-only imports do not count (they vanish when compiled);
+    // packages are not followed, only the product's own files.
+    files: ['src/**/*.{ts,tsx}', 'screens.config.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      // Which files the rule reads to follow imports (its default is .js only), and with which parser.
+      'import-x/extensions': ['.ts', '.tsx'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: `${import.meta.dirname}/tsconfig.json` })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
     files: ['**/*.{js,mjs}'],

@@ -10,7 +10,7 @@ import type { AppContext } from './context.js';
 import { migrate, openDatabase, type DatabaseHandle } from './db/database.js';
 import { handlers } from './handlers.js';
 import { badUrlHandler, clientErrorHandler, registerErrorHandling } from './http/error-handler.js';
-import { listOperations, loadOpenApi } from './http/openapi.js';
+import { listOperations, loadOpenApi, SCHEMAS_ID } from './http/openapi.js';
 import { registerOperations } from './http/routes.js';
 import { hotReads, type HotReads } from './http/hot-reads.js';
 import { createHttpServer } from './http/http-server.js';
@@ -90,7 +90,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     log: fastify.log,
     now: options.now ?? Date.now,
     live,
-    settings: new SettingsValidator(validator),
+    settings: new SettingsValidator((family) => validator.compile({ $ref: `${SCHEMAS_ID}#/$defs/${family}` }, 'body')),
     lookupHost: systemLookup,
   };
   const scheduler = new Scheduler(

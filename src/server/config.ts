@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { loadJobsConfig, type JobsConfig } from './jobs/config.js';
+import { ConfigError, flag, integer } from './lib/config-values.js';
 
 /** Where the database lives: the embedded SQLite file by default, PostgreSQL when DATABASE_URL says so. */
 export type DatabaseConfig =
@@ -72,22 +73,6 @@ export interface AppConfig {
   webRoot: string;
   /** The scheduler of platform services and its sandbox connector. */
   jobs: JobsConfig;
-}
-
-class ConfigError extends Error {}
-
-export function integer(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
-}
-
-export function flag(raw: string | undefined, fallback: boolean): boolean {
-  if (raw === undefined || raw === '') return fallback;
-  return ['1', 'true', 'yes', 'on'].includes(raw.toLowerCase());
 }
 
 export function parseDatabaseUrl(raw: string | undefined, poolSize = 10): DatabaseConfig {
@@ -184,4 +169,3 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   };
 }
 
-export { ConfigError };

@@ -1,4 +1,4 @@
-import type { Handlers } from './http/handler-types.js';
+import type { Handlers } from './modules/handler-types.js';
 import { aiHandlers } from './modules/ai/handlers.js';
 import { coinHandlers } from './modules/coins/handlers.js';
 import { dashboardHandlers } from './modules/dashboard/handlers.js';

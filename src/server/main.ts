@@ -1,5 +1,6 @@
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { loadConfig } from './config.js';
+import { ConfigError } from './lib/config-values.js';
 import { rolledUp } from './modules/dashboard/rollups.js';
 import { deleteWindowsBefore } from './modules/limits/repo.js';
 import { purgeExpiredSessions } from './modules/sessions/service.js';

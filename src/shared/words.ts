@@ -1,7 +1,7 @@
 import type { Schemas } from '../api/operations.js';
 
 // The Chinese words for coded values that both the screens (src/web/i18n/zh-CN.ts) and the server's CSV exports
-// (src/server/http/csv-format.ts) show, kept once so a statement reads the same on the phone and in a spreadsheet.
+// (src/server/lib/csv-format.ts) show, kept once so a statement reads the same on the phone and in a spreadsheet.
 // Typed by the contract's enums: a new kind without its word fails the type check.
 
 export const coinKindWords: Readonly<Record<Schemas['CoinEntryKind'], string>> = {

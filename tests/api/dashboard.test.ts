@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Schemas } from '../../src/api/operations.js';
-import { addDays, siteDay } from '../../src/server/jobs/site-time.js';
+import { addDays, siteDay } from '../../src/server/lib/site-time.js';
 import type { RunState } from '../../src/server/db/types.js';
 import { entriesOf, expectLedgerConsistent, grant, idem } from '../helpers/ledger.js';
 import { addPlatform, siteTime, startService } from '../helpers/services.js';

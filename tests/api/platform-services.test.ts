@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PLATFORM_KINDS } from '../../src/api/generated/platform-kinds.gen.js';
+import { openapi } from '../helpers/contract.js';
 import { idem } from '../helpers/ledger.js';
 import { addPlatform, startService, WEEKDAYS_0830 } from '../helpers/services.js';
 import { useTestApp } from '../helpers/test-app.js';
@@ -13,17 +14,21 @@ describe('platforms', () => {
     const seeded = page.records.filter((p: { kind: string }) => PLATFORM_KINDS.some((k) => k.code === p.kind));
     expect(seeded.map((p: { kind: string }) => p.kind).sort()).toEqual(PLATFORM_KINDS.map((k) => k.code).sort());
     expect(seeded.every((p: { status: number }) => p.status === 0)).toBe(true);
-    expect(PLATFORM_KINDS.map((k) => k.code)).toEqual(['wk', 'gxy', 'xxt', 'xxy', 'qzt', 'sxzs', 'zxjy', 'xyb', 'hzj']);
     const user = await app().newUser();
+    // The kinds are the `platforms` list of screens.config.ts (through codegen), in its order: a kind added there
+    // is served, seeded and given its page with no other change.
+    expect(await user.client.ok('platformKinds')).toEqual(PLATFORM_KINDS.map((k) => ({ ...k })));
     expect(await user.client.ok('platformList')).toEqual([]);
-    expect(await user.client.ok('platformOverview', { query: { kind: 'hzj' } })).toEqual({
-      kind: { code: 'hzj', title: '智慧职教', settings: 'CourseSettings' },
-      platform: null,
-      service: null,
-      today: 0,
-      total: 0,
-      quota: { runs: 0, days: 0 },
-    });
+    for (const kind of PLATFORM_KINDS) {
+      expect(await user.client.ok('platformOverview', { query: { kind: kind.code } })).toEqual({
+        kind: { ...kind },
+        platform: null,
+        service: null,
+        today: 0,
+        total: 0,
+        quota: { runs: 0, days: 0 },
+      });
+    }
     const unknown = await user.client.call('platformOverview', { query: { kind: 'nope' } });
     expect([unknown.status, unknown.code]).toEqual([404, 40400]);
   });
@@ -95,6 +100,19 @@ describe('service settings', () => {
     const user = await app().newUser();
     const r = await user.client.call('serviceSave', { body: { platformId, settings } });
     expect([r.status, r.code, r.message]).toEqual([400, 40000, message]);
+  });
+
+  it('plans every declared kind from its settings family (the example openapi.yaml gives the family)', async () => {
+    const user = await app().newUser();
+    for (const kind of PLATFORM_KINDS) {
+      const platformId = await addPlatform(app(), { kind: kind.code, price: 0, billingUnit: 'per_run' });
+      const settings = openapi.components.schemas[kind.settings]!.example as object;
+      const service = await startService(user.client, platformId, settings);
+      expect([kind.code, service.state, service.settings]).toEqual([kind.code, 'active', settings]);
+      // A family without a schedule would leave the service active with no next run: never run, never told.
+      expect([kind.code, service.nextRunAt]).toEqual([kind.code, expect.any(Number)]);
+      expect(service.nextRunAt).toBeGreaterThan(app().clock.current);
+    }
   });
 
   it('keeps valid settings as sent and plans from them', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { csvTime } from '../../src/server/http/csv-format.js';
+import { csvTime } from '../../src/server/lib/csv-format.js';
 
 // csvTime skips Intl for most instants (an export writes thousands); what it writes must be what Intl would write.
 const formats = new Map<string, Intl.DateTimeFormat>();

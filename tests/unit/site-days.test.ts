@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, siteDay, siteDayStart } from '../../src/server/jobs/site-time.js';
+import { addDays, siteDay, siteDayStart } from '../../src/server/lib/site-time.js';
 import { siteDays } from '../../src/server/modules/dashboard/service.js';
 
 // The dashboard buckets rows by site day with instants computed here (SQLite has no time zones). A zone with daylight

@@ -1,4 +1,4 @@
-import type { CsvRow } from './handler-types.js';
+import type { CsvRow } from '../lib/csv-file.js';
 
 const BOM = '\ufeff';
 

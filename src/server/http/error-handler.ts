@@ -3,7 +3,8 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { databaseUnavailable } from '../db/errors.js';
 import { validationMessages } from '../../shared/validation-messages.js';
-import { AppError, ErrorCode, failure } from './errors.js';
+import { AppError, ErrorCode } from '../lib/errors.js';
+import { failure } from './envelope.js';
 
 /** Fastify's own request errors (body parsing, media type, size), said in words a user can act on. */
 const REQUEST_ERRORS: Record<string, string> = {

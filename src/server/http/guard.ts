@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { resolveSession, type RevokeReason, type SessionState } from '../modules/sessions/service.js';
-import { AppError, ErrorCode, noPermission } from './errors.js';
+import { AppError, ErrorCode, noPermission } from '../lib/errors.js';
 import type { OperationSpec } from './openapi.js';
 import { readSessionCookie } from './session-cookie.js';
 

@@ -2,9 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OperationId } from '../../api/operations.js';
 import type { AppContext } from '../context.js';
 import type { SessionState, SessionUser } from '../modules/sessions/service.js';
-import { ok } from './errors.js';
+import { ok } from './envelope.js';
 import { sessionFromHeaders } from './guard.js';
-import type { HandlerContext, Handlers } from './handler-types.js';
+import type { HandlerContext, Handlers } from '../modules/handler-types.js';
 import type { OperationSpec } from './openapi.js';
 
 /**

@@ -3,10 +3,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OperationId } from '../../api/operations.js';
 import type { AppContext } from '../context.js';
 import type { SessionState, SessionUser } from '../modules/sessions/service.js';
-import { AppError, ErrorCode, ok } from './errors.js';
+import { AppError, ErrorCode } from '../lib/errors.js';
+import { ok } from './envelope.js';
 import { guard, sessionOf } from './guard.js';
 import { csvStream, toCsv } from './csv.js';
-import type { CsvFile, CsvRow, HandlerContext, Handlers } from './handler-types.js';
+import type { CsvFile, CsvRow } from '../lib/csv-file.js';
+import type { HandlerContext, Handlers } from '../modules/handler-types.js';
 import type { OperationSpec } from './openapi.js';
 import { clearSessionCookie, setSessionCookie } from './session-cookie.js';
 

@@ -1,7 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describeValidationError, validationMessages } from '../../shared/validation-messages.js';
-import { AppError, ErrorCode } from './errors.js';
+import { AppError, ErrorCode } from '../lib/errors.js';
 import { SCHEMAS_ID, type JsonSchema, type OpenApiDocument, rebaseRefs } from './openapi.js';
 
 /** Keywords OpenAPI allows beside JSON Schema; Ajv's strict mode would reject them otherwise. */

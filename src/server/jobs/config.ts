@@ -1,4 +1,4 @@
-import { ConfigError, flag, integer } from '../config.js';
+import { ConfigError, flag, integer } from '../lib/config-values.js';
 
 /** The scheduler's and the sandbox connector's settings (environment variables, README "Configuration"). */
 export interface JobsConfig {

@@ -1,8 +1,7 @@
 import type { AppContext } from '../context.js';
-import { kindOf } from '../modules/platforms/kinds.js';
 import { nextOccurrence } from '../modules/services/schedules.js';
 import { advanceCursor, enqueue, servicesDue } from './queue.js';
-import { siteDay } from './site-time.js';
+import { siteDay } from '../lib/site-time.js';
 
 /** A scheduled time missed by more than this (the site was down) is not worth a late check-in; it is passed over. */
 export const MISSED_GRACE_MS = 60 * 60 * 1000;
@@ -17,15 +16,11 @@ export async function planDue(app: AppContext): Promise<number> {
   const timeZone = app.config.jobs.timeZone;
   let enqueued = 0;
   for (const service of await servicesDue(app.db, now, SERVICES_PER_PASS)) {
-    const schema = kindOf(service.kind)?.settings;
+    const { settings } = service;
     const from = Number(service.nextRunAt);
-    if (!schema) {
-      await advanceCursor(app.db, service.id, from, null);
-      continue;
-    }
-    const settings: unknown = JSON.parse(service.settings);
-    let at: number | null = from;
-    if (at < now - MISSED_GRACE_MS) at = nextOccurrence(schema, settings, now - MISSED_GRACE_MS - 1, timeZone);
+    // A service of a kind no longer declared plans nothing: its cursor is cleared.
+    let at: number | null = settings.family === null ? null : from;
+    if (at !== null && at < now - MISSED_GRACE_MS) at = nextOccurrence(settings, now - MISSED_GRACE_MS - 1, timeZone);
     while (at !== null && at <= now) {
       await enqueue(app.db, {
         serviceId: service.id,
@@ -36,7 +31,7 @@ export async function planDue(app: AppContext): Promise<number> {
         now,
       });
       enqueued++;
-      at = nextOccurrence(schema, settings, at, timeZone);
+      at = nextOccurrence(settings, at, timeZone);
     }
     await advanceCursor(app.db, service.id, from, at);
   }

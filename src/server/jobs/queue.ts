@@ -2,13 +2,17 @@ import { sql, type Updateable } from 'kysely';
 import type { Db } from '../db/database.js';
 import { lockExpiredLease, takeFirstLocked } from '../db/locks.js';
 import type { RunsTable } from '../db/types.js';
+import { readSettings } from '../modules/services/families.js';
 
 // The queue is the runs table (the design of Solid Queue and GoodJob). Every statement here is guarded by the state
 // it expects, so a process that lost its lease or a second planner changes nothing.
 
-/** Active services of existing users on on-shelf platforms whose next scheduled time has come: the planner's work. */
-export const servicesDue = (db: Db, now: number, limit: number) =>
-  db
+/**
+ * Active services of existing users on on-shelf platforms whose next scheduled time has come: the planner's work, each
+ * with its settings read once for the pass.
+ */
+export async function servicesDue(db: Db, now: number, limit: number) {
+  const due = await db
     .selectFrom('services')
     .innerJoin('platforms', 'platforms.id', 'services.platformId')
     .innerJoin('users', 'users.id', 'services.userId')
@@ -27,6 +31,8 @@ export const servicesDue = (db: Db, now: number, limit: number) =>
     .orderBy('services.nextRunAt')
     .limit(limit)
     .execute();
+  return due.map((service) => ({ ...service, settings: readSettings(service.kind, service.settings) }));
+}
 
 /** Enqueues a planned run; the unique (service_id, scheduled_at) turns a second planner's insert into nothing. */
 export async function enqueue(
@@ -74,9 +80,9 @@ export async function lockNextClaimable(trx: Db, now: number, postgres: boolean)
   return (await takeFirstLocked(due, postgres)) ?? (await lockExpiredLease(trx, 'runs', now, postgres));
 }
 
-/** A claimed run with what its execution needs. */
-export const claimContext = (db: Db, runId: number) =>
-  db
+/** A claimed run with what its execution needs, its service's settings read once for the whole attempt. */
+export async function claimContext(db: Db, runId: number) {
+  const run = await db
     .selectFrom('runs')
     .innerJoin('services', 'services.id', 'runs.serviceId')
     .innerJoin('platforms', 'platforms.id', 'runs.platformId')
@@ -106,6 +112,8 @@ export const claimContext = (db: Db, runId: number) =>
     ])
     .where('runs.id', '=', runId)
     .executeTakeFirst();
+  return run && { ...run, settings: readSettings(run.kind, run.settings) };
+}
 
 export type ClaimContext = NonNullable<Awaited<ReturnType<typeof claimContext>>>;
 

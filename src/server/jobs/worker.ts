@@ -4,6 +4,7 @@ import { mailNotice, wantsNotice } from '../modules/notices/mail.js';
 import { insertNotice, type NewNotice } from '../modules/notices/repo.js';
 import { refundQuota } from '../modules/quotas/ledger.js';
 import { charge, refund, runPeriod } from '../modules/services/billing.js';
+import { notifyChannel, type NotifyChannel } from '../modules/services/notification.js';
 import type { Connector, ConnectorResult } from './connectors/connector.js';
 import { claimContext, lockNextClaimable, recordOnService, updateRun, type ClaimContext } from './queue.js';
 
@@ -40,7 +41,7 @@ export class Worker {
     const { app, owner } = this;
     const now = app.now();
     let notice: NewNotice | undefined;
-    let settings = '';
+    let channel: NotifyChannel = 'none';
     const claimed = await app.db.transaction().execute(async (trx) => {
       const id = await lockNextClaimable(trx, now, this.postgres);
       if (id === undefined) return null;
@@ -92,7 +93,7 @@ export class Worker {
             body: `${run.platformName}的执行因积分不足被跳过，服务已暂停。充值后可重新启动。`,
           };
           await insertNotice(trx, notice, now);
-          settings = run.settings;
+          channel = notifyChannel(run.settings);
           return settle('skipped', '积分不足，已跳过并暂停服务');
         }
         if (outcome.kind === 'charged') paid = { charged: outcome.amount, chargeReference: outcome.reference };
@@ -109,7 +110,7 @@ export class Worker {
       });
       return leased ? { run: { ...run, ...paid }, attempt } : null;
     });
-    if (notice) await mailNotice(app, JSON.parse(settings), notice);
+    if (notice) await mailNotice(app, channel, notice);
     return claimed;
   }
 
@@ -125,7 +126,7 @@ export class Worker {
           userId: run.userId,
           platformId: run.platformId,
           kind: run.kind,
-          settings: JSON.parse(run.settings),
+          settings: run.settings,
           sandboxMode: run.sandboxMode,
         },
         { id: run.id, attempt, scheduledAt: Number(run.scheduledAt) },
@@ -156,7 +157,7 @@ export class Worker {
         ) {
           await recordOnService(trx, run.serviceId, 'succeeded', now);
           // A success is told only when the service's settings ask for notices.
-          if (wantsNotice(JSON.parse(run.settings)))
+          if (wantsNotice(notifyChannel(run.settings)))
             return events.runSucceeded(trx, { userId: run.userId, platformName: run.platformName, runId: run.id }, now);
         }
         return;
@@ -215,6 +216,6 @@ export class Worker {
       await insertNotice(trx, failed, now);
       return failed;
     });
-    if (notice) await mailNotice(app, JSON.parse(run.settings), notice);
+    if (notice) await mailNotice(app, notifyChannel(run.settings), notice);
   }
 }

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import * as repo from '../../modules/batches/repo.js';
 import { BATCH_WORK, type BatchItem, type HeldBatch } from './kinds.js';
 

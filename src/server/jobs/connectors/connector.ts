@@ -1,4 +1,5 @@
 import type { SandboxMode } from '../../db/types.js';
+import type { ServiceSettings } from '../../modules/services/families.js';
 
 /** What a connector is told about the service it acts for. */
 export interface ConnectorService {
@@ -6,7 +7,8 @@ export interface ConnectorService {
   userId: number;
   platformId: number;
   kind: string;
-  settings: unknown;
+  /** Valid against the kind's settings family, typed by it. */
+  settings: ServiceSettings;
   sandboxMode: SandboxMode;
 }
 

@@ -3,9 +3,9 @@ import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import { mapPage } from '../../db/paging.js';
-import { badParams, conflict, notFound } from '../../http/errors.js';
-import { statementTaskCsvRow } from '../../http/csv-format.js';
-import type { CsvFile, CsvRow } from '../../http/handler-types.js';
+import { badParams, conflict, notFound } from '../../lib/errors.js';
+import { statementTaskCsvRow } from '../../lib/csv-format.js';
+import type { CsvFile, CsvRow } from '../../lib/csv-file.js';
 import { yieldToEventLoop } from '../../db/yield.js';
 import {
   activeServices,

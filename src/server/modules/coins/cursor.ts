@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { CoinEntryKind } from '../../db/types.js';
-import { badParams } from '../../http/errors.js';
+import { badParams } from '../../lib/errors.js';
 
 /**
  * The statement's keyset cursor: the id of the last entry shown, signed with the server's secret together with the

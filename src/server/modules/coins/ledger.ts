@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { CoinEntryKind } from '../../db/types.js';
-import { badParams, conflict } from '../../http/errors.js';
+import { badParams, conflict } from '../../lib/errors.js';
 import { sqliteDriverOf } from '../../db/sqlite-driver.js';
 import { moveCoinsOnPostgres } from './ledger-postgres.js';
 import { moveCoinsOnSqlite } from './ledger-sqlite.js';

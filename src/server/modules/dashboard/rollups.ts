@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import { yieldToEventLoop } from '../../db/yield.js';
-import { addDays, siteDay, siteDayStart } from '../../jobs/site-time.js';
+import { addDays, siteDay, siteDayStart } from '../../lib/site-time.js';
 import * as repo from './repo.js';
 
 // Finished site days are summed once and kept (dashboard_day_rollups, migration 0014); the dashboard then reads a

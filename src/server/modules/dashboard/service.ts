@@ -1,7 +1,7 @@
 import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
-import { noPermission } from '../../http/errors.js';
-import { addDays, siteDay, siteDayStart } from '../../jobs/site-time.js';
+import { noPermission } from '../../lib/errors.js';
+import { addDays, siteDay, siteDayStart } from '../../lib/site-time.js';
 import type { SessionUser } from '../sessions/service.js';
 import * as repo from './repo.js';
 import { rolledUp, type Coverage } from './rollups.js';

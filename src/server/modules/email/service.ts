@@ -2,7 +2,7 @@ import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { lockName } from '../../db/locks.js';
-import { badParams, conflict, notFound, operationFailed, tooManyRequests } from '../../http/errors.js';
+import { badParams, conflict, notFound, operationFailed, tooManyRequests } from '../../lib/errors.js';
 import * as limits from '../limits/service.js';
 import { keyedHash, sixDigitCode } from '../security/tokens.js';
 import type { SessionUser } from '../sessions/service.js';

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { lockName } from '../../db/locks.js';
-import { tooManyRequests } from '../../http/errors.js';
+import { tooManyRequests } from '../../lib/errors.js';
 import * as repo from './repo.js';
 
 /**

@@ -1,5 +1,6 @@
+import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import * as limits from '../limits/service.js';
 import type { NewNotice } from './repo.js';
 
@@ -13,19 +14,16 @@ export const noticeMailLimit = (userId: number): limits.Limit => ({
   message: '通知邮件过于频繁',
 });
 
-/** Whether a service's settings ask for notices at all (inbox or e-mail); a success is told only then. */
-export const wantsNotice = (settings: unknown) => {
-  const notify = (settings as { notify?: string } | null)?.notify;
-  return notify === 'inbox' || notify === 'email';
-};
+/** Whether a service's notice channel (services/notification.ts) asks for notices at all; a success is told only then. */
+export const wantsNotice = (channel: Schemas['NotifyChannel']) => channel === 'inbox' || channel === 'email';
 
 /**
  * A copy of an inbox notice by e-mail, for services whose settings ask for it (`notify: email`) and whose owner has
  * bound an address, within the per-user limit (over it, the inbox alone tells). Sent after the notice's transaction
  * committed; a mail failure is logged, never undoes the run.
  */
-export async function mailNotice(app: AppContext, settings: unknown, notice: NewNotice): Promise<void> {
-  if ((settings as { notify?: string } | null)?.notify !== 'email') return;
+export async function mailNotice(app: AppContext, channel: Schemas['NotifyChannel'], notice: NewNotice): Promise<void> {
+  if (channel !== 'email') return;
   try {
     const user = await app.db.selectFrom('users').select('email').where('id', '=', notice.userId).executeTakeFirst();
     if (!user?.email) return;

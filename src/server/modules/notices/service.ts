@@ -1,7 +1,7 @@
 import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
 import { mapPage } from '../../db/paging.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../lib/errors.js';
 import type { SessionUser } from '../sessions/service.js';
 import * as repo from './repo.js';
 

@@ -1,4 +1,4 @@
-import type { Handlers } from '../../http/handler-types.js';
+import type { Handlers } from '../handler-types.js';
 import * as orders from './service.js';
 
 type OrderHandlers = Pick<Handlers, 'orderSubmit' | 'orderMy' | 'orderListPage' | 'orderConfirm' | 'orderCancel'>;

@@ -3,7 +3,7 @@ import type { Schemas } from '../../../api/operations.js';
 import { timeOrderedId } from '../security/tokens.js';
 import type { AppContext } from '../../context.js';
 import { mapPage, type Page } from '../../db/paging.js';
-import { badParams, conflict, noPermission, notFound } from '../../http/errors.js';
+import { badParams, conflict, noPermission, notFound } from '../../lib/errors.js';
 import { writeAudit } from '../audit/repo.js';
 import { idempotent, moveCoins, type Posting } from '../coins/ledger.js';
 import * as mall from '../mall/repo.js';

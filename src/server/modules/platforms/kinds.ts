@@ -1,5 +1,5 @@
 import { PLATFORM_KINDS, type PlatformKind } from '../../../api/generated/platform-kinds.gen.js';
-import { badParams, notFound } from '../../http/errors.js';
+import { badParams, notFound } from '../../lib/errors.js';
 
 /** The kinds declared in screens.config.ts (through codegen): the only values a platform's `kind` may take. */
 const byCode = new Map(PLATFORM_KINDS.map((k) => [k.code, k]));

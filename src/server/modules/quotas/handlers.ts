@@ -1,4 +1,4 @@
-import type { Handlers } from '../../http/handler-types.js';
+import type { Handlers } from '../handler-types.js';
 import * as quotas from './service.js';
 
 type QuotaHandlers = Pick<Handlers, 'quotaGrant' | 'quotaRevoke' | 'quotaListPage' | 'quotaMy'>;

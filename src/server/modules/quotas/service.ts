@@ -2,7 +2,7 @@ import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import { mapPage, type Page } from '../../db/paging.js';
-import { badParams, notFound } from '../../http/errors.js';
+import { badParams, notFound } from '../../lib/errors.js';
 import { writeAudit } from '../audit/repo.js';
 import { idempotentIn } from '../coins/ledger.js';
 import { quotaGranted } from '../notices/events.js';

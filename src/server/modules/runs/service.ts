@@ -1,8 +1,8 @@
 import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
 import { mapPage, type Page } from '../../db/paging.js';
-import { notFound } from '../../http/errors.js';
-import { siteDay } from '../../jobs/site-time.js';
+import { notFound } from '../../lib/errors.js';
+import { siteDay } from '../../lib/site-time.js';
 import type { SessionUser } from '../sessions/service.js';
 import * as repo from './repo.js';
 

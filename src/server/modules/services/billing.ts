@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import type { BillingUnit } from '../../db/types.js';
-import { AppError, ErrorCode } from '../../http/errors.js';
+import { AppError, ErrorCode } from '../../lib/errors.js';
 import { moveCoins } from '../coins/ledger.js';
 import { useQuota } from '../quotas/ledger.js';
 

@@ -1,4 +1,4 @@
-import type { Handlers } from '../../http/handler-types.js';
+import type { Handlers } from '../handler-types.js';
 import * as services from './service.js';
 
 // A method call on the context (not destructured): the header is read from the request it belongs to.

@@ -1,8 +1,9 @@
 import type { Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { paginate, type Page, type PageQuery } from '../../db/paging.js';
+import { mapPage, paginate, type Page, type PageQuery } from '../../db/paging.js';
 import { asciiContains } from '../../db/search.js';
 import type { ServiceState, ServicesTable } from '../../db/types.js';
+import { readSettings, type FamilySettings, type ServiceSettings } from './families.js';
 
 export interface ServiceFilter extends PageQuery {
   userId?: number;
@@ -28,36 +29,55 @@ const withNames = (db: Db, filter?: ServiceFilter) =>
     .selectAll('services')
     .select(['platforms.name as platformName', 'platforms.kind as kind', 'users.userAccount as userAccount']);
 
-export type ServiceRow = Awaited<ReturnType<ReturnType<typeof withNames>['executeTakeFirstOrThrow']>>;
+type StoredServiceRow = Awaited<ReturnType<ReturnType<typeof withNames>['executeTakeFirstOrThrow']>>;
 
-export const findService = (db: Db, id: number): Promise<ServiceRow | undefined> =>
-  withNames(db).where('services.id', '=', id).executeTakeFirst();
+/** A service row with its settings read (parsed once, typed by its kind's family). */
+export type ServiceRow = Omit<StoredServiceRow, 'settings'> & { settings: ServiceSettings };
 
-export const findByUserAndPlatform = (db: Db, userId: number, platformId: number): Promise<ServiceRow | undefined> =>
-  withNames(db).where('services.userId', '=', userId).where('services.platformId', '=', platformId).executeTakeFirst();
+const read = (row: StoredServiceRow): ServiceRow => ({ ...row, settings: readSettings(row.kind, row.settings) });
+const readOne = (row: StoredServiceRow | undefined) => (row ? read(row) : undefined);
 
-export const listForUser = (db: Db, userId: number): Promise<ServiceRow[]> =>
-  withNames(db, { userId }).orderBy('platforms.sort').orderBy('services.id').execute();
+export const findService = async (db: Db, id: number): Promise<ServiceRow | undefined> =>
+  readOne(await withNames(db).where('services.id', '=', id).executeTakeFirst());
 
-export function listServices(db: Db, filter: ServiceFilter): Promise<Page<ServiceRow>> {
-  return paginate(
+export const findByUserAndPlatform = async (
+  db: Db,
+  userId: number,
+  platformId: number,
+): Promise<ServiceRow | undefined> =>
+  readOne(
+    await withNames(db)
+      .where('services.userId', '=', userId)
+      .where('services.platformId', '=', platformId)
+      .executeTakeFirst(),
+  );
+
+export const listForUser = async (db: Db, userId: number): Promise<ServiceRow[]> =>
+  (await withNames(db, { userId }).orderBy('platforms.sort').orderBy('services.id').execute()).map(read);
+
+export async function listServices(db: Db, filter: ServiceFilter): Promise<Page<ServiceRow>> {
+  const page = await paginate(
     filter,
     (limit, offset) => withNames(db, filter).orderBy('services.id', 'desc').limit(limit).offset(offset).execute(),
     () => filtered(db, filter),
   );
+  return mapPage(page, read);
 }
+
+/** Settings as stored: their values as JSON (the family is the platform kind's, read back with the row). */
+export const storedSettings = (settings: FamilySettings): string => JSON.stringify(settings.values);
 
 /** Inserts a draft, or answers nothing when the user already has a service on the platform (a concurrent save). */
 export async function insertService(
   db: Db,
-  row: { userId: number; platformId: number; settings: string; now: number },
+  row: { userId: number; platformId: number; settings: FamilySettings; now: number },
 ): Promise<void> {
   await db
     .insertInto('services')
     .values({
       userId: row.userId,
       platformId: row.platformId,
-      settings: row.settings,
+      settings: storedSettings(row.settings),
       state: 'draft',
       nextRunAt: null,
       createdAt: row.now,

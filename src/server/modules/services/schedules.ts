@@ -1,21 +1,19 @@
 import { Cron } from 'croner';
-import type { Schemas } from '../../../api/operations.js';
-
-/**
- * When a service runs, by settings family (the kind's settings schema): cron patterns that croner evaluates in the
- * site's time zone. A new platform of an existing family needs nothing here; a new family adds one entry.
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- settings arrive validated by their family schema; each entry names its own type
-type Patterns = (settings: any) => string[];
+import { forFamily, type ByFamily, type ServiceSettings } from './families.js';
 
 const at = (time: string, days: string) => {
   const [h, m] = time.split(':').map(Number);
   return `${m} ${h} * * ${days}`;
 };
 
-const FAMILIES: Record<string, Patterns> = {
+/**
+ * When a service runs, by settings family (the kind's settings schema): cron patterns that croner evaluates in the
+ * site's time zone. A new platform of an existing family needs nothing here; a new family fails the type check until
+ * it has its entry.
+ */
+const SCHEDULES: ByFamily<string[]> = {
   // Days are 1 (Monday) … 7 (Sunday); cron counts Sunday as 0.
-  ClockInSettings: (s: Schemas['ClockInSettings']) => {
+  ClockInSettings: (s) => {
     const days = [...s.days]
       .map((d) => d % 7)
       .sort()
@@ -23,10 +21,8 @@ const FAMILIES: Record<string, Patterns> = {
     return [s.checkInTime, s.checkOutTime].filter((t): t is string => !!t).map((t) => at(t, days));
   },
   // Each course once a day, at the start of its window; courses starting together share one run.
-  CourseSettings: (s: Schemas['CourseSettings']) => [...new Set(s.courses.map((c) => at(c.windowStart, '*')))],
+  CourseSettings: (s) => [...new Set(s.courses.map((c) => at(c.windowStart, '*')))],
 };
-
-export const hasSchedule = (settingsSchema: string): boolean => settingsSchema in FAMILIES;
 
 const crons = new Map<string, Cron>();
 function cron(pattern: string, timeZone: string): Cron {
@@ -39,14 +35,9 @@ function cron(pattern: string, timeZone: string): Cron {
   return c;
 }
 
-/** The first scheduled time strictly after `after`, or null when the settings plan nothing. */
-export function nextOccurrence(
-  settingsSchema: string,
-  settings: unknown,
-  after: number,
-  timeZone: string,
-): number | null {
-  const patterns = FAMILIES[settingsSchema]?.(settings) ?? [];
+/** The first scheduled time strictly after `after`, or null when the settings plan nothing (or their kind is gone). */
+export function nextOccurrence(settings: ServiceSettings, after: number, timeZone: string): number | null {
+  const patterns = forFamily(SCHEDULES, settings, []);
   let next: number | null = null;
   for (const p of patterns) {
     const t = cron(p, timeZone).nextRun(new Date(after))?.getTime();

@@ -4,8 +4,8 @@ import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import { mapPage, type Page } from '../../db/paging.js';
 import type { ServiceState } from '../../db/types.js';
-import { badParams, conflict, notFound } from '../../http/errors.js';
-import { siteDay } from '../../jobs/site-time.js';
+import { badParams, conflict, notFound } from '../../lib/errors.js';
+import { siteDay } from '../../lib/site-time.js';
 import { writeAudit } from '../audit/repo.js';
 import { balance as quotaBalance } from '../quotas/service.js';
 import { idempotent } from '../coins/ledger.js';
@@ -16,6 +16,7 @@ import { countSucceeded, findRun } from '../runs/repo.js';
 import { toView as runView } from '../runs/service.js';
 import type { SessionUser } from '../sessions/service.js';
 import { charge } from './billing.js';
+import type { ServiceSettings } from './families.js';
 import * as repo from './repo.js';
 import { nextOccurrence } from './schedules.js';
 
@@ -30,7 +31,7 @@ export const toView = (r: repo.ServiceRow): Schemas['Service'] => ({
   platformId: r.platformId,
   platformName: r.platformName,
   kind: r.kind,
-  settings: JSON.parse(r.settings) as Record<string, unknown>,
+  settings: r.settings.values,
   state: r.state,
   nextRunAt: nullableNumber(r.nextRunAt),
   succeeded: Number(r.succeeded),
@@ -52,11 +53,9 @@ async function requireService(db: Db, actor: SessionUser, id: number, adminToo =
   return row;
 }
 
-/** The next scheduled time after `now` for a service's settings on its platform's kind. */
-function nextRun(app: AppContext, kind: string, settings: unknown, now: number): number | null {
-  const schema = kindOf(kind)?.settings;
-  return schema ? nextOccurrence(schema, settings, now, app.config.jobs.timeZone) : null;
-}
+/** The next scheduled time after `now` for a service's settings. */
+const nextRun = (app: AppContext, settings: ServiceSettings, now: number): number | null =>
+  nextOccurrence(settings, now, app.config.jobs.timeZone);
 
 export async function save(
   app: AppContext,
@@ -66,8 +65,7 @@ export async function save(
   const platform = await requirePlatform(app, input.platformId);
   const kind = kindOf(platform.kind);
   if (!kind) throw notFound('平台不存在');
-  app.settings.check(kind.settings, input.settings);
-  const settings = JSON.stringify(input.settings);
+  const settings = app.settings.check(kind.settings, input.settings);
   const now = app.now();
   const existing = await repo.findByUserAndPlatform(app.db, actor.id, platform.id);
   if (!existing) {
@@ -76,8 +74,8 @@ export async function save(
   }
   const row = existing ?? (await repo.findByUserAndPlatform(app.db, actor.id, platform.id))!;
   // A running service is planned again from its new settings.
-  const nextRunAt = row.state === 'active' ? nextRun(app, platform.kind, input.settings, now) : row.nextRunAt;
-  await repo.updateService(app.db, row.id, { settings, nextRunAt, updatedAt: now });
+  const nextRunAt = row.state === 'active' ? nextRun(app, settings, now) : row.nextRunAt;
+  await repo.updateService(app.db, row.id, { settings: repo.storedSettings(settings), nextRunAt, updatedAt: now });
   return toView((await repo.findService(app.db, row.id))!);
 }
 
@@ -105,7 +103,7 @@ export async function start(app: AppContext, actor: SessionUser, id: number, key
     }
     await repo.updateService(trx, id, {
       state: 'active',
-      nextRunAt: nextRun(app, platform.kind, JSON.parse(service.settings), now),
+      nextRunAt: nextRun(app, service.settings, now),
       updatedAt: now,
     });
     return toView((await repo.findService(trx, id))!);

@@ -1,6 +1,6 @@
-import type { Handlers } from '../../http/handler-types.js';
+import type { Handlers } from '../handler-types.js';
 import { refreshAnalyticsOrigin } from './analytics.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../lib/errors.js';
 import * as site from './service.js';
 
 type SiteHandlers = Pick<

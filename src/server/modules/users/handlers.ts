@@ -1,4 +1,4 @@
-import type { Handlers } from '../../http/handler-types.js';
+import type { Handlers } from '../handler-types.js';
 import { endSession } from '../sessions/service.js';
 import * as email from '../email/service.js';
 import * as users from './service.js';

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { mapPage, type Page } from '../../db/paging.js';
 import type { UserRole, UserRow } from '../../db/types.js';
-import { badParams, conflict, forbidden, noPermission, notFound } from '../../http/errors.js';
+import { badParams, conflict, forbidden, noPermission, notFound } from '../../lib/errors.js';
 import { writeAudit } from '../audit/repo.js';
 import { servicesPausedByBan } from '../notices/events.js';
 import { pauseActiveOfUser } from '../services/repo.js';

@@ -1,6 +1,6 @@
 import type { Schemas } from '../../api/operations.js';
 import { coinKindWords, redeemStatusWords, wordFor } from '../../shared/words.js';
-import { zoneOffsetAt } from '../jobs/site-time.js';
+import { zoneOffsetAt } from './site-time.js';
 
 // How a CSV export writes coded values and instants: in the words the screens use (src/shared/words.ts) and in the
 // site's time zone (TZ_SITE), so a spreadsheet reads like the screen it was exported from. Every CSV row builder

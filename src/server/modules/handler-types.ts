@@ -1,7 +1,10 @@
+// The shape every module's handlers take: http/ binds them to routes (routes.ts) and calls them; modules never
+// import http/, so what a handler is lives here, beside the handlers.
 import type { OperationId, RequestBody, RequestQuery, ResponseData } from '../../api/operations.js';
 import type { operations } from '../../api/generated/schema.js';
 import type { AppContext } from '../context.js';
-import type { SessionState, SessionUser } from '../modules/sessions/service.js';
+import type { CsvFile } from '../lib/csv-file.js';
+import type { SessionState, SessionUser } from './sessions/service.js';
 
 export interface HandlerContext<K extends OperationId> {
   readonly app: AppContext;
@@ -17,18 +20,6 @@ export interface HandlerContext<K extends OperationId> {
   setSessionCookie(token: string): void;
   clearSessionCookie(): void;
 }
-
-/** A file answer (the CSV exports): sent as it is, not in the envelope. */
-export interface CsvFile {
-  filename: string;
-  /**
-   * Rows, header first; cells are escaped when written. A long file comes as an async sequence of row chunks
-   * instead, and is streamed as they come.
-   */
-  rows: readonly CsvRow[] | AsyncIterable<readonly CsvRow[]>;
-}
-
-export type CsvRow = readonly (string | number | null)[];
 
 type AnswersCsv<K extends OperationId> = operations[K]['responses'][200] extends { content: { 'text/csv': unknown } }
   ? true

@@ -1,3 +1,6 @@
+// The failures a service throws and the user can act on. Below every layer that throws them (modules, jobs, db) and
+// above none: http/ maps them to the envelope (http/error-handler.ts).
+
 /** The envelope codes of PRODUCT.md, each with the HTTP status that carries it. */
 export const ErrorCode = {
   BAD_PARAMS: 40000,
@@ -51,17 +54,3 @@ export const noPermission = (message = '没有权限执行此操作') => new App
 export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
   new AppError(ErrorCode.TOO_MANY_REQUESTS, message, retryAfterSeconds);
 export const operationFailed = (message: string) => new AppError(ErrorCode.OPERATION_FAILED, message);
-
-export interface Envelope<T> {
-  code: number;
-  message: string;
-  data: T;
-}
-
-export const ok = <T>(data: T): Envelope<T> => ({ code: 0, message: 'ok', data });
-export const failure = (code: number, message: string, detail?: string): Envelope<null> & { detail?: string } => ({
-  code,
-  message,
-  data: null,
-  ...(detail ? { detail } : {}),
-});

@@ -1,0 +1,19 @@
+// How an environment variable becomes a setting, shared by config.ts and jobs/config.ts. A file of its own below both,
+// so neither imports the other for its helpers (config.ts imports jobs/config.ts for the scheduler's settings).
+
+/** A setting the operator must fix: main.ts prints its message and exits instead of a stack trace. */
+export class ConfigError extends Error {}
+
+export function integer(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+export function flag(raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  return ['1', 'true', 'yes', 'on'].includes(raw.toLowerCase());
+}
