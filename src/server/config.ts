@@ -168,4 +168,3 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     jobs: loadJobsConfig(env),
   };
 }
-
