@@ -1,5 +1,5 @@
-import { useState } from 'react';
 import { Badge, Button, Input, List, Tag } from 'antd-mobile';
+import { Controller, useForm, useWatch } from 'react-hook-form';
 import { useNavigate } from 'react-router-dom';
 import { contractRules } from '../../api/generated/rules.gen';
 import { menuFor } from '../app/menu';
@@ -16,39 +16,52 @@ import './home.css';
 
 /** A redeem code: one Idempotency-Key per code tried (a retry of the same code after a lost answer reuses it). */
 function RedeemCode() {
-  const [code, setCode] = useState('');
+  const { control, handleSubmit, setValue } = useForm({ defaultValues: { code: '' } });
+  const code = useWatch({ control, name: 'code' });
   const { run, busy } = useOperation('redeemUse');
-  const trimmed = code.trim();
 
-  const redeem = async () => {
-    if (busy) return;
-    if (!fitsText(contractRules.RedeemCodeText, trimmed)) {
-      toast(t.redeem.rule);
-      return;
-    }
-    const used = await run({ body: { code: trimmed } });
-    if (!used.ok) return;
-    setCode('');
-    toast(t.redeem.used(used.data.coin), 'success');
-    await refreshSession();
-  };
+  const redeem = handleSubmit(
+    async ({ code: typed }) => {
+      if (busy) return;
+      const used = await run({ body: { code: typed.trim() } });
+      if (!used.ok) return;
+      setValue('code', '');
+      toast(t.redeem.used(used.data.coin), 'success');
+      await refreshSession();
+    },
+    () => toast(t.redeem.rule),
+  );
 
   return (
     <List mode="card" header={t.redeem.title} style={{ margin: '0 0 12px' }}>
       <List.Item
         extra={
-          <Button size="small" color="primary" loading={busy} disabled={busy || trimmed.length === 0} onClick={redeem}>
+          <Button
+            size="small"
+            color="primary"
+            loading={busy}
+            disabled={busy || code.trim().length === 0}
+            onClick={redeem}
+          >
             {t.redeem.use}
           </Button>
         }
       >
-        <Input
-          value={code}
-          onChange={setCode}
-          onEnterPress={redeem}
-          placeholder={t.redeem.placeholder}
-          maxLength={12}
-          autoComplete="off"
+        <Controller
+          control={control}
+          name="code"
+          rules={{ validate: (v) => fitsText(contractRules.RedeemCodeText, v.trim()) }}
+          render={({ field }) => (
+            <Input
+              value={field.value}
+              onChange={field.onChange}
+              onBlur={field.onBlur}
+              onEnterPress={() => void redeem()}
+              placeholder={t.redeem.placeholder}
+              maxLength={12}
+              autoComplete="off"
+            />
+          )}
         />
       </List.Item>
     </List>

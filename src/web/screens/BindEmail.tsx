@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Button, Form, Input } from 'antd-mobile';
+import { Controller, useForm, useWatch } from 'react-hook-form';
 import { useNavigate } from 'react-router-dom';
 import { notify, toast } from '../feedback';
 import { messages as t } from '../i18n/zh-CN';
@@ -8,13 +9,18 @@ import { refreshSession } from '../state/refresh-session';
 import { sessionStore } from '../state/session';
 import { useStore } from '../state/store';
 
+interface EmailForm {
+  email: string;
+  captcha: string;
+}
+
 /** Binds an e-mail address with a 6-digit code, or unbinds the bound one with a code sent to it. */
 export default function BindEmail() {
   const { user } = useStore(sessionStore);
   const navigate = useNavigate();
   const bound = user?.email ?? null;
-  const [email, setEmail] = useState(bound ?? '');
-  const [captcha, setCaptcha] = useState('');
+  const { control, handleSubmit } = useForm<EmailForm>({ defaultValues: { email: bound ?? '', captcha: '' } });
+  const [email, captcha] = useWatch({ control, name: ['email', 'captcha'] });
   const [wait, setWait] = useState(0);
   const captchaCall = useOperation('userGetCaptcha');
   const bind = useOperation('userBindEmail');
@@ -35,8 +41,8 @@ export default function BindEmail() {
     notify(t.user.codeSent);
   };
 
-  const submit = async () => {
-    const body = { emailAccount: email.trim(), captcha: captcha.trim() };
+  const submit = async (values: EmailForm) => {
+    const body = { emailAccount: values.email.trim(), captcha: values.captcha.trim() };
     const done = await (bound ? unbind : bind).run({ body });
     if (!done.ok) return;
     await refreshSession();
@@ -54,20 +60,27 @@ export default function BindEmail() {
           size="large"
           loading={submitting}
           disabled={busy || !email || captcha.length !== 6}
-          onClick={submit}
+          onClick={handleSubmit(submit)}
         >
           {bound ? t.user.unbind : t.user.bind}
         </Button>
       }
     >
       <Form.Item label={t.user.email}>
-        <Input
-          value={email}
-          onChange={setEmail}
-          readOnly={Boolean(bound)}
-          type="email"
-          autoComplete="email"
-          placeholder="name@example.com"
+        <Controller
+          control={control}
+          name="email"
+          render={({ field }) => (
+            <Input
+              value={field.value}
+              onChange={field.onChange}
+              onBlur={field.onBlur}
+              readOnly={Boolean(bound)}
+              type="email"
+              autoComplete="email"
+              placeholder="name@example.com"
+            />
+          )}
         />
       </Form.Item>
       <Form.Item
@@ -85,12 +98,19 @@ export default function BindEmail() {
           </Button>
         }
       >
-        <Input
-          value={captcha}
-          onChange={(v) => setCaptcha(v.replace(/\D/g, '').slice(0, 6))}
-          inputMode="numeric"
-          autoComplete="one-time-code"
-          placeholder={t.user.captchaPlaceholder}
+        <Controller
+          control={control}
+          name="captcha"
+          render={({ field }) => (
+            <Input
+              value={field.value}
+              onChange={(v) => field.onChange(v.replace(/\D/g, '').slice(0, 6))}
+              onBlur={field.onBlur}
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              placeholder={t.user.captchaPlaceholder}
+            />
+          )}
         />
       </Form.Item>
     </Form>

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { Button, Form, Input } from 'antd-mobile';
+import { Controller, useForm, useWatch } from 'react-hook-form';
 import { useSearchParams } from 'react-router-dom';
 import { contractRules } from '../../api/generated/rules.gen';
 import type { Schemas } from '../../api/operations';
@@ -11,6 +12,13 @@ import { fitsText, wholeNumberWithin } from './rules';
 import { sessionStore } from '../state/session';
 import { useStore } from '../state/store';
 
+interface TransferForm {
+  account: string;
+  amount: string;
+}
+
+const coinOf = (amount: string) => wholeNumberWithin(contractRules.CoinAmount, amount);
+
 /**
  * Send coins to another account. The payee is looked up first and shown masked, so the payer confirms who gets the
  * coins; one Idempotency-Key per attempt means a retry after a lost answer never pays twice.
@@ -19,14 +27,16 @@ export default function TransferCoin() {
   const { user } = useStore(sessionStore);
   // An agent topping up a subordinate arrives with ?to=<account>.
   const [search] = useSearchParams();
-  const [account, setAccount] = useState(search.get('to') ?? '');
-  const [amount, setAmount] = useState('');
+  const { control, handleSubmit, setValue } = useForm<TransferForm>({
+    defaultValues: { account: search.get('to') ?? '', amount: '' },
+  });
+  const [account, amount] = useWatch({ control, name: ['account', 'amount'] });
   const [payee, setPayee] = useState<Schemas['PublicProfile'] | null>(null);
   // The transfer's Idempotency-Key follows the request (payee and amount): see useOperation.
   const lookup = useOperation('userGetUserInfo');
   const transfer = useOperation('userTransferCoin');
   const busy = lookup.busy || transfer.busy;
-  const coin = wholeNumberWithin(contractRules.CoinAmount, amount) ?? NaN;
+  const coin = coinOf(amount);
 
   const lookUp = async () => {
     setPayee(null);
@@ -34,20 +44,18 @@ export default function TransferCoin() {
     if (found.ok) setPayee(found.data);
   };
 
-  const send = async () => {
-    if (!payee || payee.userAccount.toLowerCase() !== account.trim().toLowerCase()) {
+  const send = async (values: TransferForm) => {
+    const to = values.account.trim();
+    if (!payee || payee.userAccount.toLowerCase() !== to.toLowerCase()) {
       toast(t.coins.checkPayeeFirst);
       return;
     }
-    if (!Number.isInteger(coin)) {
-      toast(t.coins.amountRule);
-      return;
-    }
-    if (!(await confirm(t.coins.confirmTransfer(payee.maskedName, payee.userAccount, coin)))) return;
-    const sent = await transfer.run({ body: { userAccount: payee.userAccount, coin } });
+    const sending = coinOf(values.amount)!; // the amount's rule has passed
+    if (!(await confirm(t.coins.confirmTransfer(payee.maskedName, payee.userAccount, sending)))) return;
+    const sent = await transfer.run({ body: { userAccount: payee.userAccount, coin: sending } });
     if (!sent.ok) return;
     toast(t.coins.transferred(sent.data.coin), 'success');
-    setAmount('');
+    setValue('amount', '');
     await refreshSession();
   };
 
@@ -60,8 +68,8 @@ export default function TransferCoin() {
           color="primary"
           size="large"
           loading={transfer.busy}
-          disabled={busy || !payee || !Number.isInteger(coin)}
-          onClick={send}
+          disabled={busy || !payee || coin === undefined}
+          onClick={handleSubmit(send, (errors) => toast(errors.amount?.message ?? t.coins.amountRule))}
         >
           {t.coins.transfer}
         </Button>
@@ -86,18 +94,38 @@ export default function TransferCoin() {
           </Button>
         }
       >
-        <Input
-          value={account}
-          onChange={(v) => {
-            setPayee(null);
-            setAccount(v);
-          }}
-          placeholder={t.coins.payeePlaceholder}
-          autoComplete="off"
+        <Controller
+          control={control}
+          name="account"
+          render={({ field }) => (
+            <Input
+              value={field.value}
+              onChange={(v) => {
+                setPayee(null);
+                field.onChange(v);
+              }}
+              onBlur={field.onBlur}
+              placeholder={t.coins.payeePlaceholder}
+              autoComplete="off"
+            />
+          )}
         />
       </Form.Item>
       <Form.Item label={t.coins.amount}>
-        <Input value={amount} onChange={setAmount} inputMode="numeric" placeholder={t.coins.amountPlaceholder} />
+        <Controller
+          control={control}
+          name="amount"
+          rules={{ validate: (v) => coinOf(v) !== undefined || t.coins.amountRule }}
+          render={({ field }) => (
+            <Input
+              value={field.value}
+              onChange={field.onChange}
+              onBlur={field.onBlur}
+              inputMode="numeric"
+              placeholder={t.coins.amountPlaceholder}
+            />
+          )}
+        />
       </Form.Item>
     </Form>
   );
