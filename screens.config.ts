@@ -18,8 +18,6 @@ import {
 } from './src/web/config/types';
 import { messages as t } from './src/web/i18n/zh-CN';
 import { signedInMessages as w } from './src/web/i18n/zh-CN-signed-in';
-import { siteChanged } from './src/web/state/site';
-import { refreshUnread } from './src/web/state/unread';
 
 // The screen map: every route of the app, its title, notice text, frame, access and what renders it. The router,
 // the frame, home's entries and my page's links are all built from this list; a screen is added here, not in code.
@@ -314,7 +312,7 @@ export const screens: Screen[] = [
     chrome: 'bare',
     signedInGoesOn: true,
     kind: 'custom',
-    component: () => import('./src/web/screens/Login'),
+    screen: 'login',
   },
   {
     path: '/register',
@@ -322,7 +320,7 @@ export const screens: Screen[] = [
     access: 'public',
     chrome: 'bare',
     kind: 'custom',
-    component: () => import('./src/web/screens/Register'),
+    screen: 'register',
   },
   {
     path: '/500',
@@ -331,7 +329,7 @@ export const screens: Screen[] = [
     framesSignedInUser: true,
     notice: t.notice.serverError,
     kind: 'custom',
-    component: () => import('./src/web/screens/ServerError'),
+    screen: 'serverError',
   },
 
   // Everyone signed in
@@ -341,7 +339,7 @@ export const screens: Screen[] = [
     access: SIGNED_IN,
     back: false,
     kind: 'custom',
-    component: () => import('./src/web/screens/Home'),
+    screen: 'home',
   },
   {
     path: '/about',
@@ -349,7 +347,7 @@ export const screens: Screen[] = [
     access: SIGNED_IN,
     headerRight: 'logout',
     kind: 'custom',
-    component: () => import('./src/web/screens/About'),
+    screen: 'about',
   },
   composedScreen({
     path: '/clockInfo',
@@ -416,7 +414,7 @@ export const screens: Screen[] = [
     kind: 'custom',
     menu: 'coins',
     icon: { name: 'ShopbagOutline', tint: 'orange' },
-    component: () => import('./src/web/screens/Mall'),
+    screen: 'mall',
   },
   listScreen({
     path: '/my_orders',
@@ -451,7 +449,7 @@ export const screens: Screen[] = [
     kind: 'custom',
     menu: 'coins',
     icon: { name: 'SendOutline', tint: 'green' },
-    component: () => import('./src/web/screens/TransferCoin'),
+    screen: 'transferCoin',
   },
   listScreen({
     path: '/coin_detail',
@@ -521,7 +519,7 @@ export const screens: Screen[] = [
         call: { operation: 'noticeReadAll', args: () => ({}) },
       },
     ],
-    onChange: () => void refreshUnread(),
+    onChange: 'refreshUnread',
     empty: t.inbox.empty,
   }),
   ...platforms.flatMap(platformScreens),
@@ -543,7 +541,7 @@ export const screens: Screen[] = [
     kind: 'custom',
     menu: 'account',
     icon: { name: 'MailOutline', tint: 'cyan' },
-    component: () => import('./src/web/screens/BindEmail'),
+    screen: 'bindEmail',
   },
 
   // Agents
@@ -699,7 +697,7 @@ export const screens: Screen[] = [
     load: { operation: 'basicInformationGet', args: () => ({ query: { id: 1 } }) },
     // A settings page: the admin stays on it, and the frame shows the new notice at once (other tabs too).
     after: 'stay',
-    onSaved: siteChanged,
+    onSaved: 'siteChanged',
     fieldActions: {
       noticeBar: polishAction('noticeBar'),
       noticeAnnouncementTitle: polishAction('noticeAnnouncementTitle'),
@@ -1016,7 +1014,7 @@ export const screens: Screen[] = [
     kind: 'custom',
     menu: 'adminUsers',
     icon: { name: 'CollectMoneyOutline', tint: 'green' },
-    component: () => import('./src/web/screens/CoinChange'),
+    screen: 'coinChange',
   },
   listScreen({
     path: '/mall_management',
@@ -1155,7 +1153,7 @@ export const screens: Screen[] = [
     title: '生成兑换码',
     access: ADMIN,
     kind: 'custom',
-    component: () => import('./src/web/screens/RedeemGenerate'),
+    screen: 'redeemGenerate',
   },
   listScreen({
     path: '/platform_management',

@@ -8,6 +8,7 @@ import { ListRows } from './list/ListRows';
 import { SearchBox } from './list/SearchBox';
 import { ListToolbar } from './list/ListToolbar';
 import { usePagedList } from './list/usePagedList';
+import { behaviours } from '../app/behaviours';
 import './list/list.css';
 
 /**
@@ -86,7 +87,8 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
   const list = usePagedList<Row>(screen.operation, query, onPagesLoaded, screen.paging);
   usePolling(screen.poll, list.rows, list.reload);
   const changed = async () => {
-    screen.onChange?.();
+    // Not awaited: the list reloads meanwhile (the unread count is the frame's, not this list's).
+    if (screen.onChange) void behaviours[screen.onChange]();
     await list.reload();
   };
 

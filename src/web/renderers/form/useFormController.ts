@@ -13,6 +13,7 @@ import { useOperation } from '../../operations/useOperation';
 import { cameFrom } from '../../state/history';
 import { createLocalizer } from './localize';
 import { resolveForm, type AnyFormScreen, type ResolvedForm } from './resolve';
+import { behaviours } from '../../app/behaviours';
 
 // The generic form's state, apart from its view (react-admin's useEditController beside its views): the validator,
 // the record to edit, the values, the errors a server answer put on a field, and the submission through useOperation.
@@ -217,7 +218,7 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
       if (!outcome.ok) return;
       toast(screen.done ?? t.form.done);
       // The frame (the site notice) and others learn of the change before the next page shows.
-      await screen.onSaved?.();
+      if (screen.onSaved) await behaviours[screen.onSaved]();
       if (onDone) {
         onDone(outcome.data);
         return;
