@@ -252,7 +252,7 @@ export interface FormScreen<K extends FormOperation = FormOperation> extends Scr
   fields?: readonly (keyof RequestBody<K> & string)[];
   /** Multi-line fields. */
   textareas?: readonly (keyof RequestBody<K> & string)[];
-  /** Display labels of this form's enum values, by field; without them the app-wide labels (t.form.enumLabels) apply. */
+  /** Display labels of this form's enum values, by field; without them the app-wide labels (w.form.enumLabels) apply. */
   enumLabels?: Partial<Record<keyof RequestBody<K> & string, Readonly<Record<string, string>>>>;
   /**
    * A widget other than the one the field's type picks: `expiry` (a choice of days, sent as a timestamp), `yuan` (a

@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'react';
 import { Button, Form, Input } from 'antd-mobile';
-import { Controller, useForm, useWatch } from 'react-hook-form';
+import { useForm } from 'react-hook-form';
 import { useNavigate } from 'react-router-dom';
 import { notify, toast } from '../feedback';
-import { messages as t } from '../i18n/zh-CN';
+import { signedInMessages as w } from '../i18n/zh-CN-signed-in';
 import { useOperation } from '../operations/useOperation';
 import { refreshSession } from '../state/refresh-session';
 import { sessionStore } from '../state/session';
@@ -19,8 +19,16 @@ export default function BindEmail() {
   const { user } = useStore(sessionStore);
   const navigate = useNavigate();
   const bound = user?.email ?? null;
-  const { control, handleSubmit } = useForm<EmailForm>({ defaultValues: { email: bound ?? '', captcha: '' } });
-  const [email, captcha] = useWatch({ control, name: ['email', 'captcha'] });
+  const { register, handleSubmit, setValue, watch } = useForm<EmailForm>({
+    defaultValues: { email: bound ?? '', captcha: '' },
+  });
+  // The UI kit's inputs answer values, not DOM events: registered by name and set on change (see TransferCoin).
+  useEffect(() => {
+    register('email');
+    register('captcha');
+  }, [register]);
+  // eslint-disable-next-line react-hooks/incompatible-library -- no React Compiler here; watch re-renders this form
+  const [email, captcha] = watch(['email', 'captcha']);
   const [wait, setWait] = useState(0);
   const captchaCall = useOperation('userGetCaptcha');
   const bind = useOperation('userBindEmail');
@@ -38,7 +46,7 @@ export default function BindEmail() {
     const sent = await captchaCall.run({ query: { emailAccount: email.trim() } });
     if (!sent.ok) return;
     setWait(sent.data.resendAfterSeconds);
-    notify(t.user.codeSent);
+    notify(w.user.codeSent);
   };
 
   const submit = async (values: EmailForm) => {
@@ -46,7 +54,7 @@ export default function BindEmail() {
     const done = await (bound ? unbind : bind).run({ body });
     if (!done.ok) return;
     await refreshSession();
-    toast(bound ? t.user.unbound : t.user.bound, 'success');
+    toast(bound ? w.user.unbound : w.user.bound, 'success');
     void navigate('/about', { replace: true });
   };
 
@@ -62,29 +70,22 @@ export default function BindEmail() {
           disabled={busy || !email || captcha.length !== 6}
           onClick={handleSubmit(submit)}
         >
-          {bound ? t.user.unbind : t.user.bind}
+          {bound ? w.user.unbind : w.user.bind}
         </Button>
       }
     >
-      <Form.Item label={t.user.email}>
-        <Controller
-          control={control}
-          name="email"
-          render={({ field }) => (
-            <Input
-              value={field.value}
-              onChange={field.onChange}
-              onBlur={field.onBlur}
-              readOnly={Boolean(bound)}
-              type="email"
-              autoComplete="email"
-              placeholder="name@example.com"
-            />
-          )}
+      <Form.Item label={w.user.email}>
+        <Input
+          value={email}
+          onChange={(v) => setValue('email', v)}
+          readOnly={Boolean(bound)}
+          type="email"
+          autoComplete="email"
+          placeholder="name@example.com"
         />
       </Form.Item>
       <Form.Item
-        label={t.user.captcha}
+        label={w.user.captcha}
         extra={
           <Button
             size="small"
@@ -94,23 +95,16 @@ export default function BindEmail() {
             disabled={busy || wait > 0 || !email}
             onClick={send}
           >
-            {wait > 0 ? t.user.resendIn(wait) : t.user.sendCode}
+            {wait > 0 ? w.user.resendIn(wait) : w.user.sendCode}
           </Button>
         }
       >
-        <Controller
-          control={control}
-          name="captcha"
-          render={({ field }) => (
-            <Input
-              value={field.value}
-              onChange={(v) => field.onChange(v.replace(/\D/g, '').slice(0, 6))}
-              onBlur={field.onBlur}
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              placeholder={t.user.captchaPlaceholder}
-            />
-          )}
+        <Input
+          value={captcha}
+          onChange={(v) => setValue('captcha', v.replace(/\D/g, '').slice(0, 6))}
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          placeholder={w.user.captchaPlaceholder}
         />
       </Form.Item>
     </Form>

@@ -9,6 +9,7 @@ import { api } from '../../api';
 import type { FormLoad, FormOperation } from '../../config/types';
 import { toast } from '../../feedback';
 import { messages as t } from '../../i18n/zh-CN';
+import { signedInMessages as w } from '../../i18n/zh-CN-signed-in';
 import { useOperation } from '../../operations/useOperation';
 import { cameFrom } from '../../state/history';
 import { createLocalizer } from './localize';
@@ -216,7 +217,7 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
       const input = { body } as OperationInput<FormOperation>;
       const outcome = await run(input, { report: onField });
       if (!outcome.ok) return;
-      toast(screen.done ?? t.form.done);
+      toast(screen.done ?? w.form.done);
       // The frame (the site notice) and others learn of the change before the next page shows.
       if (screen.onSaved) await behaviours[screen.onSaved]();
       if (onDone) {
@@ -246,7 +247,7 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
     extraErrors,
     submitted,
     submitting: submission.busy,
-    submitLabel: screen.submitLabel ?? t.form.submit,
+    submitLabel: screen.submitLabel ?? w.form.submit,
     onChange,
     setField,
     onSubmit,
