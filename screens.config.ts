@@ -18,8 +18,6 @@ import {
 } from './src/web/config/types';
 import { messages as t } from './src/web/i18n/zh-CN';
 import { signedInMessages as w } from './src/web/i18n/zh-CN-signed-in';
-import { siteChanged } from './src/web/state/site';
-import { refreshUnread } from './src/web/state/unread';
 
 // The screen map: every route of the app, its title, notice text, frame, access and what renders it. The router,
 // the frame, home's entries and my page's links are all built from this list; a screen is added here, not in code.
@@ -201,7 +199,7 @@ export function platformScreens({ code, title, settings, icon }: PlatformEntry):
     }),
     formScreen({
       path: edit,
-      title: t.screens.platformEdit(title),
+      title: w.screens.platformEdit(title),
       access: SIGNED_IN,
       kind: 'form',
       submit: 'serviceSave',
@@ -268,8 +266,8 @@ export const redeemGenerateForm = formScreen({
   fields: ['coin', 'count', 'expiresAt', 'note'],
   widgets: { expiresAt: 'expiry' },
   initial: { count: 10 },
-  submitLabel: t.redeem.generate,
-  done: t.redeem.done,
+  submitLabel: w.redeem.generate,
+  done: w.redeem.done,
 });
 
 /** After coins moved: the statement of the account just changed (an old replayed answer may not name it). */
@@ -287,20 +285,20 @@ const userSubject = (param: string, text: (who: string) => string): Subject => (
 export const coinChangeForms = {
   add: formScreen({
     path: '/coinChange',
-    title: t.coins.add,
+    title: w.coins.add,
     access: ADMIN,
     kind: 'form',
     submit: 'userAddCoin',
-    done: t.coins.added,
+    done: w.coins.added,
     after: statementOf,
   }),
   reduce: formScreen({
     path: '/coinChange',
-    title: t.coins.reduce,
+    title: w.coins.reduce,
     access: ADMIN,
     kind: 'form',
     submit: 'userReduceCoin',
-    done: t.coins.reduced,
+    done: w.coins.reduced,
     after: statementOf,
   }),
 };
@@ -314,7 +312,7 @@ export const screens: Screen[] = [
     chrome: 'bare',
     signedInGoesOn: true,
     kind: 'custom',
-    component: () => import('./src/web/screens/Login'),
+    screen: 'login',
   },
   {
     path: '/register',
@@ -322,16 +320,16 @@ export const screens: Screen[] = [
     access: 'public',
     chrome: 'bare',
     kind: 'custom',
-    component: () => import('./src/web/screens/Register'),
+    screen: 'register',
   },
   {
     path: '/500',
     title: '服务器异常',
     access: 'public',
     framesSignedInUser: true,
-    notice: t.notice.serverError,
+    notice: w.notice.serverError,
     kind: 'custom',
-    component: () => import('./src/web/screens/ServerError'),
+    screen: 'serverError',
   },
 
   // Everyone signed in
@@ -341,7 +339,7 @@ export const screens: Screen[] = [
     access: SIGNED_IN,
     back: false,
     kind: 'custom',
-    component: () => import('./src/web/screens/Home'),
+    screen: 'home',
   },
   {
     path: '/about',
@@ -349,7 +347,7 @@ export const screens: Screen[] = [
     access: SIGNED_IN,
     headerRight: 'logout',
     kind: 'custom',
-    component: () => import('./src/web/screens/About'),
+    screen: 'about',
   },
   composedScreen({
     path: '/clockInfo',
@@ -416,7 +414,7 @@ export const screens: Screen[] = [
     kind: 'custom',
     menu: 'coins',
     icon: { name: 'ShopbagOutline', tint: 'orange' },
-    component: () => import('./src/web/screens/Mall'),
+    screen: 'mall',
   },
   listScreen({
     path: '/my_orders',
@@ -429,7 +427,7 @@ export const screens: Screen[] = [
     item: {
       title: (o) => o.coinName,
       description: (o) => w.orders.row(o.orderNo, o.createdAt),
-      extra: (o) => t.mall.yuan(o.amount),
+      extra: (o) => w.mall.yuan(o.amount),
       tag: (o) => orderTag(o.status),
     },
     rowActions: [
@@ -451,7 +449,7 @@ export const screens: Screen[] = [
     kind: 'custom',
     menu: 'coins',
     icon: { name: 'SendOutline', tint: 'green' },
-    component: () => import('./src/web/screens/TransferCoin'),
+    screen: 'transferCoin',
   },
   listScreen({
     path: '/coin_detail',
@@ -464,20 +462,20 @@ export const screens: Screen[] = [
     // A statement grows to many thousands of entries while the user scrolls it: keyset pages stay flat and exact.
     paging: 'cursor',
     urlFilters: ['userId'],
-    subject: userSubject('userId', t.coins.statementOfUser),
+    subject: userSubject('userId', w.coins.statementOfUser),
     download: {
-      label: t.coins.exportCsv,
+      label: w.coins.exportCsv,
       href: (q) =>
         `/api/coin/entries/export${q.get('userId') ? `?userId=${encodeURIComponent(q.get('userId')!)}` : ''}`,
     },
     item: {
-      title: (e) => e.description || (t.coins.kinds[e.kind] ?? e.kind),
-      description: (e) => `${t.coins.kinds[e.kind] ?? e.kind} · ${t.format.dateTime(e.createdAt)}`,
-      extra: (e) => `${t.coins.signed(e.amount)}（${t.coins.balanceAfter(e.balanceAfter)}）`,
+      title: (e) => e.description || (w.coins.kinds[e.kind] ?? e.kind),
+      description: (e) => `${w.coins.kinds[e.kind] ?? e.kind} · ${t.format.dateTime(e.createdAt)}`,
+      extra: (e) => `${w.coins.signed(e.amount)}（${w.coins.balanceAfter(e.balanceAfter)}）`,
       // Gained and spent differ in colour and in sign (+/−), never in colour alone.
       extraTone: (e) => (e.amount > 0 ? 'success' : e.amount < 0 ? 'danger' : 'default'),
     },
-    empty: t.coins.noEntries,
+    empty: w.coins.noEntries,
   }),
   listScreen({
     path: '/notice',
@@ -499,30 +497,30 @@ export const screens: Screen[] = [
     },
     rowActions: [
       {
-        label: t.inbox.markRead,
+        label: w.inbox.markRead,
         color: 'primary',
         when: (n) => !n.read,
-        done: t.list.done,
+        done: w.list.done,
         call: { operation: 'noticeRead', args: (n) => ({ body: { id: n.id } }) },
       },
       {
-        label: t.inbox.delete,
+        label: w.inbox.delete,
         color: 'danger',
-        confirm: (n) => t.inbox.deleteAsk(n.title),
-        done: t.inbox.deleted,
+        confirm: (n) => w.inbox.deleteAsk(n.title),
+        done: w.inbox.deleted,
         call: { operation: 'noticeDelete', args: (n) => ({ body: { id: n.id } }) },
       },
     ],
     toolbar: [
       {
-        label: t.inbox.readAll,
-        confirm: t.inbox.readAllAsk,
-        done: t.inbox.readAllDone,
+        label: w.inbox.readAll,
+        confirm: w.inbox.readAllAsk,
+        done: w.inbox.readAllDone,
         call: { operation: 'noticeReadAll', args: () => ({}) },
       },
     ],
-    onChange: () => void refreshUnread(),
-    empty: t.inbox.empty,
+    onChange: 'refreshUnread',
+    empty: w.inbox.empty,
   }),
   ...platforms.flatMap(platformScreens),
   formScreen({
@@ -533,7 +531,7 @@ export const screens: Screen[] = [
     submit: 'userUpdatePassword',
     menu: 'account',
     icon: { name: 'LockOutline', tint: 'blue' },
-    done: t.form.passwordChanged,
+    done: w.form.passwordChanged,
     after: '/login',
   }),
   {
@@ -543,7 +541,7 @@ export const screens: Screen[] = [
     kind: 'custom',
     menu: 'account',
     icon: { name: 'MailOutline', tint: 'cyan' },
-    component: () => import('./src/web/screens/BindEmail'),
+    screen: 'bindEmail',
   },
 
   // Agents
@@ -558,18 +556,18 @@ export const screens: Screen[] = [
     search: true,
     item: {
       title: (u) => `${u.userName}（${u.userAccount}）`,
-      description: (u) => `${t.coins.balance} ${u.coin} · ${t.format.joinedAt(u.createdAt)}`,
-      extra: (u) => (u.status === 'banned' ? t.user.banned : ''),
+      description: (u) => `${w.coins.balance} ${u.coin} · ${t.format.joinedAt(u.createdAt)}`,
+      extra: (u) => (u.status === 'banned' ? w.user.banned : ''),
     },
     rowActions: [
       {
-        label: t.coins.topUp,
+        label: w.coins.topUp,
         color: 'primary',
         when: (u) => u.status === 'active',
         to: (u) => `/transferCoin?to=${encodeURIComponent(u.userAccount)}`,
       },
     ],
-    empty: t.list.noSubordinates,
+    empty: w.list.noSubordinates,
   }),
 
   // Admins
@@ -613,8 +611,8 @@ export const screens: Screen[] = [
             stats: [
               { label: D.ordersPending, value: (s) => count(s.orders.pending) },
               { label: D.ordersConfirmedToday, value: (s) => count(s.orders.confirmedToday) },
-              { label: D.revenueToday, value: (s) => t.mall.yuan(s.orders.revenueToday) },
-              { label: D.revenue30d, value: (s) => t.mall.yuan(s.orders.revenue30d) },
+              { label: D.revenueToday, value: (s) => w.mall.yuan(s.orders.revenueToday) },
+              { label: D.revenue30d, value: (s) => w.mall.yuan(s.orders.revenue30d) },
             ],
           },
           {
@@ -649,7 +647,7 @@ export const screens: Screen[] = [
             title: D.revenuePerDay,
             kind: 'bar',
             series: [{ label: D.revenue, value: (d) => d.revenue }],
-            format: t.mall.yuan,
+            format: w.mall.yuan,
           },
           {
             title: D.coinsPerDay,
@@ -699,13 +697,13 @@ export const screens: Screen[] = [
     load: { operation: 'basicInformationGet', args: () => ({ query: { id: 1 } }) },
     // A settings page: the admin stays on it, and the frame shows the new notice at once (other tabs too).
     after: 'stay',
-    onSaved: siteChanged,
+    onSaved: 'siteChanged',
     fieldActions: {
       noticeBar: polishAction('noticeBar'),
       noticeAnnouncementTitle: polishAction('noticeAnnouncementTitle'),
       noticeAnnouncement: polishAction('noticeAnnouncement'),
     },
-    done: t.form.saved,
+    done: w.form.saved,
   }),
   listScreen({
     path: '/user_management',
@@ -724,12 +722,12 @@ export const screens: Screen[] = [
     addLink: { label: '新增用户', to: '/add_user' },
     item: {
       title: userRow,
-      description: (u) => `${t.user.roles[u.userRole]} · ${t.format.joinedAt(u.createdAt)}`,
-      extra: (u) => (u.status === 'banned' ? t.user.banned : ''),
+      description: (u) => `${w.user.roles[u.userRole]} · ${t.format.joinedAt(u.createdAt)}`,
+      extra: (u) => (u.status === 'banned' ? w.user.banned : ''),
     },
     rowActions: [
       { label: '详情', to: (u) => `/user_detail?id=${u.id}` },
-      { label: t.coins.statementOf, to: (u) => `/coin_detail?userId=${u.id}` },
+      { label: w.coins.statementOf, to: (u) => `/coin_detail?userId=${u.id}` },
       { label: P.services, to: (u) => `/service_management?userId=${u.id}` },
       { label: '编辑', to: (u) => `/update_user?id=${u.id}` },
       {
@@ -785,8 +783,8 @@ export const screens: Screen[] = [
     fields: [
       { key: 'userAccount', label: '账号' },
       { key: 'userName', label: '昵称' },
-      { key: 'userRole', label: '角色', labels: t.user.roles },
-      { key: 'status', label: '状态', labels: t.user.statuses },
+      { key: 'userRole', label: '角色', labels: w.user.roles },
+      { key: 'status', label: '状态', labels: w.user.statuses },
       { key: 'email', label: '邮箱' },
       { key: 'invitationCode', label: '邀请码' },
       { key: 'inviterAccount', label: '邀请人' },
@@ -801,7 +799,7 @@ export const screens: Screen[] = [
     access: ADMIN,
     kind: 'form',
     submit: 'userAdd',
-    done: t.form.created,
+    done: w.form.created,
   }),
   formScreen({
     path: '/update_user',
@@ -813,7 +811,7 @@ export const screens: Screen[] = [
     fixed: (q) => ({ id: Number(q.get('id')) }),
     recordOf: '/user_management',
     load: { operation: 'userGet', args: (q) => ({ query: { id: Number(q.get('id')) } }) },
-    done: t.form.saved,
+    done: w.form.saved,
   }),
   formScreen({
     path: '/reset_password',
@@ -823,15 +821,15 @@ export const screens: Screen[] = [
     submit: 'userBossUpdatePassword',
     fields: ['newPassword'],
     fixed: (q) => ({ id: Number(q.get('id')) }),
-    subject: userSubject('id', t.user.passwordOf),
+    subject: userSubject('id', w.user.passwordOf),
     recordOf: '/user_management',
-    done: t.form.passwordReset,
+    done: w.form.passwordReset,
   }),
   listScreen({
     path: '/clockVip',
     title: '免费额度管理',
     access: ADMIN,
-    notice: t.notice.clockVip,
+    notice: w.notice.clockVip,
     kind: 'list',
     menu: 'adminUsers',
     icon: { name: 'CouponOutline', tint: 'orange' },
@@ -887,7 +885,7 @@ export const screens: Screen[] = [
     poll: { everyMs: 1500, while: taskUnderway },
     rowActions: [{ label: w.tasks.detail, color: 'primary', to: (b) => `/tasks/detail?id=${b.id}` }, cancelTask],
     toolbar: [
-      { label: t.inbox.broadcast, to: '/tasks/broadcast' },
+      { label: w.inbox.broadcast, to: '/tasks/broadcast' },
       { label: w.tasks.quota, to: '/tasks/quota' },
       { label: w.tasks.platform, to: '/tasks/platform' },
       {
@@ -947,9 +945,9 @@ export const screens: Screen[] = [
     submit: 'noticeBroadcast',
     fields: ['title', 'body', 'role'],
     textareas: ['body'],
-    enumLabels: { role: t.inbox.roles },
+    enumLabels: { role: w.inbox.roles },
     initial: { role: 'all' },
-    done: t.inbox.broadcastStarted,
+    done: w.inbox.broadcastStarted,
     after: '/tasks',
   }),
   formScreen({
@@ -981,7 +979,7 @@ export const screens: Screen[] = [
     path: '/ai/config',
     title: 'AI 配置',
     access: ADMIN,
-    notice: t.notice.aiConfig,
+    notice: w.notice.aiConfig,
     kind: 'form',
     menu: 'adminSystem',
     icon: { name: 'ChatAddOutline', tint: 'purple' },
@@ -1008,7 +1006,7 @@ export const screens: Screen[] = [
         show: (r) => ({ title: r.ok ? w.ai.testOk : w.ai.testFailed, content: r.reply ?? r.message }),
       },
     ],
-    done: t.form.saved,
+    done: w.form.saved,
   }),
   {
     path: '/coinChange',
@@ -1017,50 +1015,50 @@ export const screens: Screen[] = [
     kind: 'custom',
     menu: 'adminUsers',
     icon: { name: 'CollectMoneyOutline', tint: 'green' },
-    component: () => import('./src/web/screens/CoinChange'),
+    screen: 'coinChange',
   },
   listScreen({
     path: '/mall_management',
     title: '商城管理',
     access: ADMIN,
-    notice: t.notice.mallManagement,
+    notice: w.notice.mallManagement,
     kind: 'list',
     menu: 'adminMall',
     icon: { name: 'ShopbagOutline', tint: 'orange' },
     operation: 'mallListPage',
     search: true,
-    addLink: { label: t.mall.add, to: '/add_mall' },
+    addLink: { label: w.mall.add, to: '/add_mall' },
     item: {
-      title: (p) => `${p.coinName} · ${t.mall.yuan(p.amount)}`,
-      description: (p) => t.mall.row(p.addCoin, p.sort, p.orders),
-      extra: (p) => t.mall.shelfStatus[p.status] ?? String(p.status),
+      title: (p) => `${p.coinName} · ${w.mall.yuan(p.amount)}`,
+      description: (p) => w.mall.row(p.addCoin, p.sort, p.orders),
+      extra: (p) => w.mall.shelfStatus[p.status] ?? String(p.status),
     },
     rowActions: [
-      { label: t.mall.edit, to: (p) => `/update_mall?id=${p.id}` },
+      { label: w.mall.edit, to: (p) => `/update_mall?id=${p.id}` },
       {
-        label: t.mall.onShelf,
+        label: w.mall.onShelf,
         color: 'success',
         when: (p) => p.status === 0,
-        done: t.mall.onShelfDone,
+        done: w.mall.onShelfDone,
         call: { operation: 'mallShelf', args: (p) => ({ body: { id: p.id, status: 1 } }) },
       },
       {
-        label: t.mall.offShelf,
+        label: w.mall.offShelf,
         color: 'warning',
         when: (p) => p.status === 1,
-        confirm: (p) => t.mall.confirmOffShelf(p.coinName),
-        done: t.mall.offShelfDone,
+        confirm: (p) => w.mall.confirmOffShelf(p.coinName),
+        done: w.mall.offShelfDone,
         call: { operation: 'mallShelf', args: (p) => ({ body: { id: p.id, status: 0 } }) },
       },
       {
-        label: t.mall.delete,
+        label: w.mall.delete,
         color: 'danger',
-        confirm: (p) => t.mall.confirmDelete(p.coinName),
-        done: t.mall.deleted,
+        confirm: (p) => w.mall.confirmDelete(p.coinName),
+        done: w.mall.deleted,
         call: { operation: 'mallDelete', args: (p) => ({ body: { id: p.id } }) },
       },
     ],
-    empty: t.mall.empty,
+    empty: w.mall.empty,
   }),
   formScreen({
     path: '/add_mall',
@@ -1069,10 +1067,10 @@ export const screens: Screen[] = [
     kind: 'form',
     submit: 'mallAdd',
     fields: ['coinName', 'amount', 'addCoin', 'status', 'sort'],
-    enumLabels: { status: t.mall.shelfLabels },
+    enumLabels: { status: w.mall.shelfLabels },
     widgets: { amount: 'yuan' },
     initial: { status: 1, sort: 0 },
-    done: t.form.created,
+    done: w.form.created,
     after: '/mall_management',
   }),
   formScreen({
@@ -1082,12 +1080,12 @@ export const screens: Screen[] = [
     kind: 'form',
     submit: 'mallUpdate',
     fields: ['coinName', 'amount', 'addCoin', 'status', 'sort'],
-    enumLabels: { status: t.mall.shelfLabels },
+    enumLabels: { status: w.mall.shelfLabels },
     widgets: { amount: 'yuan' },
     fixed: (q) => ({ id: Number(q.get('id')) }),
     recordOf: '/mall_management',
     load: { operation: 'mallGet', args: (q) => ({ query: { id: Number(q.get('id')) } }) },
-    done: t.form.saved,
+    done: w.form.saved,
   }),
   listScreen({
     path: '/order_management',
@@ -1101,7 +1099,7 @@ export const screens: Screen[] = [
     item: {
       title: (o) => w.orders.title(o.coinName, o.userAccount),
       description: (o) => w.orders.row(o.orderNo, o.createdAt),
-      extra: (o) => t.mall.yuan(o.amount),
+      extra: (o) => w.mall.yuan(o.amount),
       tag: (o) => orderTag(o.status),
     },
     rowActions: [
@@ -1109,7 +1107,7 @@ export const screens: Screen[] = [
         label: w.orders.confirmPaid,
         color: 'success',
         when: (o) => o.status === 'pending',
-        confirm: (o) => w.orders.confirmPaidAsk(o.coinName, o.userAccount, t.mall.yuan(o.amount), o.addCoin),
+        confirm: (o) => w.orders.confirmPaidAsk(o.coinName, o.userAccount, w.mall.yuan(o.amount), o.addCoin),
         done: w.orders.paidDone,
         call: { operation: 'orderConfirm', args: (o) => ({ body: { id: o.id } }) },
       },
@@ -1132,37 +1130,37 @@ export const screens: Screen[] = [
     menu: 'adminMall',
     icon: { name: 'GiftOutline', tint: 'red' },
     operation: 'redeemListPage',
-    addLink: { label: t.redeem.generate, to: '/redeem_generate' },
+    addLink: { label: w.redeem.generate, to: '/redeem_generate' },
     item: {
       title: (c) => c.code,
-      description: (c) => t.redeem.row(c.batchId, c.coin, c.expiresAt, c.note),
+      description: (c) => w.redeem.row(c.batchId, c.coin, c.expiresAt, c.note),
       extra: (c) =>
-        `${t.redeem.statuses[c.status] ?? c.status}${c.usedByAccount ? t.redeem.usedBy(c.usedByAccount) : ''}`,
+        `${w.redeem.statuses[c.status] ?? c.status}${c.usedByAccount ? w.redeem.usedBy(c.usedByAccount) : ''}`,
     },
     rowActions: [
       {
-        label: t.redeem.disable,
+        label: w.redeem.disable,
         color: 'danger',
         when: (c) => c.status === 'unused',
-        confirm: (c) => t.redeem.disableAsk(c.code),
-        done: t.redeem.disabled,
+        confirm: (c) => w.redeem.disableAsk(c.code),
+        done: w.redeem.disabled,
         call: { operation: 'redeemDisable', args: (c) => ({ body: { id: c.id } }) },
       },
     ],
-    empty: t.redeem.empty,
+    empty: w.redeem.empty,
   }),
   {
     path: '/redeem_generate',
     title: '生成兑换码',
     access: ADMIN,
     kind: 'custom',
-    component: () => import('./src/web/screens/RedeemGenerate'),
+    screen: 'redeemGenerate',
   },
   listScreen({
     path: '/platform_management',
     title: '平台管理',
     access: ADMIN,
-    notice: t.notice.platformManagement,
+    notice: w.notice.platformManagement,
     kind: 'list',
     menu: 'adminPlatform',
     icon: { name: 'AppstoreOutline', tint: 'blue' },
@@ -1207,7 +1205,7 @@ export const screens: Screen[] = [
     choices: { kind: platforms.map((p) => ({ value: p.code, label: p.title })) },
     enumLabels: { status: P.shelfLabels },
     initial: { billingUnit: 'per_run', retryLimit: 3, status: 0, sort: 0 },
-    done: t.form.created,
+    done: w.form.created,
     after: '/platform_management',
   }),
   formScreen({
@@ -1222,7 +1220,7 @@ export const screens: Screen[] = [
     fixed: (q) => ({ id: Number(q.get('id')) }),
     recordOf: '/platform_management',
     load: { operation: 'platformGet', args: (q) => ({ query: { id: Number(q.get('id')) } }) },
-    done: t.form.saved,
+    done: w.form.saved,
   }),
   listScreen({
     path: '/service_management',

@@ -9,8 +9,8 @@ import { pwa } from './vite.pwa.js';
  * kit stay out: each page fetches only its own.
  */
 const BOOT = [
-  /node_modules\/(react|react-dom|scheduler|react-router|react-router-dom)\//,
-  /src\/api\/(client|message-filter|generated\/operations\.gen)\.ts$/,
+  /node_modules\/(react|react-dom|scheduler|react-router|react-router-dom|openapi-fetch)\//,
+  /src\/api\/(client|catalogue|api-error|message-filter|generated\/operations\.gen)\.ts$/,
   /src\/web\/(api|i18n\/zh-CN|config\/constants|state\/(store|session|site)|feedback\/index|operations\/useOperation)\.tsx?$/,
   /vite\/preload-helper|rolldown\/runtime/,
 ];

@@ -1,25 +1,15 @@
 // The route table /login and every first page load with: each screen's path, access, frame and (for a hand screen)
-// its chunk, without the rest of screens.config.ts (renderer configs, row callbacks, every form's fields), which the
-// router then fetches beside the first framed or generic screen. Generated, so the map stays the one place a screen
-// is declared.
-import { join, posix, relative } from 'node:path';
+// its name in the web app's registry of hand screens, without the rest of screens.config.ts (renderer configs, row
+// callbacks, every form's fields), which the router then fetches beside the first framed or generic screen.
+// Generated, so the map stays the one place a screen is declared.
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 
 const OUT_DIR = 'src/web/generated';
 // What the router needs before the full map is here; everything else stays in the map. A bare screen's entry is all
 // the page has of it, so it carries its title too; a framed screen's title comes with its full config.
-const FIELDS = ['path', 'access', 'chrome', 'signedInGoesOn', 'framesSignedInUser', 'kind'];
-// As tsx compiles it: `()=>import("./src/web/screens/Login").then(…interop…)`; the specifier is what counts.
-const IMPORT = /^\(\)\s*=>\s*import\((['"])(\.\/[^'"]+)\1\)/;
-
-/** The module a hand screen's `component` imports; fails codegen unless it is written `() => import('./path')`. */
-function componentPath(root, screen) {
-  const match = IMPORT.exec(screen.component.toString().trim());
-  if (!match) throw new Error(`screens.config.ts: ${screen.path}: write component as () => import('./path')`);
-  const fromOut = relative(join(root, OUT_DIR), join(root, match[2])).split('\\').join('/');
-  return posix.normalize(fromOut.startsWith('.') ? fromOut : `./${fromOut}`);
-}
+const FIELDS = ['path', 'access', 'chrome', 'signedInGoesOn', 'framesSignedInUser', 'kind', 'screen'];
 
 export async function routeTableFile(root) {
   const config = await tsImport(pathToFileURL(join(root, 'screens.config.ts')).href, import.meta.url);
@@ -29,7 +19,6 @@ export async function routeTableFile(root) {
     seen.add(screen.path);
     const written = screen.chrome === 'bare' ? [...FIELDS, 'title'] : FIELDS;
     const fields = written.filter((f) => screen[f] !== undefined).map((f) => `${f}: ${JSON.stringify(screen[f])}`);
-    if (screen.kind === 'custom') fields.push(`component: () => import('${componentPath(root, screen)}')`);
     return `  { ${fields.join(', ')} },`;
   });
   return [

@@ -1,7 +1,7 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages as t } from '../../src/web/i18n/zh-CN';
+import { signedInMessages as w } from '../../src/web/i18n/zh-CN-signed-in';
 import {
   PASSWORD,
   answerDialog,
@@ -128,7 +128,7 @@ describe('a platform service, from the admin to a succeeded run', () => {
 
       await openScreen(page, '/coin_detail', '积分明细');
       const charge = page.locator('.adm-list-item', { hasText: '服务扣费' });
-      await charge.filter({ hasText: t.coins.signed(-PRICE) }).waitFor(); // the minus sign, as the screen writes it
+      await charge.filter({ hasText: w.coins.signed(-PRICE) }).waitFor(); // the minus sign, as the screen writes it
       expect((await user.api.ok('userGetLogin')).coin).toBe(20 - PRICE);
 
       await openScreen(page, '/clockInfo', '账号信息');

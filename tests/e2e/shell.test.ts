@@ -2,6 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screens } from '../../screens.config';
 import { messages as t } from '../../src/web/i18n/zh-CN';
+import { signedInMessages as w } from '../../src/web/i18n/zh-CN-signed-in';
 import {
   launchBrowser,
   loginAdmin,
@@ -107,7 +108,7 @@ describe('the notice bar', () => {
   it('says the server failed on /500, whoever opens it', async () => {
     for (const page of [user.page, admin.page]) {
       await open(page, '/500');
-      await expect.poll(() => noticeText(page).textContent()).toBe(t.notice.serverError);
+      await expect.poll(() => noticeText(page).textContent()).toBe(w.notice.serverError);
     }
     // A visitor too: /500 needs no session.
     const visitor = await newPhone(browser);
@@ -122,10 +123,10 @@ describe('the notice bar', () => {
 
   it('explains swiping on /mall_management and /platform_management', async () => {
     await open(admin.page, '/mall_management');
-    await expect.poll(() => noticeText(admin.page).textContent()).toBe(t.notice.mallManagement);
+    await expect.poll(() => noticeText(admin.page).textContent()).toBe(w.notice.mallManagement);
     await open(admin.page, '/platform_management');
-    await expect.poll(() => noticeText(admin.page).textContent()).toBe(t.notice.platformManagement);
-    expect(t.notice.platformManagement).toContain('不能删除');
+    await expect.poll(() => noticeText(admin.page).textContent()).toBe(w.notice.platformManagement);
+    expect(w.notice.platformManagement).toContain('不能删除');
     await shot(admin.page, 'platform-management');
     // Longer than the phone is wide, so it must scroll (after the bar's 2 s pause) for its end to be read.
     const [textWidth, barWidth] = await noticeText(admin.page).evaluate((el) => [

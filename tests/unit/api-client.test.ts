@@ -161,6 +161,38 @@ describe('the API client', () => {
     expect(hooks.toast).not.toHaveBeenCalled();
   });
 
+  it('sends an Idempotency-Key with an operation that moves coins: the held one, else a fresh one per call', async () => {
+    const a = api({ status: 200, body: { code: 0, message: 'ok', data: { coin: 5 } } });
+    const transfer = { body: { userAccount: 'bob', coin: 5 } };
+    await a.call('userTransferCoin', { ...transfer, idempotencyKey: 'intent-1' });
+    await a.call('userTransferCoin', transfer);
+    await a.call('userTransferCoin', transfer);
+    const keys = a.calls.map((request) => request.headers.get('idempotency-key'));
+    expect(keys[0]).toBe('intent-1');
+    expect(keys[1]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[2]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[2]).not.toBe(keys[1]);
+    await a.call('basicInformationGet', { query: { id: 1 } });
+    expect(a.calls[3]!.headers.get('idempotency-key')).toBeNull();
+  });
+
+  it.each([40001, 40100])('takes code %i as the answer of a probe: no toast, no redirect', async (code) => {
+    const a = api({ status: 401, body: { code, message: '未登录', data: null } });
+    const error = await a.call('userGetLogin', { probe: true }).catch((e) => e);
+    expect(error).toMatchObject({ signInAgain: true, shown: false });
+    expect(hooks.toast).not.toHaveBeenCalled();
+    expect(hooks.redirectToLogin).not.toHaveBeenCalled();
+  });
+
+  it('fails a 2xx that is not an envelope with 获取失败，稍后再试', async () => {
+    const a = api({ status: 200, body: { id: 1 } });
+    await expect(a.call('basicInformationGet', { query: { id: 1 } })).rejects.toMatchObject({
+      kind: 'http',
+      message: '获取失败，稍后再试',
+    });
+    expect(hooks.toast).toHaveBeenCalledWith('获取失败，稍后再试');
+  });
+
   it('passes network errors on unhandled', async () => {
     const networkError = new TypeError('Failed to fetch');
     const a = api(() => Promise.reject(networkError));

@@ -3,6 +3,7 @@ import { createMemoryRouter, RouterProvider, type RouteObject } from 'react-rout
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { screens } from '../../screens.config';
 import { api } from '../../src/web/api';
+import { customScreens } from '../../src/web/app/custom-screens';
 import { buildRoutes } from '../../src/web/app/routes';
 import { signOut } from '../../src/web/state/session';
 import { siteStore } from '../../src/web/state/site';
@@ -60,23 +61,23 @@ describe('the screen map, split by screen', () => {
   it('shows the loading state while a screen is fetched, then the screen', async () => {
     let arrive: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (arrive = resolve));
-    const slow = screens.map((s) =>
-      s.path === '/login' && s.kind === 'custom' ? { ...s, component: async () => held.then(() => s.component()) } : s,
-    );
+    const login = customScreens.login;
+    const slowLogin = vi.spyOn(customScreens, 'login').mockImplementation(async () => held.then(login));
     // A visitor (/login sends a signed-in user on); the site record never matters here.
     call.mockImplementation(async (op: string) =>
       op === 'userGetLogin' ? Promise.reject(new Error('visitor')) : new Promise(() => undefined),
     );
-    render(<RouterProvider router={createMemoryRouter(buildRoutes(slow), { initialEntries: ['/login'] })} />);
+    render(<RouterProvider router={createMemoryRouter(buildRoutes(screens), { initialEntries: ['/login'] })} />);
     expect(await view.findByRole('status')).toHaveProperty('textContent', '加载中...');
     expect(view.queryByRole('button', { name: '登录' })).toBeNull();
     await act(async () => arrive());
     expect(await view.findByRole('button', { name: '登录' })).toBeDefined();
     expect(view.queryByRole('status')).toBeNull();
+    slowLogin.mockRestore();
   });
 });
 
-describe('the login form without a form library', () => {
+describe('the login form (react-hook-form)', () => {
   async function openLogin() {
     let signedIn = false; // a visitor until the form signs in: /login sends a signed-in user on
     call.mockImplementation(async (op: string, init?: { body?: { userAccount: string } }) => {

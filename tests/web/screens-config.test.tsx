@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../src/api/generated/operations.gen';
 import { formSchemas } from '../../src/api/generated/forms.gen';
 import { platformScreens, screens } from '../../screens.config';
-import { messages as t } from '../../src/web/i18n/zh-CN';
+import { signedInMessages as w } from '../../src/web/i18n/zh-CN-signed-in';
 
 // The screen map against the seed's route table and the contract.
 
@@ -77,7 +77,7 @@ describe('screens.config.ts', () => {
   it('gives the fixed notice texts of the seed to /500, /mall_management and /platform_management', () => {
     const notice = (path: string) => screens.find((s) => s.path === path)?.notice;
     expect(notice('/500')).toBe('服务器异常，请联系管理员');
-    expect(notice('/mall_management')).toBe(t.notice.mallManagement);
+    expect(notice('/mall_management')).toBe(w.notice.mallManagement);
     expect(notice('/mall_management')).toContain('左滑');
     expect(notice('/platform_management')).toContain('不能删除');
     expect(notice('/platform_management')).toContain('上架或下架');

@@ -12,8 +12,8 @@ import { aUser } from './users';
 
 const server = vi.hoisted(() => {
   const state = { code: 40001 };
-  // The client calls the global fetch and Request; they are replaced before any import runs. Node's Request needs
-  // an absolute URL; a browser resolves '/api/…' against the page.
+  // openapi-fetch takes globalThis.fetch and Request when the client is created, so they are replaced before any
+  // import runs. Node's Request needs an absolute URL; a browser resolves '/api/…' against the page.
   const NodeRequest = globalThis.Request;
   globalThis.Request = class extends NodeRequest {
     constructor(input: RequestInfo | URL, init?: RequestInit) {

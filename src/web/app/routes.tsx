@@ -2,6 +2,7 @@ import type { ComponentType } from 'react';
 import { redirect, type RouteObject } from 'react-router-dom';
 import { ApiError } from '../../api/client';
 import { api } from '../api';
+import { customScreens } from './custom-screens';
 import type { RouteEntry, Screen } from '../config/types';
 import { safeRedirect } from '../screens/safe-redirect';
 import { signIn, signOut } from '../state/session';
@@ -10,7 +11,7 @@ import { loadFrame, loadSiteInformation, Root } from '../shell/Root';
 import { RouteError } from '../shell/RouteError';
 
 /**
- * The component a screen renders: a hand screen (its chunk is named in the route table), or a generic renderer bound
+ * The component a screen renders: a hand screen (named in the route table, registered in ./custom-screens), or a generic renderer bound
  * to its full config. The renderer's chunk and the full map are fetched side by side. Loaded lazily.
  */
 async function componentFor(entry: RouteEntry, screen: () => Promise<Screen>): Promise<ComponentType> {
@@ -22,7 +23,7 @@ async function componentFor(entry: RouteEntry, screen: () => Promise<Screen>): P
   };
   switch (entry.kind) {
     case 'custom':
-      return (await entry.component()).default;
+      return (await customScreens[entry.screen]()).default;
     case 'list': {
       const [{ ListRenderer }, s] = await Promise.all([import('../renderers/ListRenderer'), of('list')]);
       return () => <ListRenderer screen={s} />;

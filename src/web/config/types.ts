@@ -1,4 +1,3 @@
-import type { ComponentType } from 'react';
 import type { OperationInput } from '../../api/client';
 import type { OperationId, RequestBody, ResponseData, Schemas } from '../../api/operations';
 import type { Role } from '../../api/generated/operations.gen';
@@ -179,8 +178,8 @@ export interface ListScreen<K extends PageOperation = PageOperation> extends Scr
   poll?: { everyMs: number; while?: (row: RowOf<NoInfer<K>>) => boolean };
   /** Actions above the list: calls (e.g. mark all read) and links (e.g. to a start form). */
   toolbar?: readonly ToolbarAction[];
-  /** Told after any call from this list succeeded (e.g. the unread count refreshes). */
-  onChange?: () => void;
+  /** Told after any call from this list succeeded (e.g. the unread count refreshes): a behaviour of the web app. */
+  onChange?: Behaviour;
   /** A link above the list, e.g. to the add form. */
   addLink?: { label: string; to: string };
   /** URL parameters passed on to the operation as filters (e.g. an admin's ?userId= on a statement). */
@@ -253,7 +252,7 @@ export interface FormScreen<K extends FormOperation = FormOperation> extends Scr
   fields?: readonly (keyof RequestBody<K> & string)[];
   /** Multi-line fields. */
   textareas?: readonly (keyof RequestBody<K> & string)[];
-  /** Display labels of this form's enum values, by field; without them the app-wide labels (t.form.enumLabels) apply. */
+  /** Display labels of this form's enum values, by field; without them the app-wide labels (w.form.enumLabels) apply. */
   enumLabels?: Partial<Record<keyof RequestBody<K> & string, Readonly<Record<string, string>>>>;
   /**
    * A widget other than the one the field's type picks: `expiry` (a choice of days, sent as a timestamp), `yuan` (a
@@ -277,8 +276,11 @@ export interface FormScreen<K extends FormOperation = FormOperation> extends Scr
    * back where the admin came from, or home on a deep link.
    */
   after?: `/${string}` | 'stay' | ((result: ResponseData<K>) => `/${string}`);
-  /** Told after a successful submit, before leaving the form (e.g. the frame reads the site information again). */
-  onSaved?: () => Promise<void> | void;
+  /**
+   * Told after a successful submit, before leaving the form (e.g. the frame reads the site information again): a
+   * behaviour of the web app.
+   */
+  onSaved?: Behaviour;
 }
 
 export interface DetailField<Key extends string = string> {
@@ -314,9 +316,31 @@ export interface DetailScreen<K extends OperationId = OperationId> extends Scree
   below?: Screen;
 }
 
+/**
+ * The hand screens, by name. The map names one and the web app registers each (src/web/app/custom-screens.ts, a
+ * record over these names, so a name without a screen fails the type check); the map imports no screen code.
+ */
+export type CustomScreenName =
+  | 'login'
+  | 'register'
+  | 'serverError'
+  | 'home'
+  | 'about'
+  | 'mall'
+  | 'transferCoin'
+  | 'bindEmail'
+  | 'coinChange'
+  | 'redeemGenerate';
+
+/**
+ * What the web app does when a screen tells it something happened (src/web/app/behaviours.ts registers each), named
+ * so the map imports no state module: the site information changed, the unread count may have.
+ */
+export type Behaviour = 'siteChanged' | 'refreshUnread';
+
 export interface CustomScreen extends ScreenBase {
   kind: 'custom';
-  component: () => Promise<{ default: ComponentType }>;
+  screen: CustomScreenName;
 }
 
 /** A route whose operations are not in openapi.yaml yet: the frame and a plain '功能即将开放'. */
@@ -506,7 +530,7 @@ export type Screen =
 export type RouteEntry = Pick<ScreenBase, 'path' | 'access' | 'chrome' | 'signedInGoesOn' | 'framesSignedInUser'> & {
   /** Written for a bare screen only (its entry is all the page has of it); a framed one's comes with its config. */
   title?: string;
-} & ({ kind: 'custom'; component: CustomScreen['component'] } | { kind: Exclude<Screen['kind'], 'custom'> });
+} & ({ kind: 'custom'; screen: CustomScreenName } | { kind: Exclude<Screen['kind'], 'custom'> });
 
 /** What the frame shows of the current screen: the route entry, with the fuller config of a framed screen. */
 export type FrameScreen = RouteEntry &

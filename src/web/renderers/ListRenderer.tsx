@@ -2,12 +2,13 @@ import { useCallback, useEffect, useRef } from 'react';
 import { Button, PullToRefresh } from 'antd-mobile';
 import { Link, useSearchParams } from 'react-router-dom';
 import type { ActionCall, ListItem, ListScreen, Progress, RowAction } from '../config/types';
-import { messages as t } from '../i18n/zh-CN';
+import { signedInMessages as w } from '../i18n/zh-CN-signed-in';
 import { readListQuery, writeListQuery, type ListQuery } from './list/list-query';
 import { ListRows } from './list/ListRows';
 import { SearchBox } from './list/SearchBox';
 import { ListToolbar } from './list/ListToolbar';
 import { usePagedList } from './list/usePagedList';
+import { behaviours } from '../app/behaviours';
 import './list/list.css';
 
 /**
@@ -86,7 +87,8 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
   const list = usePagedList<Row>(screen.operation, query, onPagesLoaded, screen.paging);
   usePolling(screen.poll, list.rows, list.reload);
   const changed = async () => {
-    screen.onChange?.();
+    // Not awaited: the list reloads meanwhile (the unread count is the frame's, not this list's).
+    if (screen.onChange) void behaviours[screen.onChange]();
     await list.reload();
   };
 
@@ -117,7 +119,7 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
           key={chip.field}
           label={chip.label}
           items={[
-            { key: '', text: t.list.all(chip.label), active: !query.filters[chip.field] },
+            { key: '', text: w.list.all(chip.label), active: !query.filters[chip.field] },
             ...Object.entries(chip.options).map(([value, text]) => ({
               key: value,
               text,
@@ -132,7 +134,7 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
       ))}
       {screen.sortFields && (
         <Toggles
-          label={t.list.sort}
+          label={w.list.sort}
           items={screen.sortFields.map(({ field, label }) => {
             const active = query.sortField === field;
             const order = active && query.sortOrder === 'ascend' ? 'ascend' : 'descend';
@@ -147,10 +149,10 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
       )}
       <PullToRefresh
         onRefresh={list.reload}
-        pullingText={t.list.pullToRefresh}
-        canReleaseText={t.list.releaseToRefresh}
-        refreshingText={t.list.refreshing}
-        completeText={t.list.refreshed}
+        pullingText={w.list.pullToRefresh}
+        canReleaseText={w.list.releaseToRefresh}
+        refreshingText={w.list.refreshing}
+        completeText={w.list.refreshed}
       >
         <ListRows
           list={list}

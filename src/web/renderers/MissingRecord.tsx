@@ -2,6 +2,7 @@ import { Button, ErrorBlock } from 'antd-mobile';
 import { useNavigate } from 'react-router-dom';
 import { screens } from '../app/screens';
 import { messages as t } from '../i18n/zh-CN';
+import { signedInMessages as w } from '../i18n/zh-CN-signed-in';
 
 /** The URL value naming a record (`?id=`): a whole number from 1, as every record id of the contract is. */
 export function namesRecord(value: string | null): boolean {
@@ -18,12 +19,12 @@ export function MissingRecord({ listPath, purpose }: { listPath: string | undefi
   return (
     <ErrorBlock
       status="empty"
-      title={t.form.missingRecord[purpose]}
-      description={list ? t.form.pickFromList[purpose](list.title) : t.form.pickFromHome[purpose]}
+      title={w.form.missingRecord[purpose]}
+      description={list ? w.form.pickFromList[purpose](list.title) : w.form.pickFromHome[purpose]}
       style={{ padding: '48px 0' }}
     >
       <Button color="primary" onClick={() => void navigate(list?.path ?? '/', { replace: true })}>
-        {list ? t.form.backToList(list.title) : t.shell.goHome}
+        {list ? w.form.backToList(list.title) : t.shell.goHome}
       </Button>
     </ErrorBlock>
   );

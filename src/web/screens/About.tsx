@@ -1,10 +1,11 @@
-import { useState } from 'react';
+import { useEffect } from 'react';
 import { Badge, Button, Input, List, Tag } from 'antd-mobile';
+import { useForm } from 'react-hook-form';
 import { useNavigate } from 'react-router-dom';
 import { contractRules } from '../../api/generated/rules.gen';
 import { menuFor } from '../app/menu';
 import { toast } from '../feedback';
-import { messages as t } from '../i18n/zh-CN';
+import { signedInMessages as w } from '../i18n/zh-CN-signed-in';
 import { useOperation } from '../operations/useOperation';
 import { refreshSession } from '../state/refresh-session';
 import { sessionStore } from '../state/session';
@@ -16,37 +17,47 @@ import './home.css';
 
 /** A redeem code: one Idempotency-Key per code tried (a retry of the same code after a lost answer reuses it). */
 function RedeemCode() {
-  const [code, setCode] = useState('');
+  const { register, handleSubmit, setValue, watch } = useForm({ defaultValues: { code: '' } });
+  // The UI kit's input answers values, not DOM events: registered by name and set on change (see TransferCoin).
+  useEffect(() => {
+    register('code', { validate: (v) => fitsText(contractRules.RedeemCodeText, v.trim()) });
+  }, [register]);
+  // eslint-disable-next-line react-hooks/incompatible-library -- no React Compiler here; watch re-renders this form
+  const code = watch('code');
   const { run, busy } = useOperation('redeemUse');
-  const trimmed = code.trim();
 
-  const redeem = async () => {
-    if (busy) return;
-    if (!fitsText(contractRules.RedeemCodeText, trimmed)) {
-      toast(t.redeem.rule);
-      return;
-    }
-    const used = await run({ body: { code: trimmed } });
-    if (!used.ok) return;
-    setCode('');
-    toast(t.redeem.used(used.data.coin), 'success');
-    await refreshSession();
-  };
+  const redeem = handleSubmit(
+    async ({ code: typed }) => {
+      if (busy) return;
+      const used = await run({ body: { code: typed.trim() } });
+      if (!used.ok) return;
+      setValue('code', '');
+      toast(w.redeem.used(used.data.coin), 'success');
+      await refreshSession();
+    },
+    () => toast(w.redeem.rule),
+  );
 
   return (
-    <List mode="card" header={t.redeem.title} style={{ margin: '0 0 12px' }}>
+    <List mode="card" header={w.redeem.title} style={{ margin: '0 0 12px' }}>
       <List.Item
         extra={
-          <Button size="small" color="primary" loading={busy} disabled={busy || trimmed.length === 0} onClick={redeem}>
-            {t.redeem.use}
+          <Button
+            size="small"
+            color="primary"
+            loading={busy}
+            disabled={busy || code.trim().length === 0}
+            onClick={redeem}
+          >
+            {w.redeem.use}
           </Button>
         }
       >
         <Input
           value={code}
-          onChange={setCode}
-          onEnterPress={redeem}
-          placeholder={t.redeem.placeholder}
+          onChange={(v) => setValue('code', v)}
+          onEnterPress={() => void redeem()}
+          placeholder={w.redeem.placeholder}
           maxLength={12}
           autoComplete="off"
         />
@@ -58,7 +69,7 @@ function RedeemCode() {
 async function copy(text: string) {
   try {
     await navigator.clipboard.writeText(text);
-    toast(t.user.copied);
+    toast(w.user.copied);
   } catch {
     toast(text);
   }
@@ -79,34 +90,34 @@ export default function About() {
         <p>
           {user.userAccount} ·{' '}
           <Tag color="#ffffff33" style={{ color: '#fff' }}>
-            {t.user.roles[user.userRole]}
+            {w.user.roles[user.userRole]}
           </Tag>
         </p>
       </div>
       <List mode="card" style={{ margin: '0 0 12px' }}>
         <List.Item extra={String(user.coin)} onClick={() => navigate('/coin_detail')}>
-          {t.coins.balance}
+          {w.coins.balance}
         </List.Item>
         <List.Item extra={user.invitationCode} onClick={() => copy(user.invitationCode)}>
-          {t.user.invitationCode}
+          {w.user.invitationCode}
         </List.Item>
         <List.Item description={inviteLink} onClick={() => copy(inviteLink)}>
-          {t.user.inviteLink}
+          {w.user.inviteLink}
         </List.Item>
-        <List.Item extra={user.email ?? t.user.noEmail} onClick={() => navigate('/bind_email')}>
-          {t.user.email}
+        <List.Item extra={user.email ?? w.user.noEmail} onClick={() => navigate('/bind_email')}>
+          {w.user.email}
         </List.Item>
       </List>
       <RedeemCode />
       {menuFor(role, 'my').map((section) => (
-        <List key={section.group} mode="card" header={t.menu[section.group]} style={{ margin: '0 0 12px' }}>
+        <List key={section.group} mode="card" header={w.menu[section.group]} style={{ margin: '0 0 12px' }}>
           {section.entries.map((screen) => (
             <List.Item
               key={screen.path}
               prefix={<MenuIcon icon={screen.icon} size="small" />}
               onClick={() => navigate(screen.path)}
               extra={
-                screen.path === '/notice' && unread > 0 ? <Badge content={t.inbox.unreadBadge(unread)} /> : undefined
+                screen.path === '/notice' && unread > 0 ? <Badge content={w.inbox.unreadBadge(unread)} /> : undefined
               }
             >
               {screen.title}

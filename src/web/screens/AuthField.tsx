@@ -1,13 +1,12 @@
-import type { FieldBinding, FieldRules } from './useAuthForm';
+import type { UseFormRegisterReturn } from 'react-hook-form';
 
-interface Props<T extends Record<string, string>> {
-  register: (name: keyof T & string, rules: FieldRules<T>) => FieldBinding;
-  name: keyof T & string;
+interface Props {
+  /** What react-hook-form's `register(name, rules)` answered for this input. */
+  registration: UseFormRegisterReturn;
   label: string;
   placeholder: string;
   type?: 'text' | 'password';
   autoComplete: string;
-  rules: FieldRules<T>;
   error?: string | undefined;
 }
 
@@ -15,17 +14,8 @@ interface Props<T extends Record<string, string>> {
  * One labelled input of the login and register forms, with its error under it. Native inputs styled like the UI
  * kit's: /login is the first page most phones load, and this keeps it inside its download budget.
  */
-export function AuthField<T extends Record<string, string>>({
-  register,
-  name,
-  label,
-  placeholder,
-  type = 'text',
-  autoComplete,
-  rules,
-  error,
-}: Props<T>) {
-  const id = `field-${name}`;
+export function AuthField({ registration, label, placeholder, type = 'text', autoComplete, error }: Props) {
+  const id = `field-${registration.name}`;
   const errorId = `${id}-error`;
   return (
     <div className="auth-field">
@@ -40,7 +30,7 @@ export function AuthField<T extends Record<string, string>>({
         spellCheck={false}
         aria-invalid={error ? true : undefined}
         aria-describedby={errorId}
-        {...register(name, rules)}
+        {...registration}
       />
       <div id={errorId} className="auth-error" role={error ? 'alert' : undefined}>
         {error ?? ''}

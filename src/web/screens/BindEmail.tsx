@@ -1,20 +1,34 @@
 import { useEffect, useState } from 'react';
 import { Button, Form, Input } from 'antd-mobile';
+import { useForm } from 'react-hook-form';
 import { useNavigate } from 'react-router-dom';
 import { notify, toast } from '../feedback';
-import { messages as t } from '../i18n/zh-CN';
+import { signedInMessages as w } from '../i18n/zh-CN-signed-in';
 import { useOperation } from '../operations/useOperation';
 import { refreshSession } from '../state/refresh-session';
 import { sessionStore } from '../state/session';
 import { useStore } from '../state/store';
+
+interface EmailForm {
+  email: string;
+  captcha: string;
+}
 
 /** Binds an e-mail address with a 6-digit code, or unbinds the bound one with a code sent to it. */
 export default function BindEmail() {
   const { user } = useStore(sessionStore);
   const navigate = useNavigate();
   const bound = user?.email ?? null;
-  const [email, setEmail] = useState(bound ?? '');
-  const [captcha, setCaptcha] = useState('');
+  const { register, handleSubmit, setValue, watch } = useForm<EmailForm>({
+    defaultValues: { email: bound ?? '', captcha: '' },
+  });
+  // The UI kit's inputs answer values, not DOM events: registered by name and set on change (see TransferCoin).
+  useEffect(() => {
+    register('email');
+    register('captcha');
+  }, [register]);
+  // eslint-disable-next-line react-hooks/incompatible-library -- no React Compiler here; watch re-renders this form
+  const [email, captcha] = watch(['email', 'captcha']);
   const [wait, setWait] = useState(0);
   const captchaCall = useOperation('userGetCaptcha');
   const bind = useOperation('userBindEmail');
@@ -32,15 +46,15 @@ export default function BindEmail() {
     const sent = await captchaCall.run({ query: { emailAccount: email.trim() } });
     if (!sent.ok) return;
     setWait(sent.data.resendAfterSeconds);
-    notify(t.user.codeSent);
+    notify(w.user.codeSent);
   };
 
-  const submit = async () => {
-    const body = { emailAccount: email.trim(), captcha: captcha.trim() };
+  const submit = async (values: EmailForm) => {
+    const body = { emailAccount: values.email.trim(), captcha: values.captcha.trim() };
     const done = await (bound ? unbind : bind).run({ body });
     if (!done.ok) return;
     await refreshSession();
-    toast(bound ? t.user.unbound : t.user.bound, 'success');
+    toast(bound ? w.user.unbound : w.user.bound, 'success');
     void navigate('/about', { replace: true });
   };
 
@@ -54,16 +68,16 @@ export default function BindEmail() {
           size="large"
           loading={submitting}
           disabled={busy || !email || captcha.length !== 6}
-          onClick={submit}
+          onClick={handleSubmit(submit)}
         >
-          {bound ? t.user.unbind : t.user.bind}
+          {bound ? w.user.unbind : w.user.bind}
         </Button>
       }
     >
-      <Form.Item label={t.user.email}>
+      <Form.Item label={w.user.email}>
         <Input
           value={email}
-          onChange={setEmail}
+          onChange={(v) => setValue('email', v)}
           readOnly={Boolean(bound)}
           type="email"
           autoComplete="email"
@@ -71,7 +85,7 @@ export default function BindEmail() {
         />
       </Form.Item>
       <Form.Item
-        label={t.user.captcha}
+        label={w.user.captcha}
         extra={
           <Button
             size="small"
@@ -81,16 +95,16 @@ export default function BindEmail() {
             disabled={busy || wait > 0 || !email}
             onClick={send}
           >
-            {wait > 0 ? t.user.resendIn(wait) : t.user.sendCode}
+            {wait > 0 ? w.user.resendIn(wait) : w.user.sendCode}
           </Button>
         }
       >
         <Input
           value={captcha}
-          onChange={(v) => setCaptcha(v.replace(/\D/g, '').slice(0, 6))}
+          onChange={(v) => setValue('captcha', v.replace(/\D/g, '').slice(0, 6))}
           inputMode="numeric"
           autoComplete="one-time-code"
-          placeholder={t.user.captchaPlaceholder}
+          placeholder={w.user.captchaPlaceholder}
         />
       </Form.Item>
     </Form>

@@ -1,5 +1,5 @@
 import { menuFor } from '../app/menu';
-import { messages as t } from '../i18n/zh-CN';
+import { signedInMessages as w } from '../i18n/zh-CN-signed-in';
 import { sessionStore } from '../state/session';
 import { siteStore } from '../state/site';
 import { useStore } from '../state/store';
@@ -14,9 +14,9 @@ export default function Home() {
   return (
     <div className="app-page">
       <div className="home-hero">
-        <h2>{t.user.greeting(user?.userName ?? '')}</h2>
+        <h2>{w.user.greeting(user?.userName ?? '')}</h2>
         <p>
-          {site?.websiteName} · {site?.coinName || t.coins.balance} {user?.coin ?? 0}
+          {site?.websiteName} · {site?.coinName || w.coins.balance} {user?.coin ?? 0}
         </p>
       </div>
       {sections.map((section) => (

@@ -7,6 +7,7 @@ import type { Schemas } from '../../api/operations';
 import { api } from '../api';
 import { alert, confirm } from '../feedback';
 import { messages as t } from '../i18n/zh-CN';
+import { signedInMessages as w } from '../i18n/zh-CN-signed-in';
 import { useOperation } from '../operations/useOperation';
 import { dialogFlags, markRead } from '../state/dialog-flags';
 import { sessionStore } from '../state/session';
@@ -51,22 +52,22 @@ export default function Mall() {
   useEffect(() => {
     if (!site || mallRead || !pointsNotification) return;
     markRead('mallRead');
-    void alert(t.mall.notice, notice(pointsNotification));
+    void alert(w.mall.notice, notice(pointsNotification));
   }, [site, mallRead, pointsNotification]);
 
   const buy = async (p: Package) => {
     if (buying !== null) return;
-    const price = t.mall.yuan(p.amount);
-    if (!(await confirm(t.mall.confirmBuy(p.coinName, price, p.addCoin)))) return;
+    const price = w.mall.yuan(p.amount);
+    if (!(await confirm(w.mall.confirmBuy(p.coinName, price, p.addCoin)))) return;
     setBuying(p.id);
     const order = await submit.run({ body: { packageId: p.id } });
     setBuying(null);
     if (!order.ok) return;
     void alert(
-      t.mall.submitted,
+      w.mall.submitted,
       <div style={{ textAlign: 'left' }}>
-        <p style={{ margin: '0 0 8px' }}>{t.mall.orderNo(order.data.orderNo)}</p>
-        {pointsNotification ? notice(pointsNotification) : <p style={{ margin: 0 }}>{t.mall.afterSubmit}</p>}
+        <p style={{ margin: '0 0 8px' }}>{w.mall.orderNo(order.data.orderNo)}</p>
+        {pointsNotification ? notice(pointsNotification) : <p style={{ margin: 0 }}>{w.mall.afterSubmit}</p>}
       </div>,
     );
   };
@@ -75,20 +76,20 @@ export default function Mall() {
     <div className="app-page">
       <div className="mall-bar">
         <span>
-          {t.coins.balance} <strong>{user?.coin ?? 0}</strong>
+          {w.coins.balance} <strong>{user?.coin ?? 0}</strong>
         </span>
         <span className="mall-links">
           {pointsNotification && (
             <button
               type="button"
               className="mall-link"
-              onClick={() => void alert(t.mall.notice, notice(pointsNotification))}
+              onClick={() => void alert(w.mall.notice, notice(pointsNotification))}
             >
-              {t.mall.notice}
+              {w.mall.notice}
             </button>
           )}
           <Link to="/my_orders" className="mall-link">
-            {t.mall.myOrders}
+            {w.mall.myOrders}
           </Link>
         </span>
       </div>
@@ -99,7 +100,7 @@ export default function Mall() {
           <Skeleton.Paragraph lineCount={4} animated />
         </div>
       ) : packages.length === 0 ? (
-        <ErrorBlock status="empty" title={t.mall.empty} description={t.mall.emptyHint} />
+        <ErrorBlock status="empty" title={w.mall.empty} description={w.mall.emptyHint} />
       ) : (
         <ul className="mall-grid">
           {packages.map((p) => (
@@ -115,9 +116,9 @@ export default function Mall() {
                   <CollectMoneyOutline />
                 </span>
                 <span className="mall-name">{p.coinName}</span>
-                <span className="mall-coins">{t.mall.coins(p.addCoin)}</span>
-                <span className="mall-price">{t.mall.yuan(p.amount)}</span>
-                <span className="mall-buy">{buying === p.id ? t.shell.loading : t.mall.buy}</span>
+                <span className="mall-coins">{w.mall.coins(p.addCoin)}</span>
+                <span className="mall-price">{w.mall.yuan(p.amount)}</span>
+                <span className="mall-buy">{buying === p.id ? t.shell.loading : w.mall.buy}</span>
               </button>
             </li>
           ))}

@@ -1,6 +1,6 @@
 import { Link } from 'react-router-dom';
 import type { MenuSection } from '../app/menu';
-import { messages as t } from '../i18n/zh-CN';
+import { signedInMessages as w } from '../i18n/zh-CN-signed-in';
 import { MenuIcon } from './MenuIcon';
 
 /** A section of entries as a 4-column grid of tiles under its heading: each tile the entry's icon and title. */
@@ -9,7 +9,7 @@ export function MenuGrid({ section }: { section: MenuSection }) {
   return (
     <section className="app-card menu-section" aria-labelledby={heading}>
       <h2 className="menu-title" id={heading}>
-        {t.menu[section.group]}
+        {w.menu[section.group]}
       </h2>
       <div className="menu-grid">
         {section.entries.map((screen) => (

@@ -5,6 +5,7 @@ import { redeemGenerateForm } from '../../../screens.config';
 import type { Schemas } from '../../api/operations';
 import type { FormScreen } from '../config/types';
 import { messages as t } from '../i18n/zh-CN';
+import { signedInMessages as w } from '../i18n/zh-CN-signed-in';
 import { FormRenderer } from '../renderers/FormRenderer';
 import './mall.css';
 
@@ -32,12 +33,12 @@ export default function RedeemGenerate() {
 
   return (
     <div className="app-page">
-      <List mode="card" style={{ margin: '0 0 12px' }} header={t.redeem.generated(batch.codes.length)}>
-        <List.Item extra={batch.batchId}>{t.redeem.batch}</List.Item>
-        <List.Item extra={t.mall.coins(batch.coin)}>{t.redeem.coinEach}</List.Item>
-        <List.Item extra={t.format.dateTime(batch.expiresAt)}>{t.redeem.expiresAt}</List.Item>
+      <List mode="card" style={{ margin: '0 0 12px' }} header={w.redeem.generated(batch.codes.length)}>
+        <List.Item extra={batch.batchId}>{w.redeem.batch}</List.Item>
+        <List.Item extra={w.mall.coins(batch.coin)}>{w.redeem.coinEach}</List.Item>
+        <List.Item extra={t.format.dateTime(batch.expiresAt)}>{w.redeem.expiresAt}</List.Item>
       </List>
-      <section className="app-card" aria-label={t.redeem.codes}>
+      <section className="app-card" aria-label={w.redeem.codes}>
         <ul className="redeem-codes">
           {batch.codes.map((code) => (
             <li key={code}>{code}</li>
@@ -47,7 +48,7 @@ export default function RedeemGenerate() {
       <div className="redeem-actions">
         <a href={exportUrl(batch.batchId)} download={`${batch.batchId}.csv`}>
           <Button block color="primary">
-            {t.redeem.download}
+            {w.redeem.download}
           </Button>
         </a>
         <Button
@@ -57,11 +58,11 @@ export default function RedeemGenerate() {
             setRound((n) => n + 1);
           }}
         >
-          {t.redeem.again}
+          {w.redeem.again}
         </Button>
         <Link to="/redeem_management">
           <Button block fill="none" color="primary">
-            {t.redeem.toList}
+            {w.redeem.toList}
           </Button>
         </Link>
       </div>

@@ -1,3 +1,4 @@
+import { useForm } from 'react-hook-form';
 import { useNavigate, useSearchParams } from 'react-router-dom';
 import { useOperation } from '../operations/useOperation';
 import { toast } from '../feedback';
@@ -5,10 +6,9 @@ import { messages as t } from '../i18n/zh-CN';
 import { accountField, passwordField } from './auth-fields';
 import { AuthField } from './AuthField';
 import { AuthPage } from './AuthPage';
-import { invitationRules } from './rules';
-import { useAuthForm } from './useAuthForm';
+import { accountRules, invitationRules, passwordRules } from './rules';
 
-interface RegisterForm extends Record<string, string> {
+interface RegisterForm {
   userAccount: string;
   userPassword: string;
   checkPassword: string;
@@ -18,12 +18,18 @@ interface RegisterForm extends Record<string, string> {
 export default function Register() {
   const navigate = useNavigate();
   const [search] = useSearchParams();
-  const { register, handleSubmit, errors, submitting } = useAuthForm<RegisterForm>({
-    userAccount: '',
-    userPassword: '',
-    checkPassword: '',
-    // An invitation link is /register?code=XXXXXXXX.
-    invitationCode: search.get('code') ?? '',
+  const {
+    register,
+    handleSubmit,
+    formState: { errors, isSubmitting },
+  } = useForm<RegisterForm>({
+    defaultValues: {
+      userAccount: '',
+      userPassword: '',
+      checkPassword: '',
+      // An invitation link is /register?code=XXXXXXXX.
+      invitationCode: search.get('code') ?? '',
+    },
   });
 
   const registration = useOperation('userRegister');
@@ -39,32 +45,36 @@ export default function Register() {
     <AuthPage
       title={t.auth.register}
       onSubmit={handleSubmit(onSubmit)}
-      submitting={submitting}
+      submitting={isSubmitting}
       switchTo={{ to: '/login', label: t.auth.toLogin }}
     >
-      <AuthField register={register} {...accountField} error={errors.userAccount} />
-      <AuthField register={register} {...passwordField('new-password')} error={errors.userPassword} />
       <AuthField
-        register={register}
-        name="checkPassword"
+        registration={register('userAccount', accountRules)}
+        {...accountField}
+        error={errors.userAccount?.message}
+      />
+      <AuthField
+        registration={register('userPassword', passwordRules)}
+        {...passwordField('new-password')}
+        error={errors.userPassword?.message}
+      />
+      <AuthField
+        registration={register('checkPassword', {
+          required: t.auth.required(t.auth.checkPassword),
+          validate: (v, values) => v === values.userPassword || t.auth.passwordMismatch,
+        })}
         type="password"
         label={t.auth.checkPassword}
         placeholder={t.auth.checkPasswordPlaceholder}
         autoComplete="new-password"
-        rules={{
-          required: t.auth.required(t.auth.checkPassword),
-          validate: (v, values) => v === values.userPassword || t.auth.passwordMismatch,
-        }}
-        error={errors.checkPassword}
+        error={errors.checkPassword?.message}
       />
       <AuthField
-        register={register}
-        name="invitationCode"
+        registration={register('invitationCode', invitationRules)}
         label={t.auth.invitationCode}
         placeholder={t.auth.invitationCodePlaceholder}
         autoComplete="off"
-        rules={invitationRules}
-        error={errors.invitationCode}
+        error={errors.invitationCode?.message}
       />
     </AuthPage>
   );

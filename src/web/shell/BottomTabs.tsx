@@ -2,6 +2,7 @@ import { TabBar } from 'antd-mobile';
 import { AppOutline, GlobalOutline, ShopbagOutline, UserOutline } from 'antd-mobile-icons';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { messages as t } from '../i18n/zh-CN';
+import { signedInMessages as w } from '../i18n/zh-CN-signed-in';
 import { useUnreadCount } from '../state/unread';
 
 const TABS = [
@@ -25,7 +26,7 @@ export function BottomTabs() {
             icon={tab.icon}
             title={tab.title}
             // The my-page tab carries the inbox's unread count.
-            badge={tab.key === '/about' && unread > 0 ? t.inbox.unreadBadge(unread) : undefined}
+            badge={tab.key === '/about' && unread > 0 ? w.inbox.unreadBadge(unread) : undefined}
           />
         ))}
       </TabBar>

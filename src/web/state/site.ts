@@ -10,8 +10,8 @@ export const siteStore = createStore<Schemas['BasicInformation'] | null>(null);
 // app comes back to the foreground. A BroadcastChannel alone would miss those; polling would cost a request a minute
 // on every phone for a record that changes a few times a year.
 const CHANNEL = 'site-information';
-// Opened on first use, not on import: the screen map imports this module, and codegen reads the screen map in Node,
-// where an open channel would keep the process alive.
+// Opened on first use, not on import: a module imported in Node (a test, a script) must not be kept alive by an open
+// channel.
 let opened: BroadcastChannel | null | undefined;
 const siteChannel = () => (opened ??= typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel(CHANNEL));
 

@@ -1,7 +1,7 @@
 import { Button, Card, List } from 'antd-mobile';
 import { useNavigate } from 'react-router-dom';
 import type { DetailPart, RowAction } from '../../config/types';
-import { messages as t } from '../../i18n/zh-CN';
+import { signedInMessages as w } from '../../i18n/zh-CN-signed-in';
 import { sessionStore } from '../../state/session';
 import { useStore } from '../../state/store';
 import { actionsFor, useActionButtons } from '../list/row-actions';
@@ -46,7 +46,7 @@ export function DetailPartView({
         })}
       </List>
       {actions.length > 0 ? (
-        <div className="composed-actions" role="group" aria-label={t.composed.actions}>
+        <div className="composed-actions" role="group" aria-label={w.composed.actions}>
           {actions.map((action) => (
             <Button
               key={action.label}

@@ -1,6 +1,6 @@
 import type { ArrayFieldItemTemplateProps, ArrayFieldTemplateProps, IconButtonProps, TemplatesType } from '@rjsf/utils';
 import { Button } from 'antd-mobile';
-import { messages as t } from '../../i18n/zh-CN';
+import { signedInMessages as w } from '../../i18n/zh-CN-signed-in';
 
 // An array field of objects (a platform's course list) in the antd-mobile theme: each item a bordered block of its
 // fields with a 删除 under them, then 添加一项. rjsf's own templates lay items out on a CSS framework's grid with its
@@ -9,7 +9,7 @@ import { messages as t } from '../../i18n/zh-CN';
 function AddButton({ onClick, disabled }: IconButtonProps) {
   return (
     <Button size="small" color="primary" fill="outline" onClick={onClick} disabled={disabled}>
-      {t.form.addItem}
+      {w.form.addItem}
     </Button>
   );
 }
@@ -17,7 +17,7 @@ function AddButton({ onClick, disabled }: IconButtonProps) {
 function RemoveButton({ onClick, disabled }: IconButtonProps) {
   return (
     <Button size="mini" color="danger" fill="none" onClick={onClick} disabled={disabled}>
-      {t.form.removeItem}
+      {w.form.removeItem}
     </Button>
   );
 }

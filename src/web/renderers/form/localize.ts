@@ -2,7 +2,7 @@ import type { RJSFSchema } from '@rjsf/utils';
 import type { Localizer } from '@rjsf/validator-ajv8';
 import type { ErrorObject } from 'ajv';
 import { describeValidationError } from '../../../shared/validation-messages';
-import { messages as t } from '../../i18n/zh-CN';
+import { signedInMessages as w } from '../../i18n/zh-CN-signed-in';
 import type { FieldDisplay } from './resolve';
 
 // Turns Ajv's English errors into the Chinese sentences the server answers for the same input: both sides word them
@@ -34,7 +34,7 @@ export function describeError(
   // A field its widget shows in another unit (fen typed as yuan) is named, and its limits given, in that unit.
   const display = path.length === 1 && name ? shown[name] : undefined;
   if (display && typeof params.limit === 'number') params = { ...params, limit: params.limit / display.scale };
-  const title = display?.title ?? schemaAt(root, path)?.title ?? name ?? t.form.thisField;
+  const title = display?.title ?? schemaAt(root, path)?.title ?? name ?? w.form.thisField;
   // The contract's wording is kept per top-level field, which is every field a generated form has.
   const rule = path.length === 1 && name ? patternMessages[name] : undefined;
   return describeValidationError(error.keyword, params, title, rule);

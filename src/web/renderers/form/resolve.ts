@@ -1,7 +1,6 @@
 import type { RJSFSchema, UiSchema } from '@rjsf/utils';
 import { formPatternMessages, formSchemas, type FormSchemaId } from '../../../api/generated/forms.gen';
 import type { FormOperation, FormScreen } from '../../config/types';
-import { messages as t } from '../../i18n/zh-CN';
 import { signedInMessages as w } from '../../i18n/zh-CN-signed-in';
 
 // What a form screen renders, worked out from its config and the generated contract alone: a pure function, so the
@@ -44,7 +43,7 @@ export interface FieldDisplay {
 
 /** Widgets that show a field in another unit than the contract's, and how. */
 const WIDGET_DISPLAY: Readonly<Record<string, (title: string) => FieldDisplay>> = {
-  yuan: (title) => ({ title: t.form.yuanTitle(title), scale: 100 }),
+  yuan: (title) => ({ title: w.form.yuanTitle(title), scale: 100 }),
 };
 
 interface PropertySchema {
@@ -62,18 +61,18 @@ function fieldUi(
 ): Record<string, unknown> {
   const ui: Record<string, unknown> = {};
   const labels =
-    (screen.enumLabels as Record<string, Record<string, string>> | undefined)?.[name] ?? t.form.enumLabels[name];
+    (screen.enumLabels as Record<string, Record<string, string>> | undefined)?.[name] ?? w.form.enumLabels[name];
   const widget = (screen.widgets as Record<string, string> | undefined)?.[name];
   if (widget === 'yuan')
     return {
       'ui:widget': widget,
       'ui:title': WIDGET_DISPLAY.yuan!(property.title ?? name).title,
-      'ui:placeholder': t.form.yuanPlaceholder,
+      'ui:placeholder': w.form.yuanPlaceholder,
     };
   if (widget === 'csvFile') return { 'ui:widget': widget, 'ui:placeholder': w.tasks.csvPlaceholder };
   // A secret the server never answers: masked, not filled in by the browser, blank keeps the saved one.
   if (widget === 'password')
-    return { 'ui:widget': 'password', 'ui:placeholder': t.form.keepSecret, 'ui:autocomplete': 'off' };
+    return { 'ui:widget': 'password', 'ui:placeholder': w.form.keepSecret, 'ui:autocomplete': 'off' };
   if (widget) return { 'ui:widget': widget };
   const choices = screen.choices?.[name];
   if (choices) return { 'ui:widget': 'choices', 'ui:options': { choices, multiple: property.type === 'array' } };
@@ -83,7 +82,7 @@ function fieldUi(
     return ui;
   }
   if (property.type === 'boolean') return ui;
-  ui['ui:placeholder'] = t.form.placeholder(property.title ?? name);
+  ui['ui:placeholder'] = w.form.placeholder(property.title ?? name);
   if (textarea) ui['ui:widget'] = 'textarea';
   else if (property.writeOnly && property.type === 'string') {
     ui['ui:widget'] = 'password';

@@ -9,10 +9,12 @@ import { api } from '../../api';
 import type { FormLoad, FormOperation } from '../../config/types';
 import { toast } from '../../feedback';
 import { messages as t } from '../../i18n/zh-CN';
+import { signedInMessages as w } from '../../i18n/zh-CN-signed-in';
 import { useOperation } from '../../operations/useOperation';
 import { cameFrom } from '../../state/history';
 import { createLocalizer } from './localize';
 import { resolveForm, type AnyFormScreen, type ResolvedForm } from './resolve';
+import { behaviours } from '../../app/behaviours';
 
 // The generic form's state, apart from its view (react-admin's useEditController beside its views): the validator,
 // the record to edit, the values, the errors a server answer put on a field, and the submission through useOperation.
@@ -215,9 +217,9 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
       const input = { body } as OperationInput<FormOperation>;
       const outcome = await run(input, { report: onField });
       if (!outcome.ok) return;
-      toast(screen.done ?? t.form.done);
+      toast(screen.done ?? w.form.done);
       // The frame (the site notice) and others learn of the change before the next page shows.
-      await screen.onSaved?.();
+      if (screen.onSaved) await behaviours[screen.onSaved]();
       if (onDone) {
         onDone(outcome.data);
         return;
@@ -245,7 +247,7 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
     extraErrors,
     submitted,
     submitting: submission.busy,
-    submitLabel: screen.submitLabel ?? t.form.submit,
+    submitLabel: screen.submitLabel ?? w.form.submit,
     onChange,
     setField,
     onSubmit,

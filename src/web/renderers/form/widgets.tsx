@@ -1,7 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { RegistryWidgetsType, WidgetProps } from '@rjsf/utils';
 import { Input, Selector, Switch, TextArea } from 'antd-mobile';
-import { messages as t } from '../../i18n/zh-CN';
 import { signedInMessages as w } from '../../i18n/zh-CN-signed-in';
 
 // The widget registry of the antd-mobile theme: each rjsf widget name mapped once to an antd-mobile input. Values
@@ -134,7 +133,7 @@ function ExpiryWidget(props: WidgetProps) {
   return (
     <div id={props.id}>
       <Selector
-        options={EXPIRY_DAYS.map((days) => ({ label: t.redeem.expiresIn(days), value: days }))}
+        options={EXPIRY_DAYS.map((days) => ({ label: w.redeem.expiresIn(days), value: days }))}
         value={chosen === undefined ? [] : [chosen]}
         disabled={props.disabled || props.readonly}
         onChange={(values) =>
@@ -142,7 +141,7 @@ function ExpiryWidget(props: WidgetProps) {
         }
       />
       <div style={{ marginTop: 6, fontSize: 13, color: 'var(--adm-color-weak)' }}>
-        {value === undefined ? t.redeem.pickExpiry : t.redeem.expiresOn(value)}
+        {value === undefined ? w.redeem.pickExpiry : w.redeem.expiresOn(value)}
       </div>
     </div>
   );

@@ -6,6 +6,7 @@ import type { ActionCall, ListItem, Progress, RowAction } from '../../config/typ
 import { SWIPE_MAX } from '../../config/constants';
 import { actionSheet, alert } from '../../feedback';
 import { messages as t } from '../../i18n/zh-CN';
+import { signedInMessages as w } from '../../i18n/zh-CN-signed-in';
 import { sessionStore } from '../../state/session';
 import { useStore } from '../../state/store';
 import { ProgressLine } from '../ProgressLine';
@@ -108,10 +109,10 @@ export function ListRows({
   if (list.status === 'error' && list.rows.length === 0) {
     return <LoadFailed retry={list.reload} />;
   }
-  if (list.rows.length === 0) return <ErrorBlock status="empty" title={t.list.empty} description={empty ?? ''} />;
+  if (list.rows.length === 0) return <ErrorBlock status="empty" title={w.list.empty} description={empty ?? ''} />;
   return (
     <>
-      <div className="list-total">{t.list.total(list.total)}</div>
+      <div className="list-total">{w.list.total(list.total)}</div>
       <List>
         {list.rows.map((row, index) => {
           const actions = actionsFor(rowActions, row, role);
@@ -172,7 +173,7 @@ export function ListRows({
                   onClick: () => void act(a, row),
                 })),
                 ...(more.length > 0
-                  ? [{ key: 'more', text: t.list.more, color: 'light' as const, onClick: () => openSheet(row, more) }]
+                  ? [{ key: 'more', text: w.list.more, color: 'light' as const, onClick: () => openSheet(row, more) }]
                   : []),
               ]}
             >
@@ -184,7 +185,7 @@ export function ListRows({
         })}
       </List>
       <InfiniteScroll loadMore={list.loadMore} hasMore={list.hasMore}>
-        {list.hasMore ? t.shell.loading : t.list.noMore}
+        {list.hasMore ? t.shell.loading : w.list.noMore}
       </InfiniteScroll>
     </>
   );

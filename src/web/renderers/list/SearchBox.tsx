@@ -1,7 +1,7 @@
 import { SearchBar } from 'antd-mobile';
 import { CloseCircleFill } from 'antd-mobile-icons';
 import { useState } from 'react';
-import { messages as t } from '../../i18n/zh-CN';
+import { signedInMessages as w } from '../../i18n/zh-CN-signed-in';
 
 /**
  * A list's search box. Its clear control is a real 44 px button named 清除搜索: antd-mobile's own is a 23 px div with
@@ -12,7 +12,7 @@ export function SearchBox({ initial, onSearch }: { initial: string; onSearch: (t
   return (
     <div className="list-search">
       <SearchBar
-        placeholder={t.list.searchPlaceholder}
+        placeholder={w.list.searchPlaceholder}
         value={value}
         onChange={setValue}
         clearable={false}
@@ -22,7 +22,7 @@ export function SearchBox({ initial, onSearch }: { initial: string; onSearch: (t
         <button
           type="button"
           className="list-search-clear"
-          aria-label={t.list.clearSearch}
+          aria-label={w.list.clearSearch}
           onClick={() => {
             setValue('');
             onSearch(undefined);

@@ -4,7 +4,7 @@ import { busyWhile } from '../../feedback/busy';
 import { OPERATIONS } from '../../../api/generated/operations.gen';
 import type { OperationId } from '../../../api/operations';
 import type { ActionCall, RowAction, SignedInRole } from '../../config/types';
-import { messages as t } from '../../i18n/zh-CN';
+import { signedInMessages as w } from '../../i18n/zh-CN-signed-in';
 import { useOperationRunner } from '../../operations/useOperation';
 
 /** The actions this role may take on this row: the contract's x-roles decide, the row's state narrows. */
@@ -51,7 +51,7 @@ export function useRowAction() {
       // A quiet call (marking a notice read behind its dialog) has nothing to wait for on screen.
       const stopBusy = options.quiet || options.ownBusy ? undefined : busyWhile();
       const outcome = await send(run, action.call, row).finally(stopBusy);
-      if (outcome.ok && !options.quiet) toast(action.done ?? t.list.done, 'success');
+      if (outcome.ok && !options.quiet) toast(action.done ?? w.list.done, 'success');
       return outcome.ok;
     },
     [run],
