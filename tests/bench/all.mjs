@@ -66,13 +66,11 @@ function goalRows(r) {
   const transfers = r.transfers?.results ?? [];
   const ceilings = transfers.find((t) => Object.keys(t.ceilings ?? {}).length)?.ceilings ?? {};
   const names = {
-    sqlite: 'SQLite, group commit',
-    'sqlite-1commit': 'SQLite, one commit each',
-    postgres: 'PostgreSQL, group commit',
-    'postgres-1commit': 'PostgreSQL, one commit each',
+    sqlite: 'SQLite',
+    postgres: 'PostgreSQL',
   };
   for (const t of transfers) {
-    // A target without a goal of its own (postgres-1commit) is there for comparison: reported, never met or missed.
+    // A target without a goal of its own (postgres) is there for comparison: reported, never met or missed.
     const hasGoal = typeof t.goal === 'number';
     add(
       `POST transferCoin, ${names[t.database] ?? t.database}: ratio (transfers/s, CPU µs, p99 µs)`,
@@ -82,10 +80,7 @@ function goalRows(r) {
     );
   }
   const byDb = Object.fromEntries(transfers.map((t) => [t.database, t]));
-  for (const [db, mode, label] of [
-    ['sqlite', 'grouped', 'group commit / raw grouped ceiling'],
-    ['sqlite-1commit', 'five', 'one commit / raw 5-statement ceiling'],
-  ]) {
+  for (const [db, mode, label] of [['sqlite', 'five', 'raw 5-statement ceiling']]) {
     const c = ceilings[mode];
     if (!c || !byDb[db]) continue;
     add(
