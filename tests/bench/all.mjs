@@ -54,13 +54,22 @@ function goalRows(r) {
 
   for (const ratio of r.api?.ratios ?? []) {
     const name = ratio.endpoint === 'getLogin' ? 'GET /api/user/get/login' : 'GET /api/basicInformation/get';
+    // The bare Fastify route (run.mjs) is a baseline: no goal of its own.
+    const hasGoal = typeof ratio.goal === 'number';
     add(
-      `${name}, ${ratio.database}: ratio to bare node:http (app CPU µs/req)`,
+      `${name}${hasGoal ? '' : ' (bare Fastify baseline)'}, ${ratio.database}: ratio to bare node:http (CPU µs/req)`,
       `${fmtRange(ratio.ratio, 2)} (${fmt(ratio.appCpuMicrosPerRequest)} µs)`,
-      `>= ${ratio.goal}`,
-      met(ratio.ratio.median, (v) => v >= ratio.goal),
+      hasGoal ? `>= ${ratio.goal}` : '(reported)',
+      hasGoal ? met(ratio.ratio.median, (v) => v >= ratio.goal) : '',
     );
   }
+  for (const s of r.api?.getLoginOfStack ?? [])
+    add(
+      `GET /api/user/get/login, ${s.database}: app / bare Fastify doing the same read`,
+      fmtRange(s.ratio, 2),
+      '(reported)',
+      '',
+    );
   if (r.api) add('  bare node:http CPU µs/request', fmt(r.api.bareCpuMicrosPerRequest), '', '');
 
   const transfers = r.transfers?.results ?? [];
