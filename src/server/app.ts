@@ -19,6 +19,7 @@ import { createMailer, type Mailer } from './modules/email/mailer.js';
 import { refreshAnalyticsOrigin } from './modules/site/analytics.js';
 import { ensureAdmin } from './modules/users/service.js';
 import { SandboxConnector } from './jobs/connectors/sandbox/connector.js';
+import { systemLookup } from './modules/ai/target-guard.js';
 import { Scheduler } from './jobs/scheduler.js';
 import { seedKinds } from './modules/platforms/service.js';
 import { SettingsValidator } from './modules/services/settings.js';
@@ -76,6 +77,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     now: options.now ?? Date.now,
     live,
     settings: new SettingsValidator(validator),
+    lookupHost: systemLookup,
   };
   const scheduler = new Scheduler(
     context,

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppConfig } from './config.js';
 import type { Db } from './db/database.js';
+import type { LookupHost } from './modules/ai/target-guard.js';
 import type { Mailer } from './modules/email/mailer.js';
 import type { SettingsValidator } from './modules/services/settings.js';
 
@@ -15,4 +16,6 @@ export interface AppContext {
   live: { analyticsOrigin: string };
   /** Services' settings against their kind's schema in openapi.yaml. */
   settings: SettingsValidator;
+  /** Resolves host names the server calls out to (the AI endpoint), so a test can stub the resolver. */
+  lookupHost: LookupHost;
 }

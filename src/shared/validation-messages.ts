@@ -6,6 +6,8 @@
 export const validationMessages = {
   bodyRequired: '请求内容不能为空',
   invalid: '请求参数不正确',
+  /** A request the app itself built wrongly (a header): nothing the person typed; reloading gets a fixed client. */
+  protocol: '请求无法完成，请刷新页面后重试',
   required: (title: string) => `请填写${title}`,
   type: (title: string) => `${title}的类型不正确`,
   integer: (title: string) => `${title}应为整数`,
@@ -29,6 +31,14 @@ export function describeValidationError(
   title: string,
   rule?: string,
 ): string {
+  return spaced(sentenceFor(keyword, params, title, rule));
+}
+
+/** A space where Chinese meets Latin letters (`请填写 API Key`), as a person would set them apart. */
+export const spaced = (sentence: string): string =>
+  sentence.replace(/(\p{Script=Han})([A-Za-z])/gu, '$1 $2').replace(/([A-Za-z])(\p{Script=Han})/gu, '$1 $2');
+
+function sentenceFor(keyword: string, params: Readonly<Record<string, unknown>>, title: string, rule?: string): string {
   const m = validationMessages;
   const limit = Number(params.limit);
   switch (keyword) {

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import type { Schemas } from '../../src/api/operations.js';
 import type { OperationId } from '../../src/api/operations.js';
 import { open } from '../../src/server/modules/ai/secret.js';
+import { guardedLookup, refusedByName } from '../../src/server/modules/ai/target-guard.js';
 import { auditTrail } from '../helpers/audit.js';
 import type { CallOptions } from '../helpers/client.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
@@ -124,6 +125,8 @@ describe('test connection', () => {
     ['malformed', 'AI 接口的回答格式不正确'],
     ['no-choices', 'AI 接口的回答格式不正确'],
     ['hang', 'AI 接口响应超时'],
+    // Headers at once, then a body that never ends: the deadline covers the body too, not only the headers.
+    ['trickle', 'AI 接口响应超时'],
   ] as const)(
     'answers a clear Chinese reason when the endpoint answers %s, once (no retries)',
     async (mode, message) => {
@@ -152,6 +155,65 @@ describe('test connection', () => {
     expect(results.filter((r) => r.message === '今日 AI 请求次数已用完')).toHaveLength(3);
     expect(fake.received).toHaveLength(3);
     expect((await adminCall<Schemas['AiConfig']>('aiConfigGet')).data.usedToday).toBe(before + 3);
+  });
+});
+
+describe('where the endpoint may point', () => {
+  const context = () => app().built.context;
+  let lookups: string[] = [];
+  const stubResolver = (answers: Record<string, string[]>) => {
+    lookups = [];
+    context().lookupHost = async (hostname) => {
+      lookups.push(hostname);
+      const addresses = answers[hostname];
+      if (!addresses) throw Object.assign(new Error(`ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+      return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    };
+  };
+  let system: ReturnType<typeof context>['lookupHost'];
+  beforeAll(() => {
+    system = context().lookupHost;
+  });
+  afterAll(() => {
+    context().lookupHost = system;
+  });
+
+  const REFUSED = 'AI 接口地址指向链路本地或云服务器元数据地址，出于安全考虑不允许使用';
+
+  it.each([
+    ['a link-local address', 'http://169.254.169.254/v1'],
+    ['an IPv6 link-local address', 'http://[fe80::1]:8080/v1'],
+    ['an IPv4-mapped link-local address', 'http://[::ffff:169.254.169.254]/v1'],
+    ['Alibaba Cloud’s metadata address', 'http://100.100.100.200/v1'],
+    ['a metadata host name', 'http://metadata.google.internal/computeMetadata/v1'],
+    ['a name that resolves to link-local', 'http://models.example.test/v1'],
+    ['a name with one link-local address among others', 'http://mixed.example.test/v1'],
+  ])('refuses %s before connecting, with a clear message', async (_, baseUrl) => {
+    stubResolver({ 'models.example.test': ['169.254.169.254'], 'mixed.example.test': ['127.0.0.1', 'fe80::2'] });
+    await configure({ baseUrl, dailyBudget: 10_000 });
+    expect(await testConnection()).toEqual({ ok: false, message: REFUSED, reply: null });
+    const polished = await adminCall<Schemas['AiPolishResult']>('aiPolish', {
+      body: { field: 'noticeBar', text: '维护' },
+    });
+    expect(polished.data).toEqual({ ok: false, message: REFUSED, text: null });
+    expect(fake.received).toHaveLength(0);
+  });
+
+  it('allows loopback and private addresses: a model on the same host or network is a real setup', async () => {
+    // The name resolves to loopback, where the fake listens; a private address is checked without connecting to it.
+    const port = new URL(fake.baseUrl).port;
+    stubResolver({ 'llm.lan.test': ['127.0.0.1'], 'gpu-box.lan.test': ['10.1.2.3'] });
+    await configure({ baseUrl: `http://llm.lan.test:${port}/v1` });
+    expect(await testConnection()).toEqual({ ok: true, message: '连接成功', reply: fake.reply });
+    expect(lookups).toContain('llm.lan.test');
+    // A private address is allowed: the connection's lookup hands it to the socket (asked here directly, so no test
+    // sends anything past loopback).
+    const lookup = guardedLookup(context().lookupHost);
+    const answered = await new Promise<unknown>((done) =>
+      lookup('gpu-box.lan.test', { all: true }, (error, addresses) => done(error ?? addresses)),
+    );
+    expect(answered).toEqual([{ address: '10.1.2.3', family: 4 }]);
+    expect(refusedByName('http://192.168.1.20:11434/v1')).toBe(false);
   });
 });
 

@@ -161,9 +161,10 @@ describe('dashboard', () => {
         newUsers: want?.newUsers ?? 0,
       });
     }
-    // The rows either side of midnight, by hand: 22nd holds alice, her 100 coins, her order and one run.
+    // The rows either side of midnight, by hand: 22nd holds the seeded admin and alice, her 100 coins, her order and
+    // one run.
     const [d22, d23] = series.slice(-2) as [Schemas['DashboardDay'], Schemas['DashboardDay']];
-    expect(d22).toMatchObject({ revenue: 4500, runsSucceeded: 1, runsFailed: 0, newUsers: 1 });
+    expect(d22).toMatchObject({ revenue: 4500, runsSucceeded: 1, runsFailed: 0, newUsers: 2 });
     expect(d22.coinsIssued).toBeGreaterThanOrEqual(100 + 300);
     expect(d23).toMatchObject({ revenue: 4500, runsSucceeded: 1, runsFailed: 2, runsSkipped: 1 });
     expect(d23.coinsIssued).toBeGreaterThanOrEqual(50 + 300);

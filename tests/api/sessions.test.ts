@@ -24,6 +24,32 @@ describe('register, login, current user, logout', () => {
     expect(await c.ok('userGetLogin')).toMatchObject({ id, userAccount });
   });
 
+  it('takes a blank nickname as not given: the nickname is the account; a real one is kept, a spaced one refused', async () => {
+    const blank = uniqueAccount();
+    const c = app().client();
+    await c.ok('userRegister', {
+      body: { userAccount: blank, userPassword: PASSWORD, checkPassword: PASSWORD, userName: '' },
+    });
+    await c.ok('userLogin', { body: { userAccount: blank, userPassword: PASSWORD } });
+    expect(await c.ok('userGetLogin')).toMatchObject({ userAccount: blank, userName: blank });
+
+    const named = uniqueAccount();
+    const n = app().client();
+    await n.ok('userRegister', {
+      body: { userAccount: named, userPassword: PASSWORD, checkPassword: PASSWORD, userName: '小明' },
+    });
+    await n.ok('userLogin', { body: { userAccount: named, userPassword: PASSWORD } });
+    expect(await n.ok('userGetLogin')).toMatchObject({ userName: '小明' });
+
+    const spaced = await app()
+      .client()
+      .call('userRegister', {
+        body: { userAccount: uniqueAccount(), userPassword: PASSWORD, checkPassword: PASSWORD, userName: ' ' },
+      });
+    expect([spaced.status, spaced.code]).toEqual([400, 40000]);
+    expect(spaced.message).toContain('昵称');
+  });
+
   it('answers 40100 to a visitor asking for the current user', async () => {
     const r = await app().client().call('userGetLogin');
     expect([r.status, r.code]).toEqual([401, 40100]);

@@ -19,6 +19,8 @@ export interface CallResult<T = any> {
   code: number;
   message: string;
   data: T;
+  /** A failure's developer-facing detail (e.g. the header a protocol fault is about); never shown to a user. */
+  detail?: string;
   headers: Record<string, string | string[] | number | undefined>;
 }
 
@@ -77,6 +79,7 @@ export class ApiClient {
       code: json.code,
       message: json.message,
       data: json.data,
+      ...(typeof json.detail === 'string' ? { detail: json.detail } : {}),
       headers: response.headers,
     };
   }

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 // An OpenAI-compatible endpoint on loopback that a test starts: it answers POST /v1/chat/completions as told and
 // keeps every request it received, so a test checks what the product sent (model, messages, Authorization).
 
-export type FakeMode = 'ok' | '401' | '429' | 'malformed' | 'no-choices' | 'hang';
+// 'hang' never answers; 'trickle' sends its headers at once and then its body a byte at a time, never ending it.
+export type FakeMode = 'ok' | '401' | '429' | 'malformed' | 'no-choices' | 'hang' | 'trickle';
 
 export interface ReceivedRequest {
   method: string;
@@ -84,6 +85,14 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         case 'hang':
           hanging.push(res);
           return;
+        case 'trickle': {
+          hanging.push(res);
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write('{');
+          const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write(' ')), 100);
+          res.on('close', () => clearInterval(drip));
+          return;
+        }
       }
     });
   });

@@ -1827,10 +1827,10 @@ export const formSchemas = {
       "userName": {
         "type": "string",
         "title": "昵称",
-        "description": "可选；不填时昵称与账号相同",
-        "minLength": 1,
+        "description": "可选；不填或留空时昵称与账号相同",
+        "minLength": 0,
         "maxLength": 20,
-        "pattern": "^[^\\p{C}\\s](?:[^\\p{C}]*[^\\p{C}\\s])?$"
+        "pattern": "^(?:[^\\p{C}\\s](?:[^\\p{C}]*[^\\p{C}\\s])?)?$"
       },
       "invitationCode": {
         "type": "string",

@@ -1857,8 +1857,14 @@ export interface components {
         ErrorEnvelope: {
             /** @enum {integer} */
             code: 40000 | 40001 | 40100 | 40101 | 40300 | 40400 | 40900 | 42900 | 50000 | 50001;
+            /** @description 给用户看的一句中文 */
             message: string;
             data: null;
+            /**
+             * @description 只给开发者看的协议细节（如出错的请求头及其规则）；界面不显示
+             * @example header idempotency-key: must have required property
+             */
+            detail?: string;
         };
         LoginUserResponse: components["schemas"]["Envelope"] & {
             data: components["schemas"]["LoginUser"];
@@ -2035,8 +2041,13 @@ export interface components {
             userPassword: components["schemas"]["Password"];
             /** 确认密码 */
             checkPassword: components["schemas"]["Password"];
-            /** @description 可选；不填时昵称与账号相同 */
-            userName?: components["schemas"]["UserName"];
+            /**
+             * 昵称
+             * @description 可选；不填或留空时昵称与账号相同
+             * @example
+             * @example 小明
+             */
+            userName?: string;
             invitationCode?: components["schemas"]["InvitationCode"];
         };
         UserLoginRequest: {

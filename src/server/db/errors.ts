@@ -17,8 +17,12 @@ const SOCKET_ERRORS = new Set([
 ]);
 const CONNECTION_MESSAGES =
   /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused|terminating connection/i;
-/** A statement or a lock wait that reached its time limit (statement_timeout 57014, lock_timeout 55P03). */
-const TIMEOUT_STATES = new Set(['57014', '55P03']);
+/**
+ * A statement or a lock wait that reached its time limit (statement_timeout 57014, lock_timeout 55P03), or a
+ * transaction PostgreSQL ended so that another could go on (deadlock 40P01, serialization failure 40001): each asks
+ * for the same request again.
+ */
+const BUSY_STATES = new Set(['57014', '55P03', '40P01', '40001']);
 
 export interface Unavailable {
   message: string;
@@ -40,7 +44,7 @@ export function databaseUnavailable(error: unknown): Unavailable | undefined {
   ) {
     return { message: '数据库暂时无法连接，请稍后再试', retryAfterSeconds: 5 };
   }
-  if (TIMEOUT_STATES.has(code) || code.startsWith('SQLITE_BUSY')) {
+  if (BUSY_STATES.has(code) || code.startsWith('SQLITE_BUSY')) {
     return { message: '服务器繁忙，请稍后再试', retryAfterSeconds: 2 };
   }
   return undefined;

@@ -19,7 +19,7 @@ export function registerErrorHandling(fastify: FastifyInstance, options: { spaFa
   fastify.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     if (error instanceof AppError) {
       if (error.retryAfterSeconds) reply.header('retry-after', String(error.retryAfterSeconds));
-      return reply.status(error.status).send(failure(error.code, error.message));
+      return reply.status(error.status).send(failure(error.code, error.message, error.detail));
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {

@@ -35,6 +35,8 @@ export class AppError extends Error {
     message: string,
     /** Seconds until a rate-limited call may be retried; sent as Retry-After. */
     readonly retryAfterSeconds?: number,
+    /** For developers only (the header or protocol rule at fault); sent as the envelope's `detail`, never shown. */
+    readonly detail?: string,
   ) {
     super(message);
     this.status = HTTP_STATUS[code];
@@ -57,4 +59,9 @@ export interface Envelope<T> {
 }
 
 export const ok = <T>(data: T): Envelope<T> => ({ code: 0, message: 'ok', data });
-export const failure = (code: number, message: string): Envelope<null> => ({ code, message, data: null });
+export const failure = (code: number, message: string, detail?: string): Envelope<null> & { detail?: string } => ({
+  code,
+  message,
+  data: null,
+  ...(detail ? { detail } : {}),
+});

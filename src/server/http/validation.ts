@@ -39,7 +39,19 @@ export class RequestValidator {
       if (part === 'body' && data === undefined)
         return { error: new AppError(ErrorCode.BAD_PARAMS, validationMessages.bodyRequired) };
       if (validate(data)) return { value: data };
-      return { error: new AppError(ErrorCode.BAD_PARAMS, this.describe(schema, validate.errors?.[0])) };
+      const error = validate.errors?.[0];
+      // A header is the client program's job, never the person's: they read one plain sentence, and the header and
+      // its rule go to the developer in `detail`.
+      if (part === 'headers')
+        return {
+          error: new AppError(
+            ErrorCode.BAD_PARAMS,
+            validationMessages.protocol,
+            undefined,
+            `header ${error?.instancePath.slice(1) || String(error?.params.missingProperty ?? '')}: ${error?.message ?? 'invalid'}`,
+          ),
+        };
+      return { error: new AppError(ErrorCode.BAD_PARAMS, this.describe(schema, error)) };
     };
   }
 

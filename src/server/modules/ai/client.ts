@@ -1,4 +1,6 @@
 import OpenAI from 'openai';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { guardedLookup, REFUSED_TARGET, refusedByName, wasRefused, type LookupHost } from './target-guard.js';
 
 // The one call the product makes to an OpenAI-compatible endpoint, through the official client with the configured
 // base URL. Failures come back as one of a few kinds, each with a Chinese sentence an admin can act on; nothing here
@@ -33,11 +35,23 @@ function failureOf(error: unknown): Failure {
   return { kind: 'malformed', message: 'AI 接口的回答格式不正确' };
 }
 
-/** Sends one chat completion and answers the model's text; throws AiCallError. */
+const TIMED_OUT: Failure = { kind: 'timeout', message: 'AI 接口响应超时' };
+
+/**
+ * Sends one chat completion and answers the model's text; throws AiCallError. `timeoutMs` is one deadline for the
+ * whole call (resolving, connecting, the headers and the whole body): the client's own timeout ends at the headers,
+ * so an endpoint that trickles its body would otherwise hold the admin's request forever.
+ */
 export async function complete(
   endpoint: Endpoint,
   messages: { role: 'system' | 'user'; content: string }[],
+  lookupHost: LookupHost,
 ): Promise<string> {
+  if (refusedByName(endpoint.baseUrl)) throw new AiCallError({ kind: 'unreachable', message: REFUSED_TARGET });
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), endpoint.timeoutMs);
+  // Connections of this call only, each resolved through the guard (see target-guard.ts).
+  const connections = new Agent({ connect: { lookup: guardedLookup(lookupHost) } });
   const client = new OpenAI({
     apiKey: endpoint.apiKey,
     baseURL: endpoint.baseUrl,
@@ -45,13 +59,27 @@ export async function complete(
     // One request per call: the daily budget counts requests, and the admin is waiting.
     maxRetries: 0,
     logLevel: 'off',
+    fetch: ((url: string, init: object) =>
+      undiciFetch(url, { ...init, dispatcher: connections })) as unknown as typeof fetch,
   });
-  let answer: unknown;
   try {
-    answer = await client.chat.completions.create({ model: endpoint.model, messages });
+    const answer: unknown = await client.chat.completions.create(
+      { model: endpoint.model, messages },
+      { signal: deadline.signal },
+    );
+    return textOf(answer);
   } catch (error) {
+    if (error instanceof AiCallError) throw error;
+    if (deadline.signal.aborted) throw new AiCallError(TIMED_OUT);
+    if (wasRefused(error)) throw new AiCallError({ kind: 'unreachable', message: REFUSED_TARGET });
     throw new AiCallError(failureOf(error));
+  } finally {
+    clearTimeout(timer);
+    void connections.destroy();
   }
+}
+
+function textOf(answer: unknown): string {
   const text = (answer as { choices?: { message?: { content?: unknown } }[] } | null)?.choices?.[0]?.message?.content;
   if (typeof text !== 'string' || text.trim() === '') throw new AiCallError(failureOf(null));
   return text.trim();

@@ -103,9 +103,11 @@ export async function test(app: AppContext): Promise<Schemas['AiTestResult']> {
   if (!(await repo.claimRequest(app.db, today(app), saved.budget)))
     return { ok: false, message: BUDGET_SPENT, reply: null };
   try {
-    const reply = await complete(saved.endpoint, [
-      { role: 'user', content: '这是一次连接测试，请用一句简短的中文回复。' },
-    ]);
+    const reply = await complete(
+      saved.endpoint,
+      [{ role: 'user', content: '这是一次连接测试，请用一句简短的中文回复。' }],
+      app.lookupHost,
+    );
     return { ok: true, message: '连接成功', reply };
   } catch (error) {
     if (error instanceof AiCallError) return { ok: false, message: error.message, reply: null };
@@ -132,10 +134,14 @@ export async function polish(app: AppContext, input: Schemas['AiPolishRequest'])
     `你是一个中文网站的运营编辑。请把管理员写的${WHAT[input.field]}润色得通顺、简洁、礼貌，` +
     '保持原意和其中的事实（时间、数字、名称），不要编造新信息。只输出润色后的文字，不要解释。';
   try {
-    const text = await complete(saved.endpoint, [
-      { role: 'system', content: system },
-      { role: 'user', content: input.text },
-    ]);
+    const text = await complete(
+      saved.endpoint,
+      [
+        { role: 'system', content: system },
+        { role: 'user', content: input.text },
+      ],
+      app.lookupHost,
+    );
     return { ok: true, message: '已生成', text };
   } catch (error) {
     // The endpoint's own failure is an answer to show, as in test connection, not a failure of this server.

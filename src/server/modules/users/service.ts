@@ -79,7 +79,7 @@ async function createUser(
       return await app.db.transaction().execute(async (trx) => {
         const id = await repo.insertUser(trx, {
           userAccount: input.userAccount,
-          userName: input.userName ?? input.userAccount,
+          userName: input.userName || input.userAccount, // blank is not given
           passwordHash,
           userRole: input.userRole,
           status: 'active',
