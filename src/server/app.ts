@@ -12,8 +12,6 @@ import { handlers } from './handlers.js';
 import { badUrlHandler, clientErrorHandler, registerErrorHandling } from './http/error-handler.js';
 import { listOperations, loadOpenApi, SCHEMAS_ID } from './http/openapi.js';
 import { registerOperations } from './http/routes.js';
-import { hotReads, type HotReads } from './http/hot-reads.js';
-import { createHttpServer } from './http/http-server.js';
 import { registerSecurityHeaders, securityHeaders } from './http/security-headers.js';
 import { registerWebManifest } from './http/web-manifest.js';
 import { RequestValidator } from './http/validation.js';
@@ -51,14 +49,7 @@ export const OPENAPI_PATH = fileURLToPath(new URL('../../openapi.yaml', import.m
 export async function buildApp(config: AppConfig, options: BuildOptions = {}): Promise<BuiltApp> {
   const live: AppContext['live'] = { analyticsOrigin: '' };
   const headersFor = securityHeaders(() => live.analyticsOrigin);
-  // Bound once the app is built; cleared when it starts closing, so from then on Fastify answers everything.
-  let hot: HotReads | undefined;
   const fastify = Fastify({
-    serverFactory: (handler, options) =>
-      createHttpServer(options, (request, response) => {
-        if (hot) hot(request, response, () => handler(request, response));
-        else handler(request, response);
-      }),
     // Errors answered before any route or hook runs still leave as the envelope with the security headers.
     frameworkErrors: badUrlHandler(headersFor),
     clientErrorHandler: clientErrorHandler(headersFor),
@@ -68,12 +59,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     bodyLimit: 256 * 1024,
     routerOptions: { ignoreTrailingSlash: true },
   });
-  const database = openDatabase(
-    config.database,
-    (err) => fastify.log.warn({ err }, 'database connection lost'),
-    (err) =>
-      fastify.log.error({ err }, 'sqlite checkpointer stopped; the writer checkpoints the WAL itself from now on'),
-  );
+  const database = openDatabase(config.database, (err) => fastify.log.warn({ err }, 'database connection lost'));
   try {
     await migrate(config.database, database);
   } catch (error) {
@@ -132,10 +118,6 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   }
 
   let refresh: NodeJS.Timeout | undefined;
-  fastify.addHook('preClose', (done) => {
-    hot = undefined;
-    done();
-  });
   fastify.addHook('onClose', async () => {
     clearInterval(refresh);
     await scheduler.stop();
@@ -157,7 +139,5 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     60_000,
   );
   refresh.unref();
-  // Per-request access logs come from Fastify's request logging; with them on, every request goes through it.
-  if (!config.logRequests) hot = hotReads(context, operations, handlers, headersFor);
   return { fastify, context, database, scheduler, generatedAdminPassword: admin.generatedPassword };
 }

@@ -9,31 +9,13 @@ export type DatabaseConfig =
   | ({
       kind: 'sqlite';
       path: string;
-      /** Coin transfers arriving together share one transaction (db/sqlite-driver.ts submitWrite); default on. */
-      groupCommit?: boolean;
-      /**
-       * WAL checkpoints in a worker thread instead of inside the app's COMMITs (db/sqlite-checkpointer.ts); default on
-       * for a file. `false` leaves them to SQLite's autocheckpoint on the writer.
-       */
-      checkpointer?: boolean | Partial<SqliteCheckpointSettings>;
     } & Partial<Pick<DatabaseTimeouts, 'lockTimeoutMs'>>)
   | ({
       kind: 'postgres';
       url: string;
       schema?: string;
       poolSize: number;
-      /** Coin transfers arriving together share one transaction (modules/coins/transfer-batcher-postgres.ts); default on. */
-      groupCommit?: boolean;
     } & Partial<DatabaseTimeouts>);
-
-export interface SqliteCheckpointSettings {
-  /** How often the worker copies the WAL's new pages into the database file. */
-  intervalMs: number;
-  /** Above this the worker makes the WAL start over, waiting for a moment without a writer if it must. */
-  maxWalBytes: number;
-}
-
-export const SQLITE_CHECKPOINTS: SqliteCheckpointSettings = { intervalMs: 100, maxWalBytes: 64 * 1024 * 1024 };
 
 /** How long one request may wait on the database before it answers 503 instead of hanging. */
 export interface DatabaseTimeouts {
@@ -145,14 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     host: env.HOST || '127.0.0.1',
     port: integer('PORT', env.PORT, 8080, 0, 65535),
     database: withSchema(
-      database.kind === 'sqlite'
-        ? {
-            ...database,
-            lockTimeoutMs: limits.lockTimeoutMs,
-            groupCommit: flag(env.DATABASE_GROUP_COMMIT, true),
-            checkpointer: flag(env.DATABASE_CHECKPOINTER, true),
-          }
-        : { ...database, ...limits, groupCommit: flag(env.DATABASE_GROUP_COMMIT, true) },
+      database.kind === 'sqlite' ? { ...database, lockTimeoutMs: limits.lockTimeoutMs } : { ...database, ...limits },
       env.DATABASE_SCHEMA,
     ),
     sessionSecret: loadSessionSecret(env),

@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { ADMIN, PASSWORD, uniqueAccount, useTestApp } from '../helpers/test-app.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, type BuiltApp } from '../../src/server/app.js';
+import { ApiClient } from '../helpers/client.js';
+import { sqlOutsideTheApp } from '../helpers/database.js';
+import { ADMIN, PASSWORD, testConfig, uniqueAccount, useTestApp } from '../helpers/test-app.js';
 
 const app = useTestApp();
 
@@ -181,5 +184,58 @@ describe('sign-up bonus', () => {
     }
     const { client } = await app().newUser();
     expect((await client.ok('userGetLogin')).coin).toBe(0);
+  });
+});
+
+// Nothing about a session or its user is kept in memory between requests: whatever ends a session or changes the
+// user, in this process, another one, or by SQL typed outside the app, is what the very next request sees.
+describe('a session is read from the database on every request', () => {
+  let second: BuiltApp;
+  beforeAll(async () => {
+    second = await buildApp(testConfig(app().db.config), { logger: false });
+  });
+  afterAll(async () => {
+    await second.fastify.close();
+  });
+
+  /** Three answers first, so anything a server might keep of this session is warm. */
+  const warm = async (client: ApiClient) => {
+    for (let i = 0; i < 3; i++) expect((await client.call('userGetLogin')).code).toBe(0);
+  };
+  const outside = (statement: string, parameters: unknown[]) =>
+    sqlOutsideTheApp(app().db.config, statement, parameters);
+
+  it('answers 40001 to a cookie logged out, or a user banned, in another process', async () => {
+    const loggedOut = await app().newUser();
+    const banned = await app().newUser();
+    for (const { client } of [loggedOut, banned]) await warm(client);
+    const elsewhere = new ApiClient(second.fastify);
+    elsewhere.cookie = loggedOut.client.cookie;
+    await elsewhere.ok('userLogout');
+    expect((await loggedOut.client.call('userGetLogin')).code).toBe(40001);
+    const admin = new ApiClient(second.fastify);
+    await admin.ok('userLogin', { body: ADMIN });
+    await admin.ok('userBan', { query: { id: banned.id } });
+    expect((await banned.client.call('userGetLogin')).code).toBe(40001);
+  });
+
+  it('answers 40001 to a session revoked, or a user banned, by SQL outside the app', async () => {
+    const revoked = await app().newUser();
+    const banned = await app().newUser();
+    for (const { client } of [revoked, banned]) await warm(client);
+    await outside("update sessions set revoked_at = ?, revoke_reason = 'logout' where user_id = ?", [
+      Date.now(),
+      revoked.id,
+    ]);
+    expect((await revoked.client.call('userGetLogin')).code).toBe(40001);
+    await outside("update users set status = 'banned' where id = ?", [banned.id]);
+    expect((await banned.client.call('userGetLogin')).code).toBe(40001);
+  });
+
+  it('answers a user name changed by SQL outside the app', async () => {
+    const { client, id } = await app().newUser();
+    await warm(client);
+    await outside('update users set user_name = ? where id = ?', ['改名之后', id]);
+    expect((await client.ok('userGetLogin')).userName).toBe('改名之后');
   });
 });

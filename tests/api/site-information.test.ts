@@ -1,6 +1,8 @@
 import { auditTrail } from '../helpers/audit.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../helpers/client.js';
+import { sqlOutsideTheApp } from '../helpers/database.js';
+import { LIVE_SITE_TTL_MS } from '../../src/server/modules/site/live-site-cache.js';
 import { useTestApp } from '../helpers/test-app.js';
 
 const app = useTestApp();
@@ -420,5 +422,36 @@ describe('draft records are not public', () => {
     const { client } = await app().newUser();
     expect((await client.call('basicInformationGet', { query: { id } })).code).toBe(40400);
     expect((await client.call('basicInformationGet', { query: { id: 1 } })).code).toBe(0);
+  });
+});
+
+// The live record is the one thing a server keeps in memory (modules/site/live-site-cache.ts): its own changes are
+// answered at once, anyone else's within LIVE_SITE_TTL_MS.
+describe('the live site record kept in memory', () => {
+  const read = async () =>
+    (
+      await app()
+        .client()
+        .ok('basicInformationGet', { query: { id: 1 } })
+    ).noticeBar;
+
+  it('answers an admin’s change at once', async () => {
+    for (let i = 0; i < 3; i++) await read();
+    const noticeBar = `公告 ${Date.now()}`;
+    await (await app().admin()).ok('basicInformationUpdate', { body: { id: 1, noticeBar } });
+    expect(await read()).toBe(noticeBar);
+  });
+
+  it('answers a change written by SQL outside the app within LIVE_SITE_TTL_MS', async () => {
+    for (let i = 0; i < 3; i++) await read();
+    const noticeBar = `直接改库 ${Date.now()}`;
+    await sqlOutsideTheApp(app().db.config, 'update site_information set notice_bar = ? where id = 1', [noticeBar]);
+    const started = performance.now();
+    let seen = await read();
+    while (seen !== noticeBar && performance.now() - started < LIVE_SITE_TTL_MS + 500) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      seen = await read();
+    }
+    expect(seen).toBe(noticeBar);
   });
 });

@@ -306,6 +306,7 @@ export async function startAppServer({
   mainJs = join(ROOT, 'dist/server/main.js'),
 }) {
   const port = await freePort();
+  const sessionSecret = randomBytes(32).toString('base64url');
   const env = { ...process.env };
   // The app's own settings come from this bench only, never from the caller's shell.
   for (const name of Object.keys(env)) {
@@ -322,7 +323,7 @@ export async function startAppServer({
     PORT: String(port),
     DATABASE_URL: databaseUrl,
     ...(schema ? { DATABASE_SCHEMA: schema } : {}),
-    SESSION_SECRET: randomBytes(32).toString('base64url'),
+    SESSION_SECRET: sessionSecret,
     ADMIN_ACCOUNT: 'admin',
     ADMIN_PASSWORD: adminPassword,
     LOG_LEVEL: 'warn',
@@ -360,7 +361,7 @@ export async function startAppServer({
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { name: label, child, base, output };
+  return { name: label, child, base, output, sessionSecret };
 }
 
 // ---------------------------------------------------------------------------------------------------------------------

@@ -1,12 +1,11 @@
 // The physical limit of a coin transfer on SQLite, for tests/bench/transfers.mjs: better-sqlite3 alone, no HTTP, no
 // framework, on the very database file (schema, triggers, indexes, users, pragmas) the app was just measured on,
-// pinned to the core the app server had. Three shapes of the same transfer (1 coin between two bench users, a fresh
+// pinned to the core the app server had. Two shapes of the same transfer (1 coin between two bench users, a fresh
 // idempotency key each time):
 //   twelve   the app's former path as raw prepared calls: session lookup, key lookup, BEGIN, insert key, payee lookup,
 //            site cap lookup, two balance updates, two entry inserts, update key with the result, COMMIT
 //   five     the least a transfer needs, one synchronous transaction of five statements: payee lookup, two balance
 //            updates, both entries in one INSERT, the key with its result
-//   grouped  `five` with GROUP transfers per transaction, each in its own savepoint (what group commit does)
 // Run as a child (`node transfer-ceiling.mjs --child <db> <seconds> <mode>`) so its CPU is its own; it prints one JSON line.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -15,8 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { pinned, track } from './lib.mjs';
 
 const THIS_FILE = fileURLToPath(import.meta.url);
-export const CEILING_MODES = ['twelve', 'five', 'grouped'];
-const GROUP = 64;
+export const CEILING_MODES = ['twelve', 'five'];
 
 function open(path) {
   const Database = createRequire(import.meta.url)('better-sqlite3');
@@ -53,8 +51,6 @@ function prepare(db) {
        values (?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     updateKey: db.prepare('update idempotency_keys set response = ? where actor_id = ? and key = ?'),
-    savepoint: db.prepare('savepoint work'),
-    release: db.prepare('release work'),
   };
 }
 
@@ -118,15 +114,6 @@ function child(path, seconds, mode) {
     five() {
       s.begin.run();
       one();
-      s.commit.run();
-    },
-    grouped() {
-      s.begin.run();
-      for (let i = 0; i < GROUP; i++) {
-        s.savepoint.run();
-        one();
-        s.release.run();
-      }
       s.commit.run();
     },
   };

@@ -46,3 +46,37 @@ export async function createTestDatabase(kind: DbKind = dbKind()): Promise<TestD
     },
   };
 }
+
+/**
+ * Runs one statement on a connection of its own, as an operator's script or the sqlite3 shell would: no app code is
+ * involved, so nothing in the app hears of the change. Written with `?` placeholders for both databases.
+ */
+export async function sqlOutsideTheApp(
+  config: DatabaseConfig,
+  statement: string,
+  parameters: unknown[],
+): Promise<void> {
+  if (config.kind === 'sqlite') {
+    const { default: BetterSqlite3 } = await import('better-sqlite3');
+    const other = new BetterSqlite3(config.path);
+    try {
+      other.pragma('busy_timeout = 2000');
+      other.prepare(statement).run(...parameters);
+    } finally {
+      other.close();
+    }
+    return;
+  }
+  const other = new pg.Client({ connectionString: POSTGRES_URL });
+  await other.connect();
+  try {
+    await other.query(`set search_path to ${config.schema}`);
+    let n = 0;
+    await other.query(
+      statement.replace(/\?/g, () => `$${++n}`),
+      parameters,
+    );
+  } finally {
+    await other.end();
+  }
+}

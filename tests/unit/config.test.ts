@@ -19,24 +19,7 @@ describe('database time limits', () => {
       kind: 'sqlite',
       path: ':memory:',
       lockTimeoutMs: 5_000,
-      groupCommit: true,
-      checkpointer: true,
     });
-  });
-
-  it('let an operator turn group commit off with DATABASE_GROUP_COMMIT=0, on SQLite and PostgreSQL', () => {
-    const config = loadConfig({ ...base, DATABASE_URL: 'sqlite::memory:', DATABASE_GROUP_COMMIT: '0' }).database;
-    expect(config).toMatchObject({ kind: 'sqlite', groupCommit: false });
-    const pg = (env: object) => loadConfig({ ...base, DATABASE_URL: 'postgres://u@h/db', ...env }).database;
-    expect(pg({})).toMatchObject({ kind: 'postgres', groupCommit: true });
-    expect(pg({ DATABASE_GROUP_COMMIT: '0' })).toMatchObject({ kind: 'postgres', groupCommit: false });
-  });
-
-  it('checkpoint SQLite in a worker thread unless DATABASE_CHECKPOINTER=0', () => {
-    const on = loadConfig({ ...base, DATABASE_URL: 'sqlite:./data/x.db' }).database;
-    expect(on).toMatchObject({ kind: 'sqlite', checkpointer: true });
-    const off = loadConfig({ ...base, DATABASE_URL: 'sqlite:./data/x.db', DATABASE_CHECKPOINTER: '0' }).database;
-    expect(off).toMatchObject({ kind: 'sqlite', checkpointer: false });
   });
 
   it('are read from DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_LOCK_TIMEOUT_MS and DATABASE_ACQUIRE_TIMEOUT_MS', () => {

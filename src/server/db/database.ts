@@ -6,16 +6,17 @@ import {
   CamelCasePlugin,
   Kysely,
   Migrator,
+  PostgresAdapter,
   PostgresDialect,
+  SqliteAdapter,
   SqliteIntrospector,
   SqliteQueryCompiler,
   type Dialect,
   type MigrationProvider,
 } from 'kysely';
-import { DATABASE_TIMEOUTS, SQLITE_CHECKPOINTS, type DatabaseConfig } from '../config.js';
-import { registerDirectRoute, type DirectRoute } from './prepared.js';
-import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
-import { ResilientSqliteDriver, sqliteAdapterFor } from './sqlite-driver.js';
+import { DATABASE_TIMEOUTS, type DatabaseConfig } from '../config.js';
+import { ResilientSqliteDriver } from './sqlite-driver.js';
+import { withStatementCache } from './statement-cache.js';
 import type { Database } from './types.js';
 import { migrations } from './migrations/index.js';
 
@@ -26,13 +27,14 @@ export interface DatabaseHandle {
   kind: DatabaseConfig['kind'];
   /** PostgreSQL schema in use, when one is configured (the migration tables live there too). */
   schema?: string;
-  /** SQLite file: the worker thread that checkpoints the WAL (absent in memory or when turned off). */
-  checkpointer?: Checkpointer;
   close(): Promise<void>;
 }
 
-/** What SQLite does when nobody says otherwise: the writer checkpoints in its COMMIT past this many WAL pages. */
-const AUTOCHECKPOINT_PAGES = 1000;
+/**
+ * SQLite checkpoints the WAL itself, in the COMMIT that takes it past 1000 pages (its default autocheckpoint). After a
+ * burst has grown the WAL beyond this, the file is cut back to it when the log starts over.
+ */
+const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 
 const INT8_OID = 20;
 // pg hands any OID to a type parser, not only its TypeId enum's members.
@@ -44,92 +46,24 @@ function openSqlite(path: string, busyTimeoutMs: number): BetterSqlite3.Database
   // WAL makes NORMAL durable across process crashes; only power loss can lose the last commits.
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
+  database.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   // Short: a wait here blocks the event loop. Longer waits for a lock are the driver's asynchronous retries.
   database.pragma(`busy_timeout = ${busyTimeoutMs}`);
   return database;
 }
 
-function sqliteDialect(
-  config: Extract<DatabaseConfig, { kind: 'sqlite' }>,
-  onCheckpointerFailure: (error: Error) => void,
-): {
-  dialect: Dialect;
-  direct?: DirectRoute;
-  checkpointer?: Checkpointer;
-} {
+function sqliteDialect(config: Extract<DatabaseConfig, { kind: 'sqlite' }>): Dialect {
   if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
-  const writerDatabase = openSqlite(config.path, 20);
-  const writer = withStatementCache(writerDatabase);
-  const readerDatabase = config.path === ':memory:' ? undefined : openSqlite(config.path, 20);
-  const reader = readerDatabase ? withStatementCache(readerDatabase) : undefined;
+  const writer = withStatementCache(openSqlite(config.path, 20));
+  const reader = config.path === ':memory:' ? undefined : withStatementCache(openSqlite(config.path, 20));
   const lockTimeoutMs = config.lockTimeoutMs ?? DATABASE_TIMEOUTS.lockTimeoutMs;
-  const driver = new ResilientSqliteDriver({ writer, reader, lockTimeoutMs, groupCommit: config.groupCommit ?? true });
-  const checkpointer =
-    config.path === ':memory:' || config.checkpointer === false
-      ? undefined
-      : checkpointOffTheLoop(config.path, writerDatabase, driver, config.checkpointer, onCheckpointerFailure);
-  const adapter = sqliteAdapterFor(driver);
+  const driver = new ResilientSqliteDriver({ writer, reader, lockTimeoutMs });
   return {
-    dialect: {
-      createAdapter: () => adapter,
-      createDriver: () => driver,
-      createIntrospector: (db) => new SqliteIntrospector(db),
-      createQueryCompiler: () => new SqliteQueryCompiler(),
-    },
-    // In memory there is no reader: the one connection may be inside a transaction, so everything goes through Kysely.
-    ...(readerDatabase ? { direct: { kind: 'sqlite' as const, reader: readerDatabase } } : {}),
-    checkpointer,
+    createAdapter: () => new SqliteAdapter(),
+    createDriver: () => driver,
+    createIntrospector: (db) => new SqliteIntrospector(db),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
   };
-}
-
-/** The writer stops checkpointing inside its COMMITs; a worker thread does it (db/sqlite-checkpointer.ts). */
-function checkpointOffTheLoop(
-  path: string,
-  writer: BetterSqlite3.Database,
-  driver: ResilientSqliteDriver,
-  settings: Extract<DatabaseConfig, { kind: 'sqlite' }>['checkpointer'],
-  onFailure: (error: Error) => void,
-): Checkpointer {
-  const { intervalMs, maxWalBytes } = { ...SQLITE_CHECKPOINTS, ...(typeof settings === 'object' ? settings : {}) };
-  writer.pragma('wal_autocheckpoint = 0');
-  // When the WAL starts over after a burst that grew it past the limit, the file shrinks back to the limit.
-  writer.pragma(`journal_size_limit = ${maxWalBytes}`);
-  return startCheckpointer({
-    path,
-    intervalMs,
-    maxWalBytes,
-    holdWrites: () => driver.holdWrites(),
-    onFailure(error) {
-      // Nothing is lost (the WAL is durable), but without checkpoints it would grow forever: the writer takes over.
-      if (writer.open) writer.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
-      onFailure(error);
-    },
-  });
-}
-
-type PreparingDatabase = Pick<BetterSqlite3.Database, 'prepare' | 'close'>;
-
-/**
- * Kysely prepares every statement anew, which costs more than running it. The app has a few dozen distinct
- * statements, so they are kept (least recently used out first). Reusing one is safe: a connection runs one statement
- * at a time, to completion, synchronously.
- */
-function withStatementCache(database: BetterSqlite3.Database, max = 500): PreparingDatabase {
-  const statements = new Map<string, BetterSqlite3.Statement>();
-  return {
-    close: () => database.close(),
-    prepare(sql: string) {
-      let statement = statements.get(sql);
-      if (statement) {
-        statements.delete(sql);
-      } else {
-        statement = database.prepare(sql);
-        if (statements.size >= max) statements.delete(statements.keys().next().value!);
-      }
-      statements.set(sql, statement);
-      return statement;
-    },
-  } as PreparingDatabase;
 }
 
 /** The name PostgreSQL shows for this app's connections (pg_stat_activity): the schema tells test runs apart. */
@@ -138,7 +72,7 @@ export const applicationName = (schema?: string) => (schema ? `points-mall:${sch
 function postgresDialect(
   config: Extract<DatabaseConfig, { kind: 'postgres' }>,
   onPoolError: (error: Error) => void,
-): { dialect: PostgresDialect; direct: DirectRoute } {
+): PostgresDialect {
   const { statementTimeoutMs, lockTimeoutMs, acquireTimeoutMs } = { ...DATABASE_TIMEOUTS, ...config };
   const settings = [
     `-c statement_timeout=${statementTimeoutMs}`,
@@ -166,34 +100,22 @@ function postgresDialect(
   // The pool listens only to idle connections: one that dies while a request holds it (or just as it is handed
   // out) would otherwise throw from the socket's event. Its query fails on its own, and the request answers 503.
   pool.on('connect', (client) => client.on('error', onPoolError));
-  return { dialect: new PostgresDialect({ pool }), direct: { kind: 'postgres', pool } };
+  return new PostgresDialect({ pool });
 }
 
-export function openDatabase(
-  config: DatabaseConfig,
-  onPoolError: (error: Error) => void = () => {},
-  onCheckpointerFailure: (error: Error) => void = (error) => console.error('sqlite checkpointer failed', error),
-): DatabaseHandle {
-  const opened =
-    config.kind === 'sqlite' ? sqliteDialect(config, onCheckpointerFailure) : postgresDialect(config, onPoolError);
-  const db = new Kysely<Database>({ dialect: opened.dialect, plugins: [new CamelCasePlugin()] });
-  if (opened.direct) registerDirectRoute(db, opened.direct);
-  const checkpointer = 'checkpointer' in opened ? opened.checkpointer : undefined;
+export function openDatabase(config: DatabaseConfig, onPoolError: (error: Error) => void = () => {}): DatabaseHandle {
+  const dialect = config.kind === 'sqlite' ? sqliteDialect(config) : postgresDialect(config, onPoolError);
+  const db = new Kysely<Database>({ dialect, plugins: [new CamelCasePlugin()] });
   return {
     db,
     kind: config.kind,
     schema: config.kind === 'postgres' ? config.schema : undefined,
-    ...(checkpointer ? { checkpointer } : {}),
-    async close() {
-      try {
-        await db.destroy();
-      } finally {
-        // After the app's connections: the worker's is then the last, and closing it checkpoints off the loop.
-        await checkpointer?.close();
-      }
-    },
+    close: () => db.destroy(),
   };
 }
+
+/** Which database a Kysely instance or transaction talks to, for the few places that differ (the ledger). */
+export const isPostgresDb = (db: Db): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 

@@ -14,6 +14,7 @@ import * as flatScale from './2026_11_23_0012_flat_scale.js';
 import * as dashboardIndexes from './2026_11_23_0013_dashboard_indexes.js';
 import * as dashboardRollups from './2026_11_23_0014_dashboard_rollups.js';
 import * as transferBatches from './2026_11_23_0015_transfer_batches.js';
+import * as transferWithoutBatches from './2026_11_25_0016_transfer_without_batches.js';
 import * as banPausedServices from './2026_11_25_0017_ban_paused_services.js';
 
 /** Listed statically so the bundled server carries its migrations; names sort in the order they apply. */
@@ -33,5 +34,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_0013_dashboard_indexes': dashboardIndexes,
   '2026_11_23_0014_dashboard_rollups': dashboardRollups,
   '2026_11_23_0015_transfer_batches': transferBatches,
+  '2026_11_25_0016_transfer_without_batches': transferWithoutBatches,
   '2026_11_25_0017_ban_paused_services': banPausedServices,
 };

@@ -1,154 +1,94 @@
-import type BetterSqlite3 from 'better-sqlite3';
-import type { Prepared, ResilientSqliteDriver } from '../../db/sqlite-driver.js';
-import type { NewNotice } from '../notices/repo.js';
-import { transferCapOn } from '../site/transfer-cap.js';
+import type { Db } from '../../db/database.js';
+import { coinsReceivedNotice } from '../notices/events.js';
+import { insertNotice } from '../notices/repo.js';
+import { findSite } from '../site/repo.js';
+import { findLiveByAccount } from '../users/repo.js';
+import { applyToBalance, insertEntries } from './repo.js';
 import {
   insufficientCoins,
   orderedPostings,
-  replay,
-  type IdempotencyScope,
+  refusal,
+  transferInDescription,
+  transferOutPrefix,
   type Movement,
   type Posting,
-} from './ledger.js';
+  type TransferDone,
+  type TransferRequest,
+} from './ledger-types.js';
 
-// The ledger on SQLite as precompiled better-sqlite3 statements run synchronously on the write connection: no query
-// building, no result transforms, no awaits between statements (the connection's write lock is held either by the
-// caller's Kysely transaction or by a grouped transaction of the driver).
-
-interface Statements {
-  applyToBalance: BetterSqlite3.Statement;
-  /** Entries of a movement in one INSERT, by number of rows. */
-  insertEntries: Map<number, BetterSqlite3.Statement>;
-  findPayee: BetterSqlite3.Statement;
-  insertNotice: BetterSqlite3.Statement;
-  insertKey: BetterSqlite3.Statement;
-  findKey: BetterSqlite3.Statement;
-}
-
-const ENTRY_COLUMNS =
-  'user_id, amount, balance_after, kind, counterparty_id, reference, description, actor_id, created_at';
-
-const statementsByWriter = new WeakMap<Prepared, Statements>();
-
-function statementsOf(writer: Prepared): Statements {
-  let s = statementsByWriter.get(writer);
-  if (!s) {
-    s = {
-      // As repo.ts applyToBalance did: the database, not a read-then-write in JS, decides whether the money is there.
-      applyToBalance: writer.prepare('update users set coin = coin + ? where id = ? and coin + ? >= 0 returning coin'),
-      insertEntries: new Map(),
-      findPayee: writer.prepare(
-        'select id, user_account, user_name, status from users where deleted_at is null and lower(user_account) = ?',
-      ),
-      insertNotice: writer.prepare(
-        'insert into notices (user_id, kind, title, body, read_at, created_at) values (?, ?, ?, ?, null, ?)',
-      ),
-      insertKey: writer.prepare(
-        'insert into idempotency_keys (actor_id, key, operation, request_hash, response, created_at) values (?, ?, ?, ?, ?, ?)',
-      ),
-      findKey: writer.prepare(
-        'select operation, request_hash as requestHash, response from idempotency_keys where actor_id = ? and key = ?',
-      ),
-    };
-    statementsByWriter.set(writer, s);
-  }
-  return s;
-}
-
-function insertEntriesStatement(writer: Prepared, s: Statements, rows: number): BetterSqlite3.Statement {
-  let statement = s.insertEntries.get(rows);
-  if (!statement) {
-    const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
-    statement = writer.prepare(`insert into coin_entries (${ENTRY_COLUMNS}) values ${values}`);
-    s.insertEntries.set(rows, statement);
-  }
-  return statement;
-}
+// The ledger on SQLite, in TypeScript (SQLite has no stored functions). PostgreSQL runs the same rules as plpgsql
+// (ledger-postgres.ts). The rules both must follow are the cases of tests/api/transfer-rules.test.ts, run against
+// both; change one implementation only together with that table.
 
 /**
- * moveCoins on SQLite (see ledger.ts): one conditional UPDATE per posting in ascending user id, then every entry in
- * one INSERT. Call only while a write transaction holds `writer`.
+ * moveCoins on SQLite (see ledger.ts), inside the caller's transaction, which holds SQLite's one write lock (BEGIN
+ * IMMEDIATE): one conditional UPDATE per posting in ascending user id, then every entry in one INSERT.
  */
-export function moveCoinsOnSqlite(
-  writer: Prepared,
+export async function moveCoinsOnSqlite(
+  trx: Db,
   movement: Movement,
-  postings: Posting[] = orderedPostings(movement),
-): Map<number, number> {
-  const s = statementsOf(writer);
+  postings: Posting[],
+): Promise<Map<number, number>> {
   const balances = new Map<number, number>();
-  const values: unknown[] = [];
   for (const p of postings) {
-    const row = s.applyToBalance.get(p.amount, p.userId, p.amount) as { coin: number } | undefined;
-    if (row === undefined) throw insufficientCoins();
-    const balance = Number(row.coin);
+    const balance = await applyToBalance(trx, p.userId, p.amount);
+    if (balance === undefined) throw insufficientCoins();
     balances.set(p.userId, balance);
-    values.push(
-      p.userId,
-      p.amount,
-      balance,
-      p.kind,
-      p.counterpartyId ?? null,
-      movement.reference,
-      p.description,
-      movement.actorId,
-      movement.now,
-    );
   }
-  insertEntriesStatement(writer, s, postings.length).run(values);
+  await insertEntries(
+    trx,
+    postings.map((p) => ({
+      userId: p.userId,
+      amount: p.amount,
+      balanceAfter: balances.get(p.userId)!,
+      kind: p.kind,
+      counterpartyId: p.counterpartyId ?? null,
+      reference: movement.reference,
+      description: p.description,
+      actorId: movement.actorId,
+      createdAt: movement.now,
+    })),
+  );
   return balances;
 }
 
-export interface PayeeRow {
-  id: number;
-  user_account: string;
-  user_name: string;
-  status: string;
-}
-
-/** What a transfer needs besides the payee, who is looked up inside the transaction. */
-export interface TransferPlan<R> {
-  scope: IdempotencyScope;
-  requestHash: string;
-  payeeAccountLower: string;
-  siteId: number;
-  /** Throws the refusal (unknown payee, oneself, above the cap) or answers the movement and the payee's notice. */
-  decide(payee: PayeeRow | undefined, cap: number): { movement: Movement; notice: NewNotice };
-  answer(payee: PayeeRow, balances: Map<number, number>): R;
-}
-
-/**
- * A user's transfer in one synchronous piece of work: payee, cap (cached, site/transfer-cap.ts), moveCoinsOnSqlite,
- * the payee's notice, and the idempotency key written WITH its result, last. No lookup of the key first: in the
- * common case the key is new, and if it is not, its primary key refuses the INSERT; then (as after any refusal) the
- * driver rolls this work's savepoint back and `recover` answers the first result stored under the key (or 40900 for
- * another request under the same key). A refusal is checked against the key too, so a retry of a transfer that
- * succeeded answers its first result even if the payer has since run out of coins.
- */
-export function transferOnSqlite<R>(driver: ResilientSqliteDriver, plan: TransferPlan<R>): Promise<R> {
-  const { scope } = plan;
-  return driver.submitWrite<R>({
-    run(writer) {
-      const s = statementsOf(writer);
-      const payee = s.findPayee.get(plan.payeeAccountLower) as PayeeRow | undefined;
-      const { movement, notice } = plan.decide(payee, transferCapOn(writer, plan.siteId));
-      const balances = moveCoinsOnSqlite(writer, movement);
-      s.insertNotice.run(notice.userId, notice.kind, notice.title, notice.body, movement.now);
-      const result = plan.answer(payee!, balances);
-      s.insertKey.run(
-        scope.actorId,
-        scope.key,
-        scope.operation,
-        plan.requestHash,
-        JSON.stringify(result),
-        movement.now,
-      );
-      return result;
-    },
-    recover(error, writer) {
-      const first = statementsOf(writer).findKey.get(scope.actorId, scope.key) as
-        { operation: string; requestHash: string; response: string } | undefined;
-      if (!first) throw error;
-      return replay(first, scope) as R;
-    },
-  });
+/** A user's transfer on SQLite (see ledger.ts transferCoins): the payee, the cap, the movement, the payee's notice. */
+export async function transferOnSqlite(trx: Db, t: TransferRequest): Promise<TransferDone> {
+  const payee = await findLiveByAccount(trx, t.payeeAccount);
+  if (!payee || payee.status !== 'active') throw refusal('payee', 0);
+  if (payee.id === t.payer.id) throw refusal('self', 0);
+  // Read in the transfer's own transaction: an admin's change of the cap applies to the very next transfer.
+  const cap = Number((await findSite(trx, t.siteId))?.amount ?? 0);
+  if (cap > 0 && t.coin > cap) throw refusal('cap', cap);
+  const movement: Movement = {
+    postings: [
+      {
+        userId: t.payer.id,
+        amount: -t.coin,
+        kind: 'transfer_out',
+        counterpartyId: payee.id,
+        description: transferOutPrefix + payee.userAccount,
+      },
+      {
+        userId: payee.id,
+        amount: t.coin,
+        kind: 'transfer_in',
+        counterpartyId: t.payer.id,
+        description: transferInDescription(t.payer.userAccount),
+      },
+    ],
+    reference: t.reference,
+    actorId: t.payer.id,
+    now: t.now,
+  };
+  const balances = await moveCoinsOnSqlite(trx, movement, orderedPostings(movement));
+  await insertNotice(
+    trx,
+    coinsReceivedNotice({ userId: payee.id, fromAccount: t.payer.userAccount, coin: t.coin }),
+    t.now,
+  );
+  return {
+    payee: { id: payee.id, userAccount: payee.userAccount, userName: payee.userName },
+    balance: balances.get(t.payer.id)!,
+  };
 }

@@ -1,14 +1,9 @@
+import type { Insertable } from 'kysely';
 import type { Db } from '../../db/database.js';
+import type { CoinEntriesTable } from '../../db/types.js';
 
 export const findIdempotencyKey = (db: Db, actorId: number, key: string) =>
   db.selectFrom('idempotencyKeys').selectAll().where('actorId', '=', actorId).where('key', '=', key).executeTakeFirst();
-
-export async function insertIdempotencyKey(
-  db: Db,
-  row: { actorId: number; key: string; operation: string; requestHash: string; response: string; createdAt: number },
-): Promise<void> {
-  await db.insertInto('idempotencyKeys').values(row).execute();
-}
 
 /** Claims a key unless it is taken (answers false then); waits for an uncommitted holder of the key to finish. */
 export async function claimIdempotencyKey(
@@ -31,4 +26,23 @@ export async function recordIdempotentResult(db: Db, actorId: number, key: strin
     .where('actorId', '=', actorId)
     .where('key', '=', key)
     .execute();
+}
+
+/**
+ * One posting's change of a balance, refused (answers undefined) when it would go below zero: the database, not a
+ * read-then-write, decides under concurrency whether the coins are there. Answers the balance after.
+ */
+export async function applyToBalance(trx: Db, userId: number, amount: number): Promise<number | undefined> {
+  const row = await trx
+    .updateTable('users')
+    .set((eb) => ({ coin: eb('coin', '+', amount) }))
+    .where('id', '=', userId)
+    .where((eb) => eb(eb('coin', '+', amount), '>=', 0))
+    .returning('coin')
+    .executeTakeFirst();
+  return row === undefined ? undefined : Number(row.coin);
+}
+
+export async function insertEntries(trx: Db, entries: Insertable<CoinEntriesTable>[]): Promise<void> {
+  await trx.insertInto('coinEntries').values(entries).execute();
 }

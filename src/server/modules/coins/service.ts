@@ -1,8 +1,7 @@
-import * as events from '../notices/events.js';
 import type { RequestQuery, Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
 import type { CoinEntryKind } from '../../db/types.js';
-import { badParams, noPermission, notFound } from '../../lib/errors.js';
+import { noPermission, notFound } from '../../lib/errors.js';
 import { writeAudit } from '../audit/repo.js';
 import { STATEMENT_CSV_HEADER, statementCsvRow } from '../../lib/csv-format.js';
 import type { CsvFile } from '../../lib/csv-file.js';
@@ -11,116 +10,41 @@ import { LIVE_SITE_ID } from '../site/service.js';
 import { timeOrderedId } from '../security/tokens.js';
 import { maskName } from '../users/dto.js';
 import * as users from '../users/repo.js';
-import { sqliteDriverOf } from '../../db/sqlite-driver.js';
 import { yieldToEventLoop } from '../../db/yield.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import { hashOf, idempotent, insufficientCoins, moveCoins, type Movement } from './ledger.js';
-import { transferOnPostgres } from './ledger-postgres.js';
-import { transferOnSqlite, type PayeeRow } from './ledger-sqlite.js';
+import { idempotent } from './idempotency.js';
+import { moveCoins, transferCoins } from './ledger.js';
 import * as statements from './statement-repo.js';
 import type { EntryWithAccounts, PageStart } from './statement-repo.js';
 
 /**
- * A user's transfer: the hot path of the ledger, so it does not go through Kysely. The rules are those of every
- * movement (moveCoins, one implementation per database) plus the transfer's own: the payee exists, is active and is
- * not the payer, and the amount is within the live site's per-transfer cap. On SQLite they run in JS
- * (`decideTransfer`) inside one synchronous, possibly grouped, transaction; on PostgreSQL in `transfer_coins`
- * (migration 0011), one round trip, grouped with the transfers that arrive with it (`transfer_coins_batch`, 0015). Either way the idempotency key is written with the result in the same commit.
+ * A user's transfer, once per Idempotency-Key: the ledger's transferCoins (its rules: ledger.ts) and the key's record
+ * commit together.
  */
-export async function transfer(
+export function transfer(
   app: AppContext,
   actor: SessionUser,
   key: string,
   input: Schemas['TransferRequest'],
 ): Promise<Schemas['TransferResult']> {
-  const scope = { actorId: actor.id, key, operation: 'transfer', request: input };
-  const now = app.now();
-  const reference = timeOrderedId('T', now);
-  const payeeAccountLower = input.userAccount.toLowerCase();
-  const requestHash = hashOf(scope.operation, input);
-  const driver = sqliteDriverOf(app.db);
-  if (driver) {
-    return transferOnSqlite(driver, {
-      scope,
-      requestHash,
-      payeeAccountLower,
-      siteId: LIVE_SITE_ID,
-      decide: (payee, cap) => decideTransfer(actor, payee, cap, input.coin, reference, now),
-      answer: (payee, balances) => ({
-        payee: { userAccount: payee.user_account, maskedName: maskName(payee.user_name) },
-        coin: input.coin,
-        balance: balances.get(actor.id)!,
-        reference,
-      }),
-    });
-  }
-  const notice = events.coinsReceivedNotice({ userId: 0, fromAccount: actor.userAccount, coin: input.coin });
-  return transferOnPostgres(
-    app.db,
-    {
-      scope,
-      requestHash,
-      payeeAccountLower,
+  return idempotent(app, { actorId: actor.id, key, operation: 'transfer', request: input }, async (trx) => {
+    const now = app.now();
+    const reference = timeOrderedId('T', now);
+    const done = await transferCoins(trx, {
+      payer: { id: actor.id, userAccount: actor.userAccount },
+      payeeAccount: input.userAccount,
       coin: input.coin,
       siteId: LIVE_SITE_ID,
       reference,
-      outPrefix: OUT_PREFIX,
-      inDescription: inDescription(actor),
-      notice,
       now,
-      refusal: (reason, cap) =>
-        reason === 'payee'
-          ? unknownPayee()
-          : reason === 'self'
-            ? toSelf()
-            : reason === 'cap'
-              ? aboveCap(cap)
-              : insufficientCoins(),
-    },
-    app.config.database.groupCommit !== false,
-  );
-}
-
-const OUT_PREFIX = '转给 ';
-const inDescription = (actor: SessionUser) => `来自 ${actor.userAccount}`;
-const unknownPayee = () => notFound('收款账号不存在或不可用');
-const toSelf = () => badParams('不能转给自己');
-const aboveCap = (cap: number) => badParams(`单笔最多转 ${cap} 积分`);
-
-/** A transfer's own rules on SQLite (transfer_coins holds the same for PostgreSQL), then its movement and notice. */
-function decideTransfer(
-  actor: SessionUser,
-  payee: PayeeRow | undefined,
-  cap: number,
-  coin: number,
-  reference: string,
-  now: number,
-) {
-  if (!payee || payee.status !== 'active') throw unknownPayee();
-  if (payee.id === actor.id) throw toSelf();
-  if (cap > 0 && coin > cap) throw aboveCap(cap);
-  const movement: Movement = {
-    postings: [
-      {
-        userId: actor.id,
-        amount: -coin,
-        kind: 'transfer_out',
-        counterpartyId: payee.id,
-        description: OUT_PREFIX + payee.user_account,
-      },
-      {
-        userId: payee.id,
-        amount: coin,
-        kind: 'transfer_in',
-        counterpartyId: actor.id,
-        description: inDescription(actor),
-      },
-    ],
-    reference,
-    actorId: actor.id,
-    now,
-  };
-  return { movement, notice: events.coinsReceivedNotice({ userId: payee.id, fromAccount: actor.userAccount, coin }) };
+    });
+    return {
+      payee: { userAccount: done.payee.userAccount, maskedName: maskName(done.payee.userName) },
+      coin: input.coin,
+      balance: done.balance,
+      reference,
+    };
+  });
 }
 
 /** An admin's add or reduce, with its reason, in the ledger and the audit log. */

@@ -71,7 +71,7 @@ export const orderCancelled = (trx: Db, e: { userId: number; coinName: string; o
     now,
   );
 
-/** A transfer's notice; the ledger's fast paths write it themselves, in the transfer's own statement(s). */
+/** A transfer's notice: written by the ledger in the transfer's transaction (on PostgreSQL inside transfer_coins). */
 export const coinsReceivedNotice = (e: { userId: number; fromAccount: string; coin: number }) =>
   ({
     userId: e.userId,

@@ -4,7 +4,7 @@ import type { Db } from '../../db/database.js';
 import { mapPage, type Page } from '../../db/paging.js';
 import { badParams, notFound } from '../../lib/errors.js';
 import { writeAudit } from '../audit/repo.js';
-import { idempotentIn } from '../coins/ledger.js';
+import { idempotentIn } from '../coins/idempotency.js';
 import { quotaGranted } from '../notices/events.js';
 import { findPlatform } from '../platforms/repo.js';
 import type { SessionUser } from '../sessions/service.js';

@@ -7,8 +7,8 @@ import { badParams, conflict, notFound } from '../../lib/errors.js';
 import { REDEEM_CSV_HEADER, redeemCsvRow } from '../../lib/csv-format.js';
 import type { CsvFile } from '../../lib/csv-file.js';
 import { writeAudit } from '../audit/repo.js';
-import { idempotent, moveCoins } from '../coins/ledger.js';
-import { findIdempotencyKey } from '../coins/repo.js';
+import { idempotent, isKeyUsed } from '../coins/idempotency.js';
+import { moveCoins } from '../coins/ledger.js';
 import * as limits from '../limits/service.js';
 import type { SessionUser } from '../sessions/service.js';
 import { timeOrderedId } from '../security/tokens.js';
@@ -202,7 +202,7 @@ export async function use(
       return { userId: actor.id, userAccount: actor.userAccount, coin: balances.get(actor.id)! };
     });
   // A retry of a finished redemption only reads its first answer: it is no guess, and a locked caller still gets it.
-  if (await findIdempotencyKey(app.db, actor.id, key)) return redeem();
+  if (await isKeyUsed(app.db, actor.id, key)) return redeem();
   const attempt = await limits.beginAttempt(app.db, redeemFailuresByUser(actor.id), app.now());
   let result: Schemas['CoinBalance'];
   try {

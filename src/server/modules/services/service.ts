@@ -8,7 +8,7 @@ import { badParams, conflict, notFound } from '../../lib/errors.js';
 import { siteDay } from '../../lib/site-time.js';
 import { writeAudit } from '../audit/repo.js';
 import { balance as quotaBalance } from '../quotas/service.js';
-import { idempotent } from '../coins/ledger.js';
+import { idempotent } from '../coins/idempotency.js';
 import { findKindOr404, kindOf } from '../platforms/kinds.js';
 import * as platforms from '../platforms/repo.js';
 import { requirePlatform, toView as platformView } from '../platforms/service.js';

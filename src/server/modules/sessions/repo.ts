@@ -1,5 +1,4 @@
 import type { Db } from '../../db/database.js';
-import { preparedQuery } from '../../db/prepared.js';
 
 export async function insertSession(
   db: Db,
@@ -18,31 +17,29 @@ export async function insertSession(
 }
 
 /** The one query on every authenticated request: the session and the signed-in user (what get/login answers). */
-export const findSessionWithUser = preparedQuery(
-  (db, tokenHash: string) =>
-    db
-      .selectFrom('sessions')
-      .innerJoin('users', 'users.id', 'sessions.userId')
-      .select([
-        'sessions.userId',
-        'sessions.createdAt',
-        'sessions.lastSeenAt',
-        'sessions.expiresAt',
-        'sessions.revokedAt',
-        'sessions.revokeReason',
-        'users.userAccount',
-        'users.userName',
-        'users.userRole',
-        'users.status',
-        'users.deletedAt',
-        'users.email',
-        'users.invitationCode',
-        'users.coin',
-        'users.createdAt as userCreatedAt',
-      ])
-      .where('sessions.tokenHash', '=', tokenHash),
-  [''] as [string],
-);
+export const findSessionWithUser = (db: Db, tokenHash: string) =>
+  db
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.userId')
+    .select([
+      'sessions.userId',
+      'sessions.createdAt',
+      'sessions.lastSeenAt',
+      'sessions.expiresAt',
+      'sessions.revokedAt',
+      'sessions.revokeReason',
+      'users.userAccount',
+      'users.userName',
+      'users.userRole',
+      'users.status',
+      'users.deletedAt',
+      'users.email',
+      'users.invitationCode',
+      'users.coin',
+      'users.createdAt as userCreatedAt',
+    ])
+    .where('sessions.tokenHash', '=', tokenHash)
+    .executeTakeFirst();
 
 export async function extendSession(db: Db, tokenHash: string, now: number, expiresAt: number) {
   await db.updateTable('sessions').set({ lastSeenAt: now, expiresAt }).where('tokenHash', '=', tokenHash).execute();

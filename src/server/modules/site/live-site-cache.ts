@@ -4,12 +4,14 @@ import type { Db } from '../../db/database.js';
 type SiteView = Schemas['BasicInformation'];
 
 /**
+ * The one cache of database rows in the app (sessions and everything else are read on every request).
+ *
  * How long a server answers the live site record from memory. Every page asks for it; it changes when an admin edits
  * it. This server's own edits are answered at once (forgetLiveSite, after their commit); another server's on the same
  * PostgreSQL database, or SQL typed by an operator into either database, within this long. The record is public
  * display text: a second of delay across servers harms no one, while reading it per page view cost more than the rest
  * of the request (a round trip on PostgreSQL; on SQLite the read lock that even `PRAGMA data_version` takes). What must
- * be exact reads the table itself: a transfer checks the cap in its own transaction (site/transfer-cap.ts,
+ * be exact reads the table itself: a transfer checks the cap in its own transaction (coins/ledger-sqlite.ts,
  * transfer_coins).
  */
 export const LIVE_SITE_TTL_MS = 1000;

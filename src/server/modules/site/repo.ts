@@ -1,16 +1,11 @@
 import type { Db } from '../../db/database.js';
-import { preparedQuery } from '../../db/prepared.js';
 import type { SiteInformationTable } from '../../db/types.js';
 import { direction, paginate, type PageQuery } from '../../db/paging.js';
 import { keyContains, withSearchKeys } from '../../db/search.js';
 import type { Insertable, Updateable } from 'kysely';
-import { forgetTransferCap } from './transfer-cap.js';
 
-/** Every page load reads the site record: built once, run many times. */
-export const findSite = preparedQuery(
-  (db, id: number) => db.selectFrom('siteInformation').selectAll().where('id', '=', id),
-  [0] as [number],
-);
+export const findSite = (db: Db, id: number) =>
+  db.selectFrom('siteInformation').selectAll().where('id', '=', id).executeTakeFirst();
 
 const SEARCH_KEYS = {
   coinNameKey: 'coinName',
@@ -29,9 +24,6 @@ export async function insertSite(db: Db, row: Insertable<SiteInformationTable>):
 
 export async function updateSite(db: Db, id: number, patch: Updateable<SiteInformationTable>): Promise<void> {
   await db.updateTable('siteInformation').set(withSearchKeys(patch, SEARCH_KEYS)).where('id', '=', id).execute();
-  // After the write: in a transaction, that one holds the write connection until it commits, so no transfer can
-  // read the old cap back into the cache before then; outside one, the write has committed already.
-  forgetTransferCap(db);
 }
 
 export async function deleteSite(db: Db, id: number): Promise<void> {
