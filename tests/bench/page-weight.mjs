@@ -4,7 +4,7 @@
 // to dist/bench/results.json; goals are reported, never enforced (exit non-zero only when the server or the browser
 // cannot start).
 //
-//   goal: /login ≤ 100 KB as received (bodies, every request until the network is idle) · Lighthouse / ≥ 95 (median)
+//   goal: /login ≤ 110 KB as received (bodies, every request until the network is idle) · Lighthouse / ≥ 95 (median)
 //
 // PAGE_WEIGHT_RUNS=0 measures the bytes only (a quick check while trimming the bundle).
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -25,7 +25,8 @@ import {
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? process.env.CHROME_PATH ?? '/usr/bin/chromium';
 const ADMIN = { userAccount: 'admin', userPassword: 'BenchAdmin-Passw0rd' };
-const LOGIN_BUDGET = 100 * 1024;
+// Issue 19: with the design card's openapi-fetch and react-hook-form in it (they are requirements, not options).
+const LOGIN_BUDGET = 110 * 1024;
 const LIGHTHOUSE_GOAL = 95;
 // The same flags as the e2e tests (tests/e2e/helpers.ts).
 const CHROME_FLAGS = [
