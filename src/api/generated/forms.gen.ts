@@ -809,6 +809,7 @@ export const formSchemas = {
       "kind": {
         "type": "string",
         "title": "平台类型",
+        "maxLength": 8,
         "pattern": "^[a-z]{2,8}$"
       }
     },
@@ -847,6 +848,7 @@ export const formSchemas = {
       "kind": {
         "type": "string",
         "title": "平台类型",
+        "maxLength": 8,
         "pattern": "^[a-z]{2,8}$"
       },
       "status": {
@@ -1142,6 +1144,7 @@ export const formSchemas = {
       "batchId": {
         "type": "string",
         "title": "批次",
+        "maxLength": 31,
         "pattern": "^B[0-9a-z]{1,30}$"
       },
       "status": {
@@ -1164,6 +1167,8 @@ export const formSchemas = {
       "code": {
         "type": "string",
         "title": "兑换码",
+        "minLength": 12,
+        "maxLength": 12,
         "pattern": "^[A-Za-z0-9]{12}$"
       }
     },
@@ -1230,6 +1235,8 @@ export const formSchemas = {
         "type": "string",
         "title": "日期",
         "description": "站点时区的日历日 yyyy-mm-dd",
+        "minLength": 10,
+        "maxLength": 10,
         "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$"
       }
     },
@@ -1281,6 +1288,8 @@ export const formSchemas = {
         "type": "string",
         "title": "日期",
         "description": "站点时区的日历日 yyyy-mm-dd",
+        "minLength": 10,
+        "maxLength": 10,
         "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$"
       }
     },
@@ -1689,6 +1698,8 @@ export const formSchemas = {
       "captcha": {
         "type": "string",
         "title": "验证码",
+        "minLength": 6,
+        "maxLength": 6,
         "pattern": "^[0-9]{6}$"
       }
     },
@@ -1835,6 +1846,8 @@ export const formSchemas = {
       "invitationCode": {
         "type": "string",
         "title": "邀请码",
+        "minLength": 8,
+        "maxLength": 8,
         "pattern": "^[A-Za-z0-9]{8}$"
       }
     },
@@ -1928,6 +1941,8 @@ export const formSchemas = {
       "captcha": {
         "type": "string",
         "title": "验证码",
+        "minLength": 6,
+        "maxLength": 6,
         "pattern": "^[0-9]{6}$"
       }
     },

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { OPERATIONS, ROLES, type Role } from '../../api/generated/operations.gen.js';
 import type { OperationId } from '../../api/operations.js';
+import { bodyLimitOf } from './body-limit.js';
 
 export type { Role };
 export type JsonSchema = Record<string, unknown>;
@@ -17,6 +18,8 @@ export interface OperationSpec {
   /** Declared request headers (e.g. Idempotency-Key), by their lower-case names. */
   headersSchema?: JsonSchema;
   bodySchema?: JsonSchema;
+  /** The largest body the contract admits for it, in bytes (body-limit.ts); bigger is refused before parsing. */
+  bodyLimit?: number;
   /** Answers a CSV file instead of the JSON envelope. */
   csv: boolean;
 }
@@ -108,6 +111,9 @@ export function listOperations(doc: OpenApiDocument): OperationSpec[] {
         querySchema: querySchemaOf(doc, op.parameters),
         headersSchema: headersSchemaOf(doc, op.parameters),
         bodySchema: body ? rebaseRefs(body) : undefined,
+        bodyLimit: body
+          ? bodyLimitOf(body, (ref) => doc.components.schemas[ref.slice(ref.lastIndexOf('/') + 1)])
+          : undefined,
         csv: op.responses?.['200']?.content?.['text/csv'] !== undefined,
       });
     }

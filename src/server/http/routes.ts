@@ -84,6 +84,7 @@ export function registerOperations(
     fastify.route({
       method: op.method,
       url: op.path,
+      ...(op.bodyLimit ? { bodyLimit: op.bodyLimit } : {}),
       schema: {
         ...(op.querySchema ? { querystring: op.querySchema } : {}),
         ...(op.headersSchema ? { headers: op.headersSchema } : {}),

@@ -94,8 +94,11 @@ export class RequestValidator {
     const layers = this.propertySchema(root, path);
     const pick = (key: string) => layers.map((l) => l[key]).find((v) => v !== undefined);
     const title = (pick('title') as string | undefined) ?? (path.at(-1) || '请求参数');
+    // A fixed-length code (a captcha, a redeem code) says its format, which states the length, for a wrong length too.
+    const fixedLength = pick('minLength') !== undefined && pick('minLength') === pick('maxLength');
+    const lengthFault = error.keyword === 'minLength' || error.keyword === 'maxLength';
     return describeValidationError(
-      error.keyword,
+      fixedLength && lengthFault && pick('x-message') !== undefined ? 'pattern' : error.keyword,
       error.params as Record<string, unknown>,
       title,
       pick('x-message') as string | undefined,
