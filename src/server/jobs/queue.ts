@@ -1,4 +1,5 @@
 import { sql, type Updateable } from 'kysely';
+import type { RunPayment } from '../modules/services/billing.js';
 import type { Db } from '../db/database.js';
 import { lockExpiredLease, takeFirstLocked } from '../db/locks.js';
 import type { RunsTable } from '../db/types.js';
@@ -116,6 +117,20 @@ export async function claimContext(db: Db, runId: number) {
 }
 
 export type ClaimContext = NonNullable<Awaited<ReturnType<typeof claimContext>>>;
+
+/** What a run holds of its period's payment, as stored now (inside the caller's transaction). */
+export async function paymentOf(db: Db, runId: number): Promise<RunPayment> {
+  const row = await db
+    .selectFrom('runs')
+    .select(['charged', 'chargeReference', 'quotaGrantId'])
+    .where('id', '=', runId)
+    .executeTakeFirstOrThrow();
+  return {
+    charged: Number(row.charged),
+    chargeReference: row.chargeReference,
+    quotaGrantId: row.quotaGrantId === null ? null : Number(row.quotaGrantId),
+  };
+}
 
 /** Changes a run only in the state (and, for a running run, under the lease) the caller saw. */
 export async function updateRun(

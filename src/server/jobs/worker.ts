@@ -3,10 +3,17 @@ import * as events from '../modules/notices/events.js';
 import { mailNotice, wantsNotice } from '../modules/notices/mail.js';
 import { insertNotice, type NewNotice } from '../modules/notices/repo.js';
 import { refundQuota } from '../modules/quotas/ledger.js';
-import { charge, refund, runPeriod } from '../modules/services/billing.js';
+import {
+  charge,
+  handOverDayPayment,
+  holdsPayment,
+  refund,
+  releaseDay,
+  runPeriod,
+} from '../modules/services/billing.js';
 import { notifyChannel, type NotifyChannel } from '../modules/services/notification.js';
 import type { Connector, ConnectorResult } from './connectors/connector.js';
-import { claimContext, lockNextClaimable, recordOnService, updateRun, type ClaimContext } from './queue.js';
+import { claimContext, lockNextClaimable, paymentOf, recordOnService, updateRun, type ClaimContext } from './queue.js';
 
 export interface Claimed {
   run: ClaimContext;
@@ -172,13 +179,10 @@ export class Worker {
         });
         return;
       }
-      const charged = Number(run.charged);
-      const quotaGrantId = run.quotaGrantId === null ? null : Number(run.quotaGrantId);
-      const refunded = (charged > 0 || quotaGrantId !== null) && run.chargeReference !== null;
       // The state change first: if the lease was lost, another process owns the outcome and nothing is refunded here.
       if (
         !(await updateRun(trx, run.id, held, {
-          state: refunded ? 'refunded' : 'failed',
+          state: 'failed',
           result: result.message,
           finishedAt: now,
           leaseOwner: null,
@@ -186,6 +190,16 @@ export class Worker {
         }))
       )
         return;
+      // What the run holds now, read under the row's lock: another run of the same day may have handed it the day's
+      // payment since this run was claimed.
+      const payment = await paymentOf(trx, run.id);
+      const charged = payment.charged;
+      const quotaGrantId = payment.quotaGrantId;
+      const handedTo =
+        holdsPayment(payment) && run.billingUnit === 'per_day'
+          ? await handOverDayPayment(trx, { runId: run.id, serviceId: run.serviceId, day: run.day, payment })
+          : null;
+      const refunded = holdsPayment(payment) && handedTo === null;
       if (refunded) {
         // A run paid by free quota gets its unit back; one paid in coins, its coins.
         const reference =
@@ -194,24 +208,33 @@ export class Worker {
                 grantId: quotaGrantId,
                 userId: run.userId,
                 runId: run.id,
-                chargeReference: run.chargeReference!,
+                chargeReference: payment.chargeReference!,
                 now,
               })
             : await refund(trx, {
                 userId: run.userId,
                 amount: charged,
-                chargeReference: run.chargeReference!,
+                chargeReference: payment.chargeReference!,
                 description: `${run.platformName}：执行 #${run.id} 失败退款`,
                 now,
               });
-        await updateRun(trx, run.id, { state: 'refunded' }, { refundReference: reference });
+        await updateRun(trx, run.id, { state: 'failed' }, { state: 'refunded', refundReference: reference });
+        if (run.billingUnit === 'per_day') await releaseDay(trx, run.serviceId, run.day);
       }
       await recordOnService(trx, run.serviceId, refunded ? 'refunded' : 'failed', now);
       const failed: NewNotice = {
         userId: run.userId,
         kind: 'run_failed',
         title: '执行失败',
-        body: `${run.platformName}的执行 #${run.id} 失败：${result.message}${refunded ? `，${quotaGrantId !== null ? '已退回 1 次免费额度' : `已退回 ${charged} 积分`}` : ''}。`,
+        body: `${run.platformName}的执行 #${run.id} 失败：${result.message}${
+          refunded
+            ? `，${quotaGrantId !== null ? '已退回 1 次免费额度' : `已退回 ${charged} 积分`}`
+            : handedTo?.succeeded
+              ? '，当天已有执行成功，按天计费的费用不退'
+              : handedTo
+                ? '，当天的费用留给同一天的下一次执行'
+                : ''
+        }。`,
       };
       await insertNotice(trx, failed, now);
       return failed;

@@ -35,7 +35,12 @@ export function runPeriod(unit: BillingUnit, runId: number, day: string): string
   return null;
 }
 
-export const chargeReference = (serviceId: number, period: string) => `svc-${serviceId}-${period.replace(':', '-')}`;
+/**
+ * The ledger reference of one charge. A day can be paid, refunded (its only run failed) and paid again by a later run:
+ * the paying run's id keeps each charge, and so its refund, a reference of its own.
+ */
+export const chargeReference = (serviceId: number, period: string, runId: number | null) =>
+  `svc-${serviceId}-${period.replace(':', '-')}${runId === null ? '' : period.startsWith('day:') ? `-r${runId}` : ''}`;
 
 /**
  * The one place a service is charged, inside the caller's transaction (so the charge, the run's state and the ledger
@@ -45,7 +50,7 @@ export const chargeReference = (serviceId: number, period: string) => `svc-${ser
  */
 export async function charge(trx: Db, request: ChargeRequest): Promise<ChargeOutcome> {
   if (request.price <= 0) return { kind: 'free' };
-  const reference = chargeReference(request.serviceId, request.period);
+  const reference = chargeReference(request.serviceId, request.period, request.runId);
   const claimed = await trx
     .insertInto('serviceCharges')
     .values({
@@ -114,4 +119,76 @@ export async function refund(
     now: request.now,
   });
   return reference;
+}
+
+/** What a run holds of its period's payment (coins, or a unit of free quota), as stored on the run. */
+export interface RunPayment {
+  charged: number;
+  chargeReference: string | null;
+  quotaGrantId: number | null;
+}
+
+export const holdsPayment = (p: RunPayment): boolean =>
+  p.chargeReference !== null && (p.charged > 0 || p.quotaGrantId !== null);
+
+/**
+ * A `per_day` day is paid exactly once if any of its runs succeeds, and costs nothing if none does. When the run that
+ * holds the day's payment finally fails, the payment passes to another run of the same service and day: first one
+ * that succeeded (the day is rightly paid), else one not finished yet (it succeeds, passes it on, or is refunded in
+ * turn). Answers whom it passed to, or null when no run can take it: the caller refunds, and `releaseDay` lets a
+ * later run that day pay again. Inside the failing run's transaction, after its own state change; the conditional
+ * updates make two runs failing at once on PostgreSQL hand the payment over, never lose or double it.
+ */
+export async function handOverDayPayment(
+  trx: Db,
+  from: { runId: number; serviceId: number; day: string; payment: RunPayment },
+): Promise<{ runId: number; succeeded: boolean } | null> {
+  const candidates = await trx
+    .selectFrom('runs')
+    .select(['id', 'state'])
+    .where('serviceId', '=', from.serviceId)
+    .where('day', '=', from.day)
+    .where('id', '!=', from.runId)
+    .where('state', 'in', ['succeeded', 'due', 'running'])
+    .where('chargeReference', 'is', null)
+    .orderBy('id')
+    .execute();
+  // A run that succeeded first; then the unfinished ones, oldest first.
+  candidates.sort((a, b) => Number(b.state === 'succeeded') - Number(a.state === 'succeeded'));
+  for (const candidate of candidates) {
+    const taken = await trx
+      .updateTable('runs')
+      .set({
+        charged: from.payment.charged,
+        chargeReference: from.payment.chargeReference,
+        quotaGrantId: from.payment.quotaGrantId,
+      })
+      .where('id', '=', candidate.id)
+      .where('state', '=', candidate.state)
+      .where('chargeReference', 'is', null)
+      .executeTakeFirst();
+    if (Number(taken.numUpdatedRows) !== 1) continue;
+    await trx
+      .updateTable('runs')
+      .set({ charged: 0, chargeReference: null, quotaGrantId: null })
+      .where('id', '=', from.runId)
+      .execute();
+    await trx
+      .updateTable('serviceCharges')
+      .set({ runId: candidate.id })
+      .where('serviceId', '=', from.serviceId)
+      .where('period', '=', `day:${from.day}`)
+      .execute();
+    return { runId: candidate.id, succeeded: candidate.state === 'succeeded' };
+  }
+  return null;
+}
+
+/** After a day's payment was refunded: the day is unpaid again, so the next run that day pays it. */
+export async function releaseDay(trx: Db, serviceId: number, day: string): Promise<void> {
+  await trx
+    .deleteFrom('serviceCharges')
+    .where('serviceId', '=', serviceId)
+    .where('period', '=', `day:${day}`)
+    .execute();
 }
