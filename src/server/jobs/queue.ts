@@ -103,6 +103,7 @@ export async function claimContext(db: Db, runId: number) {
       'runs.quotaGrantId',
       'services.state as serviceState',
       'users.status as userStatus',
+      'platforms.onShelf as platformOnShelf',
       'services.settings',
       'services.sandboxMode',
       'platforms.kind',

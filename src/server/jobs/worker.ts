@@ -12,6 +12,7 @@ import {
   runPeriod,
 } from '../modules/services/billing.js';
 import { notifyChannel, type NotifyChannel } from '../modules/services/notification.js';
+import { OFF_SHELF_SKIP } from '../modules/services/shelving.js';
 import type { Connector, ConnectorResult } from './connectors/connector.js';
 import { claimContext, lockNextClaimable, paymentOf, recordOnService, updateRun, type ClaimContext } from './queue.js';
 
@@ -67,6 +68,10 @@ export class Worker {
         Number(run.attempts) === 0
       ) {
         return settle('skipped', '服务已暂停或停止，本次跳过');
+      }
+      // A run of a platform taken off shelf since it was enqueued: skipped before it starts, nothing charged.
+      if (Number(run.platformOnShelf) !== 1 && run.state === 'due' && Number(run.attempts) === 0) {
+        return settle('skipped', OFF_SHELF_SKIP);
       }
       // A banned user's run that has not started yet (a manual one too) is never claimed or charged; a retry of one
       // that started before the ban finishes, on what it was already charged.

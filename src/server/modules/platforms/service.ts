@@ -4,6 +4,7 @@ import { mapPage, type Page } from '../../db/paging.js';
 import { notFound } from '../../lib/errors.js';
 import { writeAudit } from '../audit/repo.js';
 import type { SessionUser } from '../sessions/service.js';
+import { onShelfChanged } from '../services/shelving.js';
 import { allKinds, kindOf, requireKind } from './kinds.js';
 import * as repo from './repo.js';
 
@@ -94,6 +95,14 @@ export async function update(
   const now = app.now();
   await app.db.transaction().execute(async (trx) => {
     await repo.updatePlatform(trx, id, { ...patch, updatedAt: now });
+    if (patch.onShelf !== undefined)
+      await onShelfChanged(trx, {
+        platformId: id,
+        wasOnShelf: before.status === 1,
+        onShelf: patch.onShelf === 1,
+        now,
+        timeZone: app.config.jobs.timeZone,
+      });
     const previous = Object.fromEntries(Object.keys(fields).map((k) => [k, before[k as keyof EditableFields]]));
     await writeAudit(
       trx,
@@ -110,12 +119,22 @@ export async function update(
   });
 }
 
-/** On or off shelf (never deleted): off shelf, no new runs are planned and users see '该平台暂未开放'. */
+/**
+ * On or off shelf (never deleted): off shelf, no new runs are planned, runs not started are skipped and users see
+ * '该平台暂未开放'; back on shelf, planning resumes from now (services/shelving.ts).
+ */
 export async function shelf(app: AppContext, actor: SessionUser, input: Schemas['ShelfRequest']): Promise<void> {
   const before = await requirePlatform(app, input.id);
   const now = app.now();
   await app.db.transaction().execute(async (trx) => {
     await repo.updatePlatform(trx, input.id, { onShelf: input.status, updatedAt: now });
+    await onShelfChanged(trx, {
+      platformId: input.id,
+      wasOnShelf: Number(before.onShelf) === 1,
+      onShelf: input.status === 1,
+      now,
+      timeZone: app.config.jobs.timeZone,
+    });
     await writeAudit(
       trx,
       {

@@ -91,6 +91,21 @@ export async function updateService(db: Db, id: number, patch: Updateable<Servic
   await db.updateTable('services').set(patch).where('id', '=', id).execute();
 }
 
+/** The active services of one platform, settings read (re-planned when it comes back on shelf). */
+export const activeOfPlatform = async (db: Db, platformId: number): Promise<ServiceRow[]> =>
+  (await withNames(db, { platformId, state: 'active' }).execute()).map(read);
+
+/** Runs of a platform not started yet (due, never attempted) end as skipped, with the reason; nothing was charged. */
+export async function skipUnstartedRunsOfPlatform(db: Db, platformId: number, reason: string, now: number) {
+  await db
+    .updateTable('runs')
+    .set({ state: 'skipped', result: reason, finishedAt: now })
+    .where('platformId', '=', platformId)
+    .where('state', '=', 'due')
+    .where('attempts', '=', 0)
+    .execute();
+}
+
 /** Pauses every active service of one user (a ban); answers how many it paused. */
 export async function pauseActiveOfUser(db: Db, userId: number, now: number): Promise<number> {
   const result = await db
