@@ -80,7 +80,8 @@ describe('the schedule of a service', () => {
     // Next day 23:00: that day's 09:00 and 18:00 ran for both.
     expect(await user.client.ok('userClockCount')).toEqual({ today: 4, total: 4 });
 
-    // A run already queued when the platform goes off shelf still runs; nothing new is planned after it.
+    // A run queued but not started when the platform goes off shelf is skipped (reason shown, nothing charged);
+    // nothing new is planned after it.
     const queued = await user.client.ok('serviceRunNow', { body: { id: shelved.id }, headers: idem() });
     await user.client.ok('servicePause', { body: { id: paused.id } });
     await (await app().admin()).ok('platformShelf', { body: { id: other, status: 0 } });
@@ -90,9 +91,9 @@ describe('the schedule of a service', () => {
     expect(afterShelving.map((r) => [r.trigger, r.state])).toEqual([
       ['schedule', 'succeeded'],
       ['schedule', 'succeeded'],
-      ['manual', 'succeeded'],
+      ['manual', 'skipped'],
     ]);
-    expect(afterShelving[2]!.id).toBe(queued.id);
+    expect(afterShelving[2]).toMatchObject({ id: queued.id, result: '平台已下架，本次跳过', charged: 0 });
     // The shelved platform's page says it is not open; the run list is kept.
     const page = await user.client.ok('platformOverview', { query: { kind: 'sxzs' } });
     expect(page).toMatchObject({ kind: { code: 'sxzs' }, platform: null, service: null });

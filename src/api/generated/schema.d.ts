@@ -1109,7 +1109,7 @@ export interface paths {
         put?: never;
         /**
          * 管理员：上架或下架平台（平台不能删除）
-         * @description 下架的平台不再安排新的执行，正在执行的照常结束；用户的平台页显示“该平台暂未开放”。
+         * @description 下架的平台不再安排新的执行，正在执行的照常结束，尚未开始的记为跳过（不扣费）；重新上架后从此刻起安排，下架期间错过的不补执行。用户的平台页显示“该平台暂未开放”。
          */
         post: operations["platformShelf"];
         delete?: never;
