@@ -1,3 +1,4 @@
+import { compiledOnce } from '../../db/compiled-once.js';
 import type { Db } from '../../db/database.js';
 
 export async function insertSession(
@@ -17,7 +18,7 @@ export async function insertSession(
 }
 
 /** The one query on every authenticated request: the session and the signed-in user (what get/login answers). */
-export const findSessionWithUser = (db: Db, tokenHash: string) =>
+const sessionWithUser = (db: Db, tokenHash: string) =>
   db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.userId')
@@ -38,8 +39,12 @@ export const findSessionWithUser = (db: Db, tokenHash: string) =>
       'users.coin',
       'users.createdAt as userCreatedAt',
     ])
-    .where('sessions.tokenHash', '=', tokenHash)
-    .executeTakeFirst();
+    .where('sessions.tokenHash', '=', tokenHash);
+
+// Every signed-in request makes this lookup: compiled once (db/compiled-once.ts), run with the request's hash.
+const sessionLookup = compiledOnce(sessionWithUser, ['<token hash>'] as const);
+
+export const findSessionWithUser = async (db: Db, tokenHash: string) => (await sessionLookup(db, tokenHash))[0];
 
 export async function extendSession(db: Db, tokenHash: string, now: number, expiresAt: number) {
   await db.updateTable('sessions').set({ lastSeenAt: now, expiresAt }).where('tokenHash', '=', tokenHash).execute();
