@@ -273,6 +273,9 @@ async function benchDatabase(autocannon, settings, db, target, bare, adminPasswo
     // Every 2xx moved exactly one coin, once: two entries per success, and the ledger still adds up. Autocannon stops
     // with up to one request per connection in flight, which the server still completes but autocannon never counts:
     // so up to `connections` more transfers per run (warm-up and measured) may be in the ledger than were counted.
+    // Let the requests autocannon left in flight commit first: the check reads balances and entry counts in several
+    // statements, so a transfer committing between them reads as a total that moved.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
     const closing = await ledgerCheck(app.base, admin);
     // The ceiling's transfers are real ones too (two entries each, balances kept right).
     const ceilingTransfers = rounds.reduce(
