@@ -1,4 +1,5 @@
 import type { JsonSchema } from './openapi.js';
+import { schemaLayers, type ResolveRef as Resolve } from './schema-layers.js';
 
 // Each operation's body limit follows from its own contract: the largest JSON its request schema admits, as a JSON
 // encoder writes it. A string of n characters (code points) is at most 2 + 6n bytes (`\u0001` is 6 bytes; a character
@@ -14,21 +15,6 @@ const FLOOR = 4 * 1024;
 const NUMBER_BYTES = 24;
 const BYTES_PER_CHARACTER = 6;
 
-type Resolve = (ref: string) => JsonSchema | undefined;
-
-/** The schema and everything it is made of through $ref and allOf, outermost first. */
-function layersOf(schema: JsonSchema, resolve: Resolve, seen = new Set<JsonSchema>()): JsonSchema[] {
-  if (seen.has(schema)) return [];
-  seen.add(schema);
-  const out = [schema];
-  if (typeof schema.$ref === 'string') {
-    const target = resolve(schema.$ref);
-    if (target) out.push(...layersOf(target, resolve, seen));
-  }
-  for (const part of (schema.allOf as JsonSchema[] | undefined) ?? []) out.push(...layersOf(part, resolve, seen));
-  return out;
-}
-
 const minOf = (values: unknown[]): number | undefined => {
   const numbers = values.filter((v): v is number => typeof v === 'number');
   return numbers.length ? Math.min(...numbers) : undefined;
@@ -36,7 +22,7 @@ const minOf = (values: unknown[]): number | undefined => {
 
 /** The largest JSON text (bytes) the schema admits; Infinity when it leaves the size open. */
 export function maxJsonBytes(schema: JsonSchema, resolve: Resolve): number {
-  const layers = layersOf(schema, resolve);
+  const layers = schemaLayers(schema, resolve);
   const alternatives = layers.flatMap((l) => [
     ...((l.oneOf as JsonSchema[] | undefined) ?? []),
     ...((l.anyOf as JsonSchema[] | undefined) ?? []),

@@ -3,6 +3,7 @@ import addFormats from 'ajv-formats';
 import { describeValidationError, validationMessages } from '../../shared/validation-messages.js';
 import { AppError, ErrorCode } from '../lib/errors.js';
 import { SCHEMAS_ID, type JsonSchema, type OpenApiDocument, rebaseRefs } from './openapi.js';
+import { schemaLayers } from './schema-layers.js';
 
 /** Keywords OpenAPI allows beside JSON Schema; Ajv's strict mode would reject them otherwise. */
 const ANNOTATIONS = ['example', 'x-message', 'x-roles', 'xml', 'externalDocs', 'discriminator'];
@@ -55,20 +56,9 @@ export class RequestValidator {
     };
   }
 
-  private deref(schema: JsonSchema | undefined): JsonSchema | undefined {
-    const ref = schema?.$ref;
-    if (typeof ref === 'string') return this.deref(this.defs[ref.slice(ref.lastIndexOf('/') + 1)]);
-    return schema;
-  }
-
   /** The schemas that describe one property, outermost first (the property itself, then its $ref and allOf). */
   private layers(schema: JsonSchema | undefined): JsonSchema[] {
-    if (!schema) return [];
-    const out: JsonSchema[] = [schema];
-    const target = typeof schema.$ref === 'string' ? this.deref(schema) : undefined;
-    if (target) out.push(...this.layers(target));
-    for (const part of (schema.allOf as JsonSchema[] | undefined) ?? []) out.push(...this.layers(part));
-    return out;
+    return schemaLayers(schema, (ref) => this.defs[ref.slice(ref.lastIndexOf('/') + 1)]);
   }
 
   private propertySchema(root: JsonSchema, path: string[]): JsonSchema[] {

@@ -36,6 +36,20 @@ export function backoffMs(attempt: number): number {
  * the outcome (and any refund) another; between them the run is held by a lease that another process may take over
  * once it expires.
  */
+/**
+ * Why a run that has not started yet must not start now, or null. Such a run is skipped and nothing is charged; a run
+ * that started already (a retry) finishes on what it was charged.
+ */
+function reasonToSkip(run: ClaimContext): string | null {
+  if (run.state !== 'due' || Number(run.attempts) !== 0) return null;
+  // A planned run of a service paused or stopped since it was planned.
+  if (run.trigger === 'schedule' && run.serviceState !== 'active') return '服务已暂停或停止，本次跳过';
+  // Any run of a platform taken off shelf, or of a banned user (a manual one too), since it was enqueued.
+  if (Number(run.platformOnShelf) !== 1) return OFF_SHELF_SKIP;
+  if (run.userStatus === 'banned') return '账号已被封禁，本次跳过';
+  return null;
+}
+
 export class Worker {
   constructor(
     private readonly app: AppContext,
@@ -60,24 +74,8 @@ export class Worker {
         await recordOnService(trx, run.serviceId, state, now);
         return 'settled' as const;
       };
-      // A planned run of a service paused or stopped since it was planned does not run.
-      if (
-        run.trigger === 'schedule' &&
-        run.serviceState !== 'active' &&
-        run.state === 'due' &&
-        Number(run.attempts) === 0
-      ) {
-        return settle('skipped', '服务已暂停或停止，本次跳过');
-      }
-      // A run of a platform taken off shelf since it was enqueued: skipped before it starts, nothing charged.
-      if (Number(run.platformOnShelf) !== 1 && run.state === 'due' && Number(run.attempts) === 0) {
-        return settle('skipped', OFF_SHELF_SKIP);
-      }
-      // A banned user's run that has not started yet (a manual one too) is never claimed or charged; a retry of one
-      // that started before the ban finishes, on what it was already charged.
-      if (run.userStatus === 'banned' && run.state === 'due' && Number(run.attempts) === 0) {
-        return settle('skipped', '账号已被封禁，本次跳过');
-      }
+      const skip = reasonToSkip(run);
+      if (skip !== null) return settle('skipped', skip);
       let paid = {};
       const period = runPeriod(run.billingUnit, run.id, run.day);
       if (period && run.chargeReference === null) {
