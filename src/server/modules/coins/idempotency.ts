@@ -69,7 +69,6 @@ export async function idempotentIn<T>(
     key: scope.key,
     operation: scope.operation,
     requestHash: hashOf(scope.operation, scope.request),
-    response: '',
     createdAt: now,
   });
   if (!claimed) {

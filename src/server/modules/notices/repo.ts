@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import { compiledOnce } from '../../db/compiled-once.js';
 import type { Db } from '../../db/database.js';
 import { paginate } from '../../db/paging.js';
 
@@ -22,11 +24,15 @@ export interface NewNotice {
 }
 
 /** One inbox row per event, written in the transaction of the event itself. */
+// Written by every transfer, run and order: compiled once (db/compiled-once.ts).
+const noticeInsert = compiledOnce(
+  (db: Db, userId: number, kind: NoticeKind, title: string, body: string, createdAt: number) =>
+    db.insertInto('notices').values({ userId, kind, title, body, readAt: sql<null>`null`, createdAt }),
+  [-1, '<kind>' as NoticeKind, '<title>', '<body>', -2] as const,
+);
+
 export async function insertNotice(db: Db, notice: NewNotice, now: number): Promise<void> {
-  await db
-    .insertInto('notices')
-    .values({ ...notice, readAt: null, createdAt: now })
-    .execute();
+  await noticeInsert(db, notice.userId, notice.kind, notice.title, notice.body, now);
 }
 
 /** The same notice to many users in one statement (a broadcast's chunk). */

@@ -1,11 +1,17 @@
+import { compiledOnce } from '../../db/compiled-once.js';
 import type { Db } from '../../db/database.js';
 import type { SiteInformationTable } from '../../db/types.js';
 import { direction, paginate, type PageQuery } from '../../db/paging.js';
 import { keyContains, withSearchKeys } from '../../db/search.js';
 import type { Insertable, Updateable } from 'kysely';
 
-export const findSite = (db: Db, id: number) =>
-  db.selectFrom('siteInformation').selectAll().where('id', '=', id).executeTakeFirst();
+// Read inside every transfer (its cap): compiled once (db/compiled-once.ts).
+const siteById = compiledOnce(
+  (db: Db, id: number) => db.selectFrom('siteInformation').selectAll().where('id', '=', id),
+  [-1] as const,
+);
+
+export const findSite = async (db: Db, id: number) => (await siteById(db, id))[0];
 
 const SEARCH_KEYS = {
   coinNameKey: 'coinName',

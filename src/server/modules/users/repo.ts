@@ -1,4 +1,5 @@
 import { SqliteAdapter, sql } from 'kysely';
+import { compiledOnce } from '../../db/compiled-once.js';
 import type { Db } from '../../db/database.js';
 import type { NewUser, UserPatch, UserRow } from '../../db/types.js';
 import { direction, paginate, type Page, type PageQuery } from '../../db/paging.js';
@@ -14,8 +15,17 @@ const live = (db: Db) => db.selectFrom('users').where('users.deletedAt', 'is', n
 export const findLiveById = (db: Db, id: number): Promise<UserRow | undefined> =>
   live(db).selectAll().where('id', '=', id).executeTakeFirst();
 
-export const findLiveByAccount = (db: Db, userAccount: string): Promise<UserRow | undefined> =>
-  live(db).selectAll().where(sameAccount(userAccount)).executeTakeFirst();
+// Every transfer, order and admin change looks its user up by account: compiled once (db/compiled-once.ts).
+const liveByAccount = compiledOnce(
+  (db: Db, lowerAccount: string) =>
+    live(db)
+      .selectAll()
+      .where(sql<boolean>`lower(${sql.ref('users.userAccount')}) = ${lowerAccount}`),
+  ['<account>'] as const,
+);
+
+export const findLiveByAccount = async (db: Db, userAccount: string): Promise<UserRow | undefined> =>
+  (await liveByAccount(db, userAccount.toLowerCase()))[0];
 
 export const findLiveByInvitationCode = (db: Db, code: string): Promise<UserRow | undefined> =>
   live(db).selectAll().where('invitationCode', '=', code).executeTakeFirst();
