@@ -1,7 +1,9 @@
-// The stack's own ceiling for GET /api/user/get/login (ARCHITECTURE.md, performance stance): a bare Fastify route doing
-// the same database work as the app's (the session joined with its user, by the HMAC of the cookie's token) as one
-// prepared statement, with none of the app's hooks, validation, session sliding or envelope building. run.mjs measures
-// it beside the app on the same database and reports app / this ratio.
+// The stack's own ceiling for the two reads run.mjs measures (ARCHITECTURE.md, performance stance): bare Fastify routes
+// doing the same database work as the app's, each as one prepared statement, with none of the app's hooks, validation,
+// session sliding or envelope building:
+// - GET /api/user/get/login: the session joined with its user, by the HMAC of the cookie's token;
+// - GET /api/basicInformation/get?id=1: the site record's row (read on every request; the app keeps it for a second).
+// run.mjs measures them beside the app on the same database and reports app / this ratio.
 // Run as a child (`node bare-fastify.mjs --child <port>`, settings in BARE_* variables) so its CPU is its own.
 import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
@@ -16,15 +18,18 @@ const SESSION_READ = `select s.user_id, s.created_at, s.last_seen_at, s.expires_
   u.created_at as user_created_at
   from sessions s join users u on u.id = s.user_id where s.token_hash = `;
 
-/** The session read as a function of the token hash: a kept better-sqlite3 statement, or a named pg statement. */
-async function sessionReader(databaseUrl, schema) {
+const SITE_READ = 'select * from site_information where id = ';
+
+/** Each read as a function of its one parameter: a kept better-sqlite3 statement, or a named pg statement. */
+async function readers(databaseUrl, schema) {
   const require = createRequire(import.meta.url);
   if (databaseUrl.startsWith('sqlite:')) {
     const Database = require('better-sqlite3');
     const db = new Database(databaseUrl.slice('sqlite:'.length), { readonly: true });
     db.pragma('busy_timeout = 20');
-    const statement = db.prepare(`${SESSION_READ}?`);
-    return async (hash) => statement.get(hash);
+    const session = db.prepare(`${SESSION_READ}?`);
+    const site = db.prepare(`${SITE_READ}?`);
+    return { session: async (hash) => session.get(hash), site: async (id) => site.get(id) };
   }
   const pg = require('pg');
   const pool = new pg.Pool({
@@ -32,19 +37,24 @@ async function sessionReader(databaseUrl, schema) {
     max: 10,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
-  return async (hash) =>
-    (await pool.query({ name: 'session_read', text: `${SESSION_READ}$1`, values: [hash] })).rows[0];
+  const named = (name, text) => async (value) => (await pool.query({ name, text, values: [value] })).rows[0];
+  return { session: named('session_read', `${SESSION_READ}$1`), site: named('site_read', `${SITE_READ}$1`) };
 }
 
 async function child(port) {
   const { default: Fastify } = await import('fastify');
-  const read = await sessionReader(process.env.BARE_DATABASE_URL, process.env.BARE_SCHEMA || undefined);
+  const read = await readers(process.env.BARE_DATABASE_URL, process.env.BARE_SCHEMA || undefined);
   const secret = process.env.BARE_SESSION_SECRET;
   const app = Fastify({ logger: false });
   app.get('/api/user/get/login', async (request, reply) => {
     const token = /(?:^|;\s*)sid=([^;]+)/.exec(request.headers.cookie ?? '')?.[1];
-    const row = token ? await read(createHmac('sha256', secret).update(token).digest('hex')) : undefined;
+    const row = token ? await read.session(createHmac('sha256', secret).update(token).digest('hex')) : undefined;
     if (!row) return reply.code(401).send({ code: 40100, message: '未登录', data: null });
+    return { code: 0, message: 'ok', data: row };
+  });
+  app.get('/api/basicInformation/get', async (request, reply) => {
+    const row = await read.site(Number(request.query.id ?? 1));
+    if (!row) return reply.code(404).send({ code: 40400, message: '不存在', data: null });
     return { code: 0, message: 'ok', data: row };
   });
   await app.listen({ port, host: LOOPBACK });
