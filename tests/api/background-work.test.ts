@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { insertUsers } from '../helpers/batches.js';
+import { TEST_JOBS_CONFIG, useTestApp } from '../helpers/test-app.js';
+
+// Background work gives way to requests (lib/give-way.ts): a request sent while a large batch runs is answered before
+// the batch ends, and a cancel tapped mid-way stops the batch within one chunk. Behaviour, not timings: what the
+// request's answer shows about the batch's progress, and what was applied after the cancel's answer.
+// Chunks of at most 50 items, so a batch here is a hundred chunks or more.
+const app = useTestApp({ jobs: { ...TEST_JOBS_CONFIG, batchChunk: 50 } });
+const db = () => app().built.context.db;
+
+const progress = async (id: number) => {
+  const b = await db().selectFrom('batches').select(['state', 'done', 'total']).where('id', '=', id).executeTakeFirst();
+  return { state: b!.state, done: Number(b!.done), total: Number(b!.total) };
+};
+
+/** Works the queued batches as the scheduler's loop would, without waiting for them; `ended` tells when they are. */
+function workInBackground() {
+  let ended = false;
+  const working = app()
+    .built.scheduler.batches.drain()
+    .finally(() => (ended = true));
+  return { working, ended: () => ended };
+}
+
+describe('a request while a batch runs', () => {
+  it('is answered before the batch ends: a broadcast to 8,000 users still has work left when get/login answers', async () => {
+    await insertUsers(db(), 8000, 'gw', app().clock.now());
+    const admin = await app().admin();
+    const user = await app().newUser();
+    const { id, total } = await admin.ok('noticeBroadcast', {
+      body: { title: '让路测试', body: '后台任务运行时请求照常应答。', role: 'agent' },
+    });
+    expect(total).toBeGreaterThanOrEqual(8000);
+
+    const batch = workInBackground();
+    // Once it has applied a first chunk (read straight from the database, not through a request):
+    while ((await progress(id)).done === 0 && !batch.ended());
+    const me = await user.client.ok('userGetLogin');
+    expect(me.userAccount).toBe(user.userAccount);
+    // Answered while the batch is still under way.
+    expect(batch.ended(), 'get/login was answered only after the batch had finished').toBe(false);
+    const meanwhile = await progress(id);
+    expect(meanwhile.state).toBe('running');
+    expect(meanwhile.done).toBeLessThan(total);
+
+    await batch.working;
+    expect(await progress(id)).toEqual({ state: 'done', done: total, total });
+  });
+});
+
+describe('cancel while a quota batch runs', () => {
+  it('is answered mid-way and stops the batch within one chunk: nothing applied after the answer, done = lines granted', async () => {
+    const lines = 1500;
+    const ids = await insertUsers(db(), lines, 'cncl', app().clock.now());
+    const admin = await app().admin();
+    const csv = ['userAccount,amount', ...ids.map((_, i) => `cncl${i},1`)].join('\n');
+    const { id } = await admin.ok('taskQuotaGrant', { body: { csv, unit: 'runs', reason: '取消测试' } });
+    const granted = async () =>
+      (await db().selectFrom('quotaGrants').select('userId').where('userId', 'in', ids).execute()).length;
+
+    const batch = workInBackground();
+    // The admin watches the progress (each look a request of its own) and taps cancel once some lines are done.
+    let seen = await admin.ok('taskGet', { query: { id } });
+    while (seen.done === 0 && !batch.ended()) seen = await admin.ok('taskGet', { query: { id } });
+    const cancelled = await admin.ok('taskCancel', { body: { id } });
+    expect(batch.ended(), 'the cancel was answered only after the batch had finished').toBe(false);
+    expect(cancelled.state).toBe('cancelled');
+    expect(cancelled.done).toBeGreaterThan(0);
+    expect(cancelled.done).toBeLessThan(lines);
+    // What the answer says is done is exactly what was granted, then and after the runner stopped.
+    expect(await granted()).toBe(cancelled.done);
+
+    await batch.working;
+    expect(await progress(id)).toMatchObject({ state: 'cancelled', done: cancelled.done });
+    expect(await granted()).toBe(cancelled.done);
+    const items = await db()
+      .selectFrom('batchItems')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('batchId', '=', id)
+      .where('state', '=', 'done')
+      .executeTakeFirstOrThrow();
+    expect(Number(items.n)).toBe(cancelled.done);
+  });
+});
