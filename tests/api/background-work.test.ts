@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { insertUsers } from '../helpers/batches.js';
+import type { ApiClient } from '../helpers/client.js';
 import { TEST_JOBS_CONFIG, useTestApp } from '../helpers/test-app.js';
 
 // Background work gives way to requests (lib/give-way.ts): a request sent while a large batch runs is answered before
@@ -9,19 +10,30 @@ import { TEST_JOBS_CONFIG, useTestApp } from '../helpers/test-app.js';
 const app = useTestApp({ jobs: { ...TEST_JOBS_CONFIG, batchChunk: 50 } });
 const db = () => app().built.context.db;
 
+// get/login is sent over a socket, as a phone's request arrives: it is read only when the event loop gets a turn.
+let base = '';
+beforeAll(async () => {
+  base = await app().built.fastify.listen({ host: '127.0.0.1', port: 0 });
+});
+const getLogin = async (client: ApiClient) => {
+  const response = await fetch(`${base}/api/user/get/login`, { headers: { cookie: client.cookie ?? '' } });
+  return ((await response.json()) as { data: { userAccount: string } }).data;
+};
+
 const progress = async (id: number) => {
   const b = await db().selectFrom('batches').select(['state', 'done', 'total']).where('id', '=', id).executeTakeFirst();
   return { state: b!.state, done: Number(b!.done), total: Number(b!.total) };
 };
 
-/** Works the queued batches as the scheduler's loop would, without waiting for them; `ended` tells when they are. */
-function workInBackground() {
+/** A long piece of work under way, not waited for; `ended` tells when it has. */
+function underWay<T>(work: Promise<T>) {
   let ended = false;
-  const working = app()
-    .built.scheduler.batches.drain()
-    .finally(() => (ended = true));
+  const working = work.finally(() => (ended = true));
   return { working, ended: () => ended };
 }
+
+/** Works the queued batches as the scheduler's loop would, without waiting for them. */
+const workInBackground = () => underWay(app().built.scheduler.batches.drain());
 
 describe('a request while a batch runs', () => {
   it('is answered before the batch ends: a broadcast to 8,000 users still has work left when get/login answers', async () => {
@@ -36,7 +48,7 @@ describe('a request while a batch runs', () => {
     const batch = workInBackground();
     // Once it has applied a first chunk (read straight from the database, not through a request):
     while ((await progress(id)).done === 0 && !batch.ended());
-    const me = await user.client.ok('userGetLogin');
+    const me = await getLogin(user.client);
     expect(me.userAccount).toBe(user.userAccount);
     // Answered while the batch is still under way.
     expect(batch.ended(), 'get/login was answered only after the batch had finished').toBe(false);
@@ -81,5 +93,33 @@ describe('cancel while a quota batch runs', () => {
       .where('state', '=', 'done')
       .executeTakeFirstOrThrow();
     expect(Number(items.n)).toBe(cancelled.done);
+  });
+});
+
+describe('a request while a long request works through the ledger or the dashboard', () => {
+  it('is answered before the ledger check ends', async () => {
+    await insertUsers(db(), 6000, 'lc', app().clock.now());
+    const admin = await app().admin();
+    const user = await app().newUser();
+    const check = underWay(admin.ok('coinLedgerCheck'));
+    expect((await getLogin(user.client)).userAccount).toBe(user.userAccount);
+    expect(check.ended(), 'get/login was answered only after the ledger check').toBe(false);
+    expect((await check.working).mismatches).toEqual([]);
+  });
+
+  it('is answered before the dashboard has rolled up 200 days it had not', async () => {
+    // Users who joined 200 days ago: the dashboard's next look rolls up every day since, one day at a time.
+    await insertUsers(db(), 10, 'old', app().clock.now() - 200 * 86_400_000);
+    const admin = await app().admin();
+    const user = await app().newUser();
+    const dashboard = underWay(admin.ok('dashboardSummary'));
+    expect((await getLogin(user.client)).userAccount).toBe(user.userAccount);
+    expect(dashboard.ended(), 'get/login was answered only after the dashboard').toBe(false);
+    await dashboard.working;
+    const rolled = await db()
+      .selectFrom('dashboardDayRollups')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(Number(rolled.n)).toBeGreaterThanOrEqual(200);
   });
 });
