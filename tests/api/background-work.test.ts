@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { insertUsers } from '../helpers/batches.js';
 import type { ApiClient } from '../helpers/client.js';
+import { addPlatform } from '../helpers/services.js';
 import { TEST_JOBS_CONFIG, useTestApp } from '../helpers/test-app.js';
 
 // Background work gives way to requests (lib/give-way.ts): a request sent while a large batch runs is answered before
@@ -121,5 +122,42 @@ describe('a request while a long request works through the ledger or the dashboa
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
     expect(Number(rolled.n)).toBeGreaterThanOrEqual(200);
+  });
+});
+
+describe("a request while the scheduler's pass plans and claims", () => {
+  it('is answered before a pass over 200 due services ends', async () => {
+    const platformId = await addPlatform(app(), { price: 1, billingUnit: 'per_run' });
+    const now = app().clock.now();
+    const ids = await insertUsers(db(), 200, 'due', now);
+    // Due a minute ago, owned by users without coins: each run is planned, claimed and skipped (the tightest loop:
+    // no connector call between claims).
+    const settings = JSON.stringify({ days: [1, 2, 3, 4, 5, 6, 7], checkInTime: '09:00', notify: 'none' });
+    await db()
+      .insertInto('services')
+      .values(
+        ids.map((userId) => ({
+          userId,
+          platformId,
+          settings,
+          state: 'active' as const,
+          nextRunAt: now - 60_000,
+          createdAt: now,
+          updatedAt: now,
+        })),
+      )
+      .execute();
+    const user = await app().newUser();
+    const pass = underWay(app().built.scheduler.tick());
+    expect((await getLogin(user.client)).userAccount).toBe(user.userAccount);
+    expect(pass.ended(), "get/login was answered only after the scheduler's pass").toBe(false);
+    expect((await pass.working).planned).toBe(200);
+    const skipped = await db()
+      .selectFrom('runs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('platformId', '=', platformId)
+      .where('state', '=', 'skipped')
+      .executeTakeFirstOrThrow();
+    expect(Number(skipped.n)).toBe(200);
   });
 });
