@@ -7,6 +7,9 @@ import type { SessionUser } from '../sessions/service.js';
 import * as repo from './repo.js';
 import { rolledUp, type Coverage } from './rollups.js';
 
+// Between two aggregate statements the dashboard gives way (lib/give-way.ts): better-sqlite3 answers synchronously,
+// so otherwise its statements would run back to back and hold the event loop for their sum.
+
 const DAY_MS = 86_400_000;
 
 /** `count` site days ending today, each with the instants bounding it (offsets looked up per day, DST included). */
@@ -25,9 +28,6 @@ interface DayTotals {
   spent: number;
   newUsers: number;
 }
-
-// Between two aggregate statements the dashboard gives way: better-sqlite3 answers synchronously, so otherwise its
-// statements would run back to back and hold the event loop for their sum.
 
 /**
  * The figures of `days`: read from the rollups where a day has one, summed live (over index ranges) for the others,
