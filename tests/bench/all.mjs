@@ -20,8 +20,19 @@ import { QUICK, RESULTS_FILE, fmt, fmtRange, pgClient, summary, table } from './
 const HERE = dirname(fileURLToPath(import.meta.url));
 const DEFAULT_POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
 
-/** In the order a reader of the report wants them: read path, ledger (with its raw ceiling), scheduler, scale, dashboard, page weight. */
-const SCRIPTS = ['run.mjs', 'transfers.mjs', 'scheduler.mjs', 'scale.mjs', 'dashboard.mjs', 'page-weight.mjs'];
+/**
+ * In the order a reader of the report wants them: read path, ledger (with its raw ceiling), scheduler, scale, requests
+ * while background work runs, dashboard, page weight.
+ */
+const SCRIPTS = [
+  'run.mjs',
+  'transfers.mjs',
+  'scheduler.mjs',
+  'scale.mjs',
+  'background.mjs',
+  'dashboard.mjs',
+  'page-weight.mjs',
+];
 
 async function choosePostgres() {
   const set = process.env.BENCH_DATABASE_URL;
@@ -129,6 +140,17 @@ function goalRows(r) {
       '~10×, not more',
       met(f.checkGrowth?.ratio, (v) => v <= 1.5 * (f.checkGrowth?.data ?? 10)),
     );
+  }
+
+  for (const b of r.background?.results ?? []) {
+    const idle = b.jobs.find((j) => j.job === 'idle');
+    for (const j of b.jobs.filter((j) => j.goalMs !== null))
+      add(
+        `get/login p99 ms at ${r.background.settings.rate}/s (open loop), ${b.database}, while: ${j.job}`,
+        `${fmtRange(asSummary(j.p99Ms), 1)} (idle ${idle ? fmtRange(asSummary(idle.p99Ms), 1) : '-'})`,
+        `<= ${j.goalMs}`,
+        met(j.p99Ms?.median, (v) => v <= j.goalMs),
+      );
   }
 
   if (r.dashboard) {

@@ -4,7 +4,8 @@
 // Funded users log in once; autocannon then posts POST /api/user/transferCoin with, per request, a payer's session, a
 // fresh Idempotency-Key and a random payee among the users (1 coin, so nobody runs dry). Every answer must be the
 // success envelope. Afterwards the ledger check must report no mismatch, and the number of transfer entries must be
-// exactly twice the number of successful answers (nothing moved twice, nothing answered without moving).
+// exactly twice the number of successful answers (nothing moved twice, nothing answered without moving). The steady
+// load (STEADY_RATE a second) comes from paced.mjs instead: open loop, latency from each request's scheduled send.
 // Goals are reported, never enforced: the exit code is non-zero only when a server fails or answers errors.
 //
 // App targets: SQLite, and PostgreSQL when BENCH_DATABASE_URL is set (each transfer one transaction and one commit).
@@ -56,6 +57,7 @@ import {
   table,
   writeResults,
 } from './lib.mjs';
+import { paced } from './paced.mjs';
 import { CEILING_MODES, measureCeiling } from './transfer-ceiling.mjs';
 
 /**
@@ -66,7 +68,9 @@ const GOALS = { sqlite: 0.12, postgres: null };
 
 /**
  * The user-facing goal (issue 19): at a steady 200 transfers a second, a realistic peak for one process, p99 at most
- * 15 ms on both databases. autocannon's `overallRate` paces the sends; its latency counts from each send.
+ * 15 ms on both databases. Sent by paced.mjs (open loop): each latency counts from the request's scheduled send, so a
+ * stall is charged to every transfer that should have left during it (autocannon's `overallRate` counted from each
+ * actual send, which a stall delays, and so hid most of it).
  */
 const STEADY_RATE = 200;
 const STEADY_P99_GOAL_MS = 15;
@@ -167,6 +171,79 @@ function transferRequests(users) {
   ];
 }
 
+/** The next transfer as fetch options: a payer's session, a payee other than the payer, a key never used before. */
+function transferFetches(base, users) {
+  const prefix = randomBytes(4).toString('hex');
+  let sequence = 0;
+  return () => {
+    const payer = Math.floor(Math.random() * users.length);
+    let payee = Math.floor(Math.random() * (users.length - 1));
+    if (payee >= payer) payee++;
+    return fetch(`${base}${PATH}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-requested-with': 'bench',
+        cookie: users[payer].cookie,
+        'idempotency-key': `s${prefix}${(sequence++).toString(36)}`.padEnd(8, '0'),
+      },
+      body: JSON.stringify({ userAccount: users[payee].userAccount, coin: 1 }),
+      signal: AbortSignal.timeout(10_000),
+    });
+  };
+}
+
+/**
+ * Transfers at a steady STEADY_RATE a second for the run's duration (after a warm-up at the same rate), open loop
+ * (paced.mjs); answers the same summary as `measure`, its counts of answers kept here as autocannon would.
+ */
+async function measureSteady(settings, server, users, database) {
+  const send = transferFetches(server.base, users);
+  const run = async (seconds) => {
+    const counts = { status2xx: 0, non2xx: 0, errors: 0, timeouts: 0, mismatches: 0 };
+    const request = async () => {
+      let response;
+      try {
+        response = await send();
+      } catch (error) {
+        counts[error?.name === 'TimeoutError' ? 'timeouts' : 'errors']++;
+        return false;
+      }
+      const body = await response.text();
+      if (response.status < 200 || response.status >= 300) counts.non2xx++;
+      else if (body.startsWith('{"code":0')) counts.status2xx++;
+      else counts.mismatches++;
+      return response.status < 300 && body.startsWith('{"code":0');
+    };
+    return { counts, load: await paced({ rate: STEADY_RATE, seconds, request }) };
+  };
+  const warm = settings.warmup > 0 ? await run(settings.warmup) : null;
+  const before = processCpuSeconds(server.child.pid);
+  const { counts, load } = await run(settings.duration);
+  const after = processCpuSeconds(server.child.pid);
+  if (server.child.exitCode !== null || server.child.signalCode !== null) {
+    throw new BenchError(`${server.name} exited while measured:\n${server.output.tail.slice(-10).join('\n')}`);
+  }
+  const cpu = before === null || after === null ? null : after - before;
+  const w = warm?.counts;
+  return {
+    target: 'transfer-steady',
+    database,
+    requestsPerSecond: load.sent / load.seconds,
+    requestsTotal: load.sent,
+    durationSeconds: load.seconds,
+    latencyMs: load.latencyMs,
+    ...counts,
+    // Unanswered when the drain ran out: counted as timeouts (they may still have moved coins: the ledger allows it).
+    timeouts: counts.timeouts + load.unanswered,
+    serverCpuMicrosPerRequest: cpu === null || load.sent === 0 ? null : (cpu / load.sent) * 1e6,
+    serverCpuUtilisation: cpu === null ? null : cpu / load.seconds,
+    sendLagMaxMs: load.sendLagMaxMs,
+    warmup2xx: w ? w.status2xx : 0,
+    warmupNon2xx: w ? w.non2xx + w.errors + w.timeouts + w.mismatches + warm.load.unanswered : 0,
+  };
+}
+
 function summarise(result, cpu, target, database) {
   return {
     target,
@@ -245,14 +322,7 @@ async function benchDatabase(autocannon, settings, db, target, bare, adminPasswo
       const second = await (bareFirst ? runApp() : runBare());
       const [appResult, bareResult] = bareFirst ? [second, first] : [first, second];
       console.log(`  measuring ${db} POST ${PATH} at a steady ${STEADY_RATE}/s …`);
-      const steady = await measure(
-        autocannon,
-        settings,
-        app,
-        { requests: transferRequests(users), overallRate: STEADY_RATE },
-        'transfer-steady',
-        db,
-      );
+      const steady = await measureSteady(settings, app, users, db);
       bareResult.pairedWith = `${db}:transfer`;
       // The raw ceiling on the same file while the app is idle (its requests have all been answered).
       const ceiling = {};

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { timeSlices } from '../lib/give-way.js';
 import { nextOccurrence } from '../modules/services/schedules.js';
 import { advanceCursor, enqueue, servicesDue } from './queue.js';
 import { siteDay } from '../lib/site-time.js';
@@ -10,12 +11,16 @@ const SERVICES_PER_PASS = 500;
 /**
  * Enqueues every run whose time has come and moves each service's cursor to its next occurrence. Safe to run in any
  * number of processes at once: a run exists once by its unique key, and a cursor moves only from the value read.
+ * Each service's runs and cursor are statements of their own, and the pass gives way to requests once a slice of time
+ * is spent (a pass may plan hundreds of services at a busy minute).
  */
 export async function planDue(app: AppContext): Promise<number> {
   const now = app.now();
   const timeZone = app.config.jobs.timeZone;
   let enqueued = 0;
+  const pace = timeSlices();
   for (const service of await servicesDue(app.db, now, SERVICES_PER_PASS)) {
+    await pace();
     const { settings } = service;
     const from = Number(service.nextRunAt);
     // A service of a kind no longer declared plans nothing: its cursor is cleared.

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AppContext } from '../context.js';
+import { timeSlices } from '../lib/give-way.js';
 import { BatchRunner } from './batches/runner.js';
 import type { Connector } from './connectors/connector.js';
 import { planDue } from './planner.js';
@@ -59,11 +60,13 @@ export class Scheduler {
    */
   async tick(): Promise<{ planned: number; claimed: number }> {
     const planned = await planDue(this.app);
+    const pace = timeSlices();
     let claimed = 0;
     for (;;) {
       const batch: Claimed[] = [];
       let settled = 0;
       while (batch.length < this.app.config.jobs.concurrency) {
+        await pace();
         const c = await this.worker.claim();
         if (c === null) break;
         if (c === 'settled') settled++;
@@ -117,8 +120,14 @@ export class Scheduler {
     this.batchSlot = slot;
   }
 
+  /**
+   * One worker slot. It gives way once a slice of time is spent: with an instant connector (or a burst of runs that
+   * are only skipped) claims follow each other without ever leaving the event loop on SQLite.
+   */
   private async slot(): Promise<void> {
+    const pace = timeSlices();
     while (this.running) {
+      await pace();
       let claimed: Awaited<ReturnType<Worker['claim']>>;
       try {
         claimed = await this.worker.claim();

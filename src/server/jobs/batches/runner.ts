@@ -1,15 +1,25 @@
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../lib/errors.js';
+import { giveWay } from '../../lib/give-way.js';
 import * as repo from '../../modules/batches/repo.js';
+import { ChunkSize, chunkSliceMs } from './chunk-size.js';
 import { BATCH_WORK, type BatchItem, type HeldBatch } from './kinds.js';
 
-type ChunkOutcome = 'more' | 'finished' | 'lost';
+/** How many items a chunk applied (there may be more), or why the batch ends here. */
+type ChunkOutcome = number | 'finished' | 'lost';
 
 /**
  * Works batch tasks for one process (`owner`), on the scheduler's loop: claims a queued batch (or one whose process
  * died: its lease expired) and works it chunk by chunk. Each chunk is one transaction that renews the lease, applies
  * the items' effects, records failures and moves the cursor past them; so after a crash the batch resumes right after
  * the last committed chunk and no item is applied twice. A cancelled batch stops at its next chunk.
+ *
+ * Between chunks it gives way to requests (lib/give-way.ts), and each chunk is sized to a slice of time
+ * (chunk-size.ts): on SQLite, where a chunk holds the event loop, a request waits at most about one slice while a
+ * batch runs, and a cancel is answered between two chunks. On PostgreSQL a chunk's first statement renews the lease on
+ * the batch's row and a cancel writes that row too, so a cancel that arrives while a chunk is in flight waits for that
+ * chunk's commit. Either way every chunk after the cancel finds the batch cancelled: nothing is applied after the
+ * cancel's answer, and the done counter it shows is final.
  */
 export class BatchRunner {
   constructor(
@@ -34,19 +44,23 @@ export class BatchRunner {
 
   /** Works a claimed batch until it ends, is cancelled or taken over, or `keepGoing` says stop (shutdown). */
   async work(id: number, keepGoing: () => boolean = () => true): Promise<void> {
+    const size = new ChunkSize(this.app.config.jobs.batchChunk, chunkSliceMs(this.postgres));
     while (keepGoing()) {
       let outcome: ChunkOutcome;
+      const started = performance.now();
       try {
-        outcome = await this.chunk(id, this.app.config.jobs.batchChunk);
+        outcome = await this.chunk(id, size.next);
+        if (typeof outcome === 'number') size.took(outcome, performance.now() - started);
       } catch (err) {
         // Something in the chunk threw: every effect of it rolled back. Item by item, to pin the failure on one.
         this.app.log.warn({ err, batchId: id }, 'batch: chunk failed, retrying item by item');
         outcome = await this.chunk(id, 1).catch(async (error: unknown) => {
           await this.failNext(id, error);
-          return 'more' as const;
+          return 1;
         });
       }
-      if (outcome !== 'more') return;
+      if (typeof outcome !== 'number') return;
+      await giveWay();
     }
   }
 
@@ -56,6 +70,7 @@ export class BatchRunner {
     for (let id = await this.claim(); id !== undefined; id = await this.claim()) {
       await this.work(id);
       worked++;
+      await giveWay();
     }
     return worked;
   }
@@ -81,7 +96,7 @@ export class BatchRunner {
         else if (work.listed) await repo.recordItem(trx, { batchId: id, ...label(item) }, { state: 'done' });
       }
       await repo.advance(trx, id, items.at(-1)!.seq, items.length - failures.size, failures.size);
-      return 'more';
+      return items.length;
     });
   }
 

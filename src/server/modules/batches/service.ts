@@ -6,7 +6,7 @@ import { mapPage } from '../../db/paging.js';
 import { badParams, conflict, notFound } from '../../lib/errors.js';
 import { statementTaskCsvRow } from '../../lib/csv-format.js';
 import type { CsvFile, CsvRow } from '../../lib/csv-file.js';
-import { yieldToEventLoop } from '../../db/yield.js';
+import { giveWay } from '../../lib/give-way.js';
 import {
   activeServices,
   recipients,
@@ -212,7 +212,7 @@ export async function outputCsv(app: AppContext, id: number): Promise<CsvFile> {
       yield lines.map((l) => statementTaskCsvRow(JSON.parse(l.line) as CsvRow, app.config.jobs.timeZone));
       if (lines.length < 1000) return;
       after = Number(lines.at(-1)!.seq);
-      await yieldToEventLoop();
+      await giveWay();
     }
   }
   return { filename: `statements-task-${id}.csv`, rows: rows() };

@@ -10,7 +10,7 @@ import { LIVE_SITE_ID } from '../site/service.js';
 import { timeOrderedId } from '../security/tokens.js';
 import { maskName } from '../users/dto.js';
 import * as users from '../users/repo.js';
-import { yieldToEventLoop } from '../../db/yield.js';
+import { giveWay } from '../../lib/give-way.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { idempotent } from './idempotency.js';
 import { moveCoins, transferCoins } from './ledger.js';
@@ -153,7 +153,7 @@ export function statementCsv(app: AppContext, actor: SessionUser, userId: number
       yield chunk.map((e) => statementCsvRow(toEntryView(e), app.config.jobs.timeZone));
       sent += chunk.length;
       start = { beforeId: chunk.at(-1)!.id };
-      await yieldToEventLoop();
+      await giveWay();
     }
   }
   return Promise.resolve({ filename: `coin-entries-${filter.userId}.csv`, rows: rows() });
@@ -218,7 +218,7 @@ export async function check(app: AppContext): Promise<Schemas['LedgerCheck']> {
       for (const row of await statements.balancesWithSums(app.db, after, upTo)) add(row);
       after = upTo;
     }
-    await yieldToEventLoop();
+    await giveWay();
   }
   return result;
 }
@@ -244,7 +244,7 @@ async function checkUserInSlices(app: AppContext, userId: number): Promise<Check
     entries += slice.entries;
     afterId = slice.lastId;
     if (slice.entries < CHECK_ENTRIES_PER_SLICE) break;
-    await yieldToEventLoop();
+    await giveWay();
   }
   const rest = await statements.balanceWithSumAfter(app.db, userId, afterId);
   if (!rest) return undefined;

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
-import { yieldToEventLoop } from '../../db/yield.js';
+import { giveWay } from '../../lib/give-way.js';
 import { addDays, siteDay, siteDayStart } from '../../lib/site-time.js';
 import * as repo from './repo.js';
 
@@ -70,7 +70,7 @@ async function fill(app: AppContext, timeZone: string): Promise<Coverage | null>
       const hi = siteDayStart(addDays(day, 1), timeZone);
       const figures = await repo.figuresBetween(db, lo, hi);
       await repo.insertRollup(db, timeZone, day, figures, app.now());
-      await yieldToEventLoop();
+      await giveWay();
     }
   }
   const span = await repo.rollupSpan(db, timeZone);

@@ -1,18 +1,16 @@
 import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
 import { noPermission } from '../../lib/errors.js';
+import { giveWay } from '../../lib/give-way.js';
 import { addDays, siteDay, siteDayStart } from '../../lib/site-time.js';
 import type { SessionUser } from '../sessions/service.js';
 import * as repo from './repo.js';
 import { rolledUp, type Coverage } from './rollups.js';
 
-const DAY_MS = 86_400_000;
+// Between two aggregate statements the dashboard gives way (lib/give-way.ts): better-sqlite3 answers synchronously,
+// so otherwise its statements would run back to back and hold the event loop for their sum.
 
-/**
- * Lets queued I/O (other requests) run between two aggregate statements. better-sqlite3 answers synchronously, so
- * without this the dashboard's statements would run back to back and hold the event loop for their sum.
- */
-const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
+const DAY_MS = 86_400_000;
 
 /** `count` site days ending today, each with the instants bounding it (offsets looked up per day, DST included). */
 export function siteDays(now: number, timeZone: string, count: number): repo.DayBounds[] {
@@ -40,11 +38,11 @@ async function perDay(app: AppContext, timeZone: string, days: repo.DayBounds[])
   for (const r of await repo.rollupsBetween(app.db, timeZone, days[0]!.day, days.at(-1)!.day)) out.set(r.day, r);
   const live = days.filter((d) => !out.has(d.day));
   if (live.length === 0) return out;
-  await breathe();
+  await giveWay();
   const revenue = await repo.revenuePerDay(app.db, live);
-  await breathe();
+  await giveWay();
   const coins = await repo.coinsPerDay(app.db, live);
-  await breathe();
+  await giveWay();
   const users = await repo.newUsersPerDay(app.db, live);
   for (const { day } of live) {
     out.set(day, {
@@ -62,7 +60,7 @@ async function coinTotals(app: AppContext, timeZone: string, covered: Coverage |
   if (!covered) return repo.coinTotalsOutside(app.db, 0, 0);
   // Bounded by the span just read: another process may add a day meanwhile, which the live part already counts.
   const rolled = await repo.rollupTotals(app.db, timeZone, covered.first, covered.last);
-  await breathe();
+  await giveWay();
   const live = await repo.coinTotalsOutside(app.db, covered.lo, covered.hi);
   return {
     issued: rolled.issued + live.issued,
@@ -78,14 +76,14 @@ export async function summary(app: AppContext): Promise<Schemas['DashboardSummar
   const today = month.at(-1)!;
   const covered = await rolledUp(app, timeZone);
   const users = await repo.userFigures(app.db, today.lo, now - 7 * DAY_MS);
-  await breathe();
+  await giveWay();
   const coins = await coinTotals(app, timeZone, covered);
-  await breathe();
+  await giveWay();
   const orders = await repo.orderFigures(app.db, today.lo);
   const revenue30d = [...(await perDay(app, timeZone, month)).values()].reduce((sum, d) => sum + d.revenue, 0);
-  await breathe();
+  await giveWay();
   const services = await repo.serviceFigures(app.db, today.day);
-  await breathe();
+  await giveWay();
   const quota = await repo.quotaOutstanding(app.db, now);
   return {
     today: today.day,
@@ -106,7 +104,7 @@ export async function series(app: AppContext, range: Schemas['DashboardRange']):
   const days = siteDays(app.now(), timeZone, range);
   await rolledUp(app, timeZone);
   const figures = await perDay(app, timeZone, days);
-  await breathe();
+  await giveWay();
   const runs = await repo.runsPerDay(app.db, days[0]!.day, days.at(-1)!.day);
   const runsOf = new Map(runs.map((r) => [r.day, r]));
   return {
