@@ -6,6 +6,7 @@ import {
   listScreen,
   type Choice,
   type FieldAction,
+  type ListItem,
   type MenuEntryIcon,
   type MenuGroup,
   type RowAction,
@@ -281,6 +282,21 @@ const userSubject = (param: string, text: (who: string) => string): Subject => (
   text: (u) => text(userRow(u)),
 });
 
+/** A signed-in device, on one's own 登录设备 and on an admin's view of a user's. */
+const sessionItem: ListItem<Schemas['Session']> = {
+  title: (s) => w.devices.name(s.browser, s.system),
+  description: (s) => w.devices.row(s.address, t.format.dateTime(s.createdAt), t.format.dateTime(s.lastSeenAt)),
+  tag: (s) => (s.current ? { text: w.devices.current, tone: 'success' } : null),
+};
+const endSession: RowAction<Schemas['Session']> = {
+  label: w.devices.end,
+  color: 'danger',
+  when: (s) => !s.current,
+  confirm: (s) => w.devices.endAsk(w.devices.name(s.browser, s.system)),
+  done: w.devices.ended,
+  call: { operation: 'sessionEnd', args: (s) => ({ body: { id: s.id, userId: s.userId } }) },
+};
+
 /** The two forms of /coinChange (add, reduce), rendered by the generic form renderer inside one screen. */
 export const coinChangeForms = {
   add: formScreen({
@@ -533,6 +549,27 @@ export const screens: Screen[] = [
     icon: { name: 'LockOutline', tint: 'blue' },
     done: w.form.passwordChanged,
     after: '/login',
+  }),
+  listScreen({
+    path: '/sessions',
+    title: '登录设备',
+    access: SIGNED_IN,
+    kind: 'list',
+    menu: 'account',
+    icon: { name: 'UserSetOutline', tint: 'purple' },
+    operation: 'sessionList',
+    item: sessionItem,
+    rowActions: [endSession],
+    toolbar: [
+      {
+        label: w.devices.endOthers,
+        color: 'danger',
+        confirm: w.devices.endOthersAsk,
+        done: w.devices.endedOthers,
+        call: { operation: 'sessionEndOthers', args: () => ({}) },
+      },
+    ],
+    empty: w.devices.empty,
   }),
   {
     path: '/bind_email',
@@ -792,6 +829,19 @@ export const screens: Screen[] = [
       { key: 'lastLoginAt', label: '最近登录', format: 'time' },
       { key: 'banPausedServices', label: '封禁时暂停的服务' },
     ],
+    actions: [{ label: w.devices.link, to: (u) => `/user_sessions?userId=${u.id}` }],
+  }),
+  listScreen({
+    path: '/user_sessions',
+    title: '登录设备',
+    access: ADMIN,
+    kind: 'list',
+    operation: 'sessionList',
+    urlFilters: ['userId'],
+    subject: userSubject('userId', w.devices.ofUser),
+    item: sessionItem,
+    rowActions: [endSession],
+    empty: w.devices.empty,
   }),
   formScreen({
     path: '/add_user',

@@ -12,6 +12,7 @@ import { quotaHandlers } from './modules/quotas/handlers.js';
 import { redeemHandlers } from './modules/redeem/handlers.js';
 import { runHandlers } from './modules/runs/handlers.js';
 import { serviceHandlers } from './modules/services/handlers.js';
+import { sessionHandlers } from './modules/sessions/handlers.js';
 import { siteHandlers } from './modules/site/handlers.js';
 import { userHandlers } from './modules/users/handlers.js';
 
@@ -19,6 +20,7 @@ import { userHandlers } from './modules/users/handlers.js';
 export const handlers: Handlers = {
   ...siteHandlers,
   ...userHandlers,
+  ...sessionHandlers,
   ...coinHandlers,
   ...mallHandlers,
   ...orderHandlers,

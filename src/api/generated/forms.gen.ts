@@ -1460,6 +1460,31 @@ export const formSchemas = {
     ],
     "additionalProperties": false
   },
+  sessionEnd: {
+    "$id": "sessionEnd",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "string",
+        "title": "会话",
+        "description": "会话的公开编号（不是令牌）",
+        "minLength": 16,
+        "maxLength": 16,
+        "pattern": "^[A-Za-z0-9_-]{16}$"
+      },
+      "userId": {
+        "type": "integer",
+        "title": "编号",
+        "description": "会话的主人；只有管理员可以指定别人（其他角色 403 / 40101）",
+        "minimum": 1,
+        "maximum": 2147483647
+      }
+    },
+    "required": [
+      "id"
+    ],
+    "additionalProperties": false
+  },
   taskCancel: {
     "$id": "taskCancel",
     "type": "object",
@@ -2164,6 +2189,7 @@ export const formPatternMessages: Record<FormSchemaId, Readonly<Record<string, s
   serviceSave: {},
   serviceStart: {},
   serviceStop: {},
+  sessionEnd: {},
   taskCancel: {},
   taskFailures: {},
   taskListPage: {},

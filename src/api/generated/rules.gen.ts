@@ -28,6 +28,7 @@ export const contractRules = {
   Timestamp: {"type":"integer","minimum":0},
   SingleLineText: {"type":"string","pattern":"^[^\\p{C}]*$","message":"不能包含控制字符或换行"},
   MultiLineText: {"type":"string","pattern":"^[^\\p{Cs}\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$","message":"不能包含控制字符"},
+  SessionId: {"type":"string","pattern":"^[A-Za-z0-9_-]{16}$","minLength":16,"maxLength":16,"title":"会话"},
   CoinAmount: {"type":"integer","minimum":1,"maximum":100000000,"title":"积分数量"},
   PageCursor: {"type":"string","pattern":"^[0-9a-z]{1,12}\\.[A-Za-z0-9_-]{16}$","minLength":18,"maxLength":29,"title":"翻页位置","message":"翻页位置无效，请从第一页重新加载"},
   PriceFen: {"type":"integer","minimum":1,"maximum":100000000,"title":"价格（分）"},

@@ -166,6 +166,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/user/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 登录设备：仍有效的会话（最近使用的在前）
+         * @description 每个仍有效的会话：浏览器与系统（由登录时的 User-Agent 解析）、登录地址、登录时间、最近使用时间；current 标出发起这次请求的会话。 userId 只有管理员可以指定（其他角色指定别人得到 403 / 40101）。会话的令牌与其散列从不出现在答复中，id 只是用来结束它的编号。
+         */
+        get: operations["sessionList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/sessions/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 结束一个会话（让那台设备退出登录）
+         * @description 结束自己的一个会话；管理员可以结束任何用户的会话（记入审计）。那台设备的下一次请求得到 401 / 40001。 不存在、已结束或不属于该用户的会话得到 404 / 40400；当前会话请用退出登录结束（400 / 40000）。
+         */
+        post: operations["sessionEnd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/sessions/endOthers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** 退出其他设备：结束自己除当前会话外的全部会话 */
+        post: operations["sessionEndOthers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/user/get/login": {
         parameters: {
             query?: never;
@@ -2094,6 +2151,48 @@ export interface components {
             sortOrder?: components["schemas"]["SortOrder"];
         };
         /**
+         * 会话
+         * @description 会话的公开编号（不是令牌）
+         */
+        SessionId: string;
+        Session: {
+            id: components["schemas"]["SessionId"];
+            userId: components["schemas"]["Id"];
+            /**
+             * 浏览器
+             * @description 由 User-Agent 解析；认不出时为空串
+             */
+            browser: string;
+            /**
+             * 系统
+             * @description 由 User-Agent 解析；认不出时为空串
+             */
+            system: string;
+            /** 登录地址 */
+            address: string;
+            /** 登录时间 */
+            createdAt: number;
+            /** 最近使用 */
+            lastSeenAt: number;
+            /** 当前设备 */
+            current: boolean;
+        };
+        SessionPage: {
+            records: components["schemas"]["Session"][];
+            total: number;
+            current: number;
+            pageSize: number;
+        };
+        SessionEndRequest: {
+            id: components["schemas"]["SessionId"];
+            /** @description 会话的主人；只有管理员可以指定别人（其他角色 403 / 40101） */
+            userId?: components["schemas"]["Id"];
+        };
+        SessionsEnded: {
+            /** 结束的会话数 */
+            ended: number;
+        };
+        /**
          * @example {
          *       "id": 2,
          *       "userAccount": "alice_01",
@@ -3113,7 +3212,7 @@ export interface components {
          * 消息类型
          * @enum {string}
          */
-        NoticeKind: "run_succeeded" | "run_failed" | "run_skipped" | "service_paused" | "order_confirmed" | "order_cancelled" | "coins_received" | "redeem_used" | "quota_granted" | "broadcast";
+        NoticeKind: "run_succeeded" | "run_failed" | "run_skipped" | "service_paused" | "order_confirmed" | "order_cancelled" | "coins_received" | "new_sign_in" | "redeem_used" | "quota_granted" | "broadcast";
         Notice: {
             id: components["schemas"]["Id"];
             kind: components["schemas"]["NoticeKind"];
@@ -3735,6 +3834,119 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["OkBoolean"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    sessionList: {
+        parameters: {
+            query?: {
+                current?: components["parameters"]["Current"];
+                pageSize?: components["parameters"]["PageSize"];
+                userId?: components["schemas"]["Id"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 一页会话 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 0,
+                     *       "message": "ok",
+                     *       "data": {
+                     *         "records": [
+                     *           {
+                     *             "id": "Sk3b9XqPz0aTc1Lm",
+                     *             "userId": 42,
+                     *             "browser": "Chrome 131",
+                     *             "system": "Android 14",
+                     *             "address": "203.0.113.7",
+                     *             "createdAt": 1764115200000,
+                     *             "lastSeenAt": 1764118800000,
+                     *             "current": true
+                     *           }
+                     *         ],
+                     *         "total": 1,
+                     *         "current": 1,
+                     *         "pageSize": 10
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["SessionPage"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    sessionEnd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "Sk3b9XqPz0aTc1Lm"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SessionEndRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkBoolean"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    sessionEndOthers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 结束了几个会话 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 0,
+                     *       "message": "ok",
+                     *       "data": {
+                     *         "ended": 2
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["SessionsEnded"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             500: components["responses"]["ServerError"];
         };

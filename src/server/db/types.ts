@@ -80,6 +80,18 @@ export interface SessionsTable {
   /** A revoked session is kept (until it would have expired) so its next call can answer 40001, not 40100. */
   revokedAt: EpochMs | null;
   revokeReason: string | null;
+  /** The device it was signed in from, parsed from the User-Agent at sign-in ('' when unknown). */
+  browser: string;
+  system: string;
+  /** The client address at sign-in (the proxy's X-Forwarded-For with TRUST_PROXY). */
+  address: string;
+}
+
+/** The browsers a user has signed in from (name and system, no versions): a new one is told in the inbox. */
+export interface UserBrowsersTable {
+  userId: number;
+  signature: string;
+  firstSeenAt: EpochMs;
 }
 
 export interface SiteInformationTable {
@@ -331,6 +343,7 @@ export interface DashboardDayRollupsTable {
 export interface Database extends QuotaAiTables {
   users: UsersTable;
   sessions: SessionsTable;
+  userBrowsers: UserBrowsersTable;
   siteInformation: SiteInformationTable;
   emailCaptchas: EmailCaptchasTable;
   rateLimits: RateLimitsTable;

@@ -11,6 +11,7 @@ const ENDED_MESSAGES: Record<RevokeReason, string> = {
   banned: '账号已被封禁，请联系管理员',
   password: '密码已修改，请重新登录',
   deleted: '账号已被删除',
+  ended: '这台设备已被退出登录，请重新登录',
 };
 
 export async function sessionFromHeaders(app: AppContext, headers: IncomingHttpHeaders): Promise<SessionState> {

@@ -137,6 +137,22 @@ export const signedInMessages = {
     greeting: (name: string) => `你好，${name}`,
     passwordOf: (who: string) => `为 ${who} 设置新密码`,
   },
+  devices: {
+    /** A device in words; an empty User-Agent (a script, an old session) reads as an unknown device. */
+    name: (browser: string, system: string) => [browser, system].filter(Boolean).join(' · ') || '未知设备',
+    row: (address: string, signedInAt: string, lastSeenAt: string) =>
+      `${address || '地址未知'} · 登录于 ${signedInAt}\n最近使用 ${lastSeenAt}`,
+    current: '当前设备',
+    end: '退出该设备',
+    endAsk: (device: string) => `确定让「${device}」退出登录吗？那台设备需要重新登录。`,
+    ended: '已退出该设备',
+    endOthers: '退出其他设备',
+    endOthersAsk: '确定让除这台以外的所有设备退出登录吗？',
+    endedOthers: '其他设备已退出登录',
+    ofUser: (who: string) => `${who} 的登录设备`,
+    empty: '没有登录中的设备',
+    link: '登录设备',
+  },
   mall: {
     /** A price in fen as yuan: 990 → ¥9.90. */
     yuan: (fen: number) => `¥${(fen / 100).toFixed(2)}`,

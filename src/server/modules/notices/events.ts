@@ -103,3 +103,16 @@ export const quotaGranted = (
     },
     now,
   );
+
+/** A sign-in from a browser the user had not signed in from before (登录设备 lists it and can end it). */
+export const newSignIn = (trx: Db, e: { userId: number; device: string; address: string }, now: number) =>
+  tell(
+    trx,
+    {
+      userId: e.userId,
+      kind: 'new_sign_in',
+      title: '新设备登录',
+      body: `你的账号刚在${e.device}上登录（地址 ${e.address}）。如果不是你本人，请在“我的 → 登录设备”中退出该设备并修改密码。`,
+    },
+    now,
+  );

@@ -12,6 +12,7 @@ export type NoticeKind =
   | 'order_confirmed'
   | 'order_cancelled'
   | 'coins_received'
+  | 'new_sign_in'
   | 'redeem_used'
   | 'quota_granted'
   | 'broadcast';

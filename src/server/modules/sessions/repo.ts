@@ -1,9 +1,18 @@
 import { compiledOnce } from '../../db/compiled-once.js';
 import type { Db } from '../../db/database.js';
+import { paginate, type PageQuery } from '../../db/paging.js';
 
 export async function insertSession(
   db: Db,
-  row: { tokenHash: string; userId: number; now: number; expiresAt: number },
+  row: {
+    tokenHash: string;
+    userId: number;
+    now: number;
+    expiresAt: number;
+    browser: string;
+    system: string;
+    address: string;
+  },
 ) {
   await db
     .insertInto('sessions')
@@ -13,8 +22,62 @@ export async function insertSession(
       createdAt: row.now,
       lastSeenAt: row.now,
       expiresAt: row.expiresAt,
+      browser: row.browser,
+      system: row.system,
+      address: row.address,
     })
     .execute();
+}
+
+/** A user's sessions still in use: not revoked, not expired (idle or absolute), most recently used first. */
+export function liveSessions(db: Db, userId: number, now: number, absoluteMs: number) {
+  return db
+    .selectFrom('sessions')
+    .where('userId', '=', userId)
+    .where('revokedAt', 'is', null)
+    .where('expiresAt', '>', now)
+    .where('createdAt', '>', now - absoluteMs);
+}
+
+export const sessionPage = (
+  db: Db,
+  userId: number,
+  now: number,
+  absoluteMs: number,
+  page: Pick<PageQuery, 'current' | 'pageSize'>,
+) =>
+  paginate(
+    page,
+    (limit, offset) =>
+      liveSessions(db, userId, now, absoluteMs)
+        .select(['tokenHash', 'browser', 'system', 'address', 'createdAt', 'lastSeenAt'])
+        .orderBy('lastSeenAt', 'desc')
+        .orderBy('createdAt', 'desc')
+        .limit(limit)
+        .offset(offset)
+        .execute(),
+    () => liveSessions(db, userId, now, absoluteMs),
+  );
+
+export const liveSessionHashes = async (db: Db, userId: number, now: number, absoluteMs: number) =>
+  (await liveSessions(db, userId, now, absoluteMs).select('tokenHash').execute()).map((r) => r.tokenHash);
+
+/** Remembers the browser; answers whether it is new to this user (false when it was known). */
+export async function rememberBrowser(db: Db, userId: number, signature: string, now: number): Promise<boolean> {
+  const added = await db
+    .insertInto('userBrowsers')
+    .values({ userId, signature, firstSeenAt: now })
+    .onConflict((oc) => oc.columns(['userId', 'signature']).doNothing())
+    .returning('signature')
+    .executeTakeFirst();
+  return added !== undefined;
+}
+
+export async function hasKnownBrowser(db: Db, userId: number): Promise<boolean> {
+  return (
+    (await db.selectFrom('userBrowsers').select('signature').where('userId', '=', userId).executeTakeFirst()) !==
+    undefined
+  );
 }
 
 /** The one query on every authenticated request: the session and the signed-in user (what get/login answers). */

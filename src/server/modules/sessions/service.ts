@@ -1,6 +1,8 @@
 import type { Db } from '../../db/database.js';
 import type { UserRole } from '../../db/types.js';
 import { keyedHash, newToken } from '../security/tokens.js';
+import { newSignIn } from '../notices/events.js';
+import { deviceOf, type Device } from './device.js';
 import * as repo from './repo.js';
 
 /** Idle sessions end after 7 days; any use slides the end forward, but a session never outlives 30 days. */
@@ -9,7 +11,8 @@ export const ABSOLUTE_MS = 30 * 24 * 3600 * 1000;
 /** Sliding writes at most this often per session, so reads stay reads on the hot path. */
 const TOUCH_EVERY_MS = 5 * 60 * 1000;
 
-export type RevokeReason = 'logout' | 'banned' | 'password' | 'deleted';
+/** Why a session ended; `ended` is one ended from 登录设备 (by its owner on another device, or by an admin). */
+export type RevokeReason = 'logout' | 'banned' | 'password' | 'deleted' | 'ended';
 
 /** The signed-in user, as get/login answers it (the contract's LoginUser). */
 export interface SessionUser {
@@ -49,11 +52,47 @@ function tokenHash(secret: string, token: string): string {
   return hash;
 }
 
-export async function startSession(db: Db, secret: string, userId: number, now: number): Promise<string> {
+/** Who is signing in, as the request tells it: the User-Agent header and the client address. */
+export interface SignInClient {
+  userAgent: string | undefined;
+  address: string;
+}
+
+/**
+ * A new session for the user, remembering the device it is on. A sign-in from a browser the user had never signed in
+ * from before (and not their first sign-in ever) is told in their inbox, so a stolen password shows.
+ */
+export async function startSession(
+  db: Db,
+  secret: string,
+  userId: number,
+  now: number,
+  client: SignInClient,
+): Promise<string> {
   const token = newToken();
-  await repo.insertSession(db, { tokenHash: tokenHash(secret, token), userId, now, expiresAt: now + IDLE_MS });
+  const device = deviceOf(client.userAgent);
+  const address = client.address.slice(0, 64);
+  await repo.insertSession(db, {
+    tokenHash: tokenHash(secret, token),
+    userId,
+    now,
+    expiresAt: now + IDLE_MS,
+    browser: device.browser,
+    system: device.system,
+    address,
+  });
+  const knewAny = await repo.hasKnownBrowser(db, userId);
+  const isNew = await repo.rememberBrowser(db, userId, device.signature, now);
+  if (isNew && knewAny) await newSignIn(db, { userId, device: deviceName(device), address }, now);
   return token;
 }
+
+/** A device in words: 'Chrome 131 · Android 14', or 未知设备 when the User-Agent said nothing we could read. */
+export const deviceName = (d: Pick<Device, 'browser' | 'system'>) =>
+  [d.browser, d.system].filter(Boolean).join(' · ') || '未知设备';
+
+/** The public id of a session (登录设备 ends one by it): derived from its hash, so it reveals nothing of the token. */
+export const sessionId = (secret: string, hash: string) => keyedHash(secret, `session-id\n${hash}`).slice(0, 16);
 
 export async function resolveSession(db: Db, secret: string, token: string, now: number): Promise<SessionState> {
   const hash = tokenHash(secret, token);

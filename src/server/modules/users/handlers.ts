@@ -23,12 +23,16 @@ type UserHandlers = Omit<
   | `dashboard${string}`
   | 'userClockCount'
   | 'healthGet'
+  | `session${string}`
 >;
 
 export const userHandlers: UserHandlers = {
   userRegister: ({ app, body, ip }) => users.register(app, body, ip),
   userLogin: async (ctx) => {
-    const { user, token } = await users.login(ctx.app, ctx.body, ctx.ip);
+    const { user, token } = await users.login(ctx.app, ctx.body, {
+      userAgent: ctx.header('user-agent'),
+      address: ctx.ip,
+    });
     // A new session id at every login: a token planted before login is never promoted.
     const previous = await ctx.session();
     if (previous.kind === 'active') await endSession(ctx.app.db, previous.tokenHash, ctx.app.now());

@@ -10,7 +10,7 @@ import { pauseActiveOfUser } from '../services/repo.js';
 import * as limits from '../limits/service.js';
 import { DECOY_HASH, hashPassword, verifyPassword } from '../security/passwords.js';
 import { invitationCode } from '../security/tokens.js';
-import { endUserSessions, startSession, type SessionUser } from '../sessions/service.js';
+import { endUserSessions, startSession, type SessionUser, type SignInClient } from '../sessions/service.js';
 import { moveCoins } from '../coins/ledger.js';
 import { findSite } from '../site/repo.js';
 import { LIVE_SITE_ID } from '../site/service.js';
@@ -134,8 +134,9 @@ export async function register(app: AppContext, input: Schemas['UserRegisterRequ
 export async function login(
   app: AppContext,
   input: Schemas['UserLoginRequest'],
-  ip: string,
+  client: SignInClient,
 ): Promise<{ user: Schemas['LoginUser']; token: string }> {
+  const ip = client.address;
   // Both attempts count as failures until the password is checked, so guesses sent at once cannot pass the lock.
   const [byAccount, byAddress] = await limits.beginAttempts(
     app.db,
@@ -163,7 +164,7 @@ export async function login(
   if (user.status === 'banned') throw forbidden('账号已被封禁，请联系管理员');
   const now = app.now();
   await repo.updateUser(app.db, user.id, { lastLoginAt: now });
-  const token = await startSession(app.db, app.config.sessionSecret, user.id, now);
+  const token = await startSession(app.db, app.config.sessionSecret, user.id, now, client);
   return { user: toLoginUser(user), token };
 }
 
