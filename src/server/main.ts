@@ -1,4 +1,6 @@
+import cluster from 'node:cluster';
 import { buildApp } from './app.js';
+import { runPrimary, workerCount } from './cluster.js';
 import { loadConfig } from './config.js';
 import { ConfigError } from './lib/config-values.js';
 import { rolledUp } from './modules/dashboard/rollups.js';
@@ -9,6 +11,14 @@ const HOUR = 3600 * 1000;
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  const workers = workerCount(process.env, config.database);
+  if (workers > 1 && cluster.isPrimary) {
+    runPrimary(workers, (message) => console.log(`[primary ${process.pid}] ${message}`));
+    console.log(
+      `积分商城启动 ${workers} 个工作进程：http://${config.host.replace('127.0.0.1', 'localhost')}:${config.port}`,
+    );
+    return;
+  }
   const { fastify, context, scheduler, generatedAdminPassword } = await buildApp(config);
   if (generatedAdminPassword) {
     // Printed once, on the first start only; the hash is all that is stored.
@@ -45,6 +55,8 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  // A worker whose primary is gone (WORKERS>1, the primary killed) stops as it would on SIGTERM.
+  if (cluster.isWorker) process.on('disconnect', () => shutdown('disconnect'));
 
   const address = await fastify.listen({ host: config.host, port: config.port });
   // Runs start once the process serves; shutdown (fastify.close) stops claiming and waits for runs in flight.
