@@ -30,6 +30,7 @@ const SCRIPTS = [
   'scheduler.mjs',
   'scale.mjs',
   'background.mjs',
+  'workers.mjs',
   'dashboard.mjs',
   'page-weight.mjs',
 ];
@@ -117,6 +118,9 @@ function goalRows(r) {
     );
   }
 
+  // Issue 23: what a second worker buys on PostgreSQL (reported).
+  for (const w of r.workers?.ratios ?? [])
+    add(`WORKERS=2 / WORKERS=1 on PostgreSQL, ${w.name}: req/s`, fmtRange(asSummary(w.ratio), 2), '(reported)', '');
   for (const s of r.scale?.results ?? []) {
     const f = s.figures;
     add(
