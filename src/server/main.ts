@@ -1,6 +1,8 @@
 import cluster from 'node:cluster';
+import { rmSync, writeFileSync } from 'node:fs';
 import { buildApp } from './app.js';
 import { runPrimary, workerCount } from './cluster.js';
+import { serverPidFile } from './db/sqlite-backup.js';
 import { loadConfig } from './config.js';
 import { ConfigError } from './lib/config-values.js';
 import { rolledUp } from './modules/dashboard/rollups.js';
@@ -37,6 +39,7 @@ async function main(): Promise<void> {
   }, HOUR);
   housekeeping.unref();
 
+  let removePidFile = () => {};
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
@@ -46,7 +49,10 @@ async function main(): Promise<void> {
     // In-flight requests finish; new connections are refused; the scheduler stops claiming and waits (bounded) for its
     // runs; the database closes last (onClose).
     fastify.close().then(
-      () => process.exit(0),
+      () => {
+        removePidFile();
+        process.exit(0);
+      },
       (err: unknown) => {
         fastify.log.error({ err }, 'shutdown failed');
         process.exit(1);
@@ -59,6 +65,12 @@ async function main(): Promise<void> {
   if (cluster.isWorker) process.on('disconnect', () => shutdown('disconnect'));
 
   const address = await fastify.listen({ host: config.host, port: config.port });
+  // On SQLite the server says it is using the file, so `npm run db:restore` refuses to put a backup under it.
+  const pidFile = config.database.kind === 'sqlite' ? serverPidFile(config.database.path) : undefined;
+  if (pidFile) writeFileSync(pidFile, `${process.pid}\n`);
+  removePidFile = () => {
+    if (pidFile) rmSync(pidFile, { force: true });
+  };
   // Runs start once the process serves; shutdown (fastify.close) stops claiming and waits for runs in flight.
   if (config.jobs.enabled) await scheduler.start();
   // The dashboard sums each finished day once (rollups); summing the days since the last start now, a day per turn

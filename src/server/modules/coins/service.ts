@@ -177,7 +177,7 @@ const CHECK_USERS_PER_SLICE = 1000;
  * get their ids while the movement holds that user's row (SQLite: the one writer; PostgreSQL: move_coins updates the
  * balance first), so no entry can appear later below an id already read. Only the totals may mix moments.
  */
-export async function check(app: AppContext): Promise<Schemas['LedgerCheck']> {
+export async function check(app: Pick<AppContext, 'db'>): Promise<Schemas['LedgerCheck']> {
   const result: Schemas['LedgerCheck'] = { users: 0, entries: 0, totalBalance: 0, mismatches: [] };
   const add = (r: CheckedUser) => {
     result.users++;
@@ -234,7 +234,7 @@ interface CheckedUser {
 }
 
 /** One user with many entries: their sum in slices (yielding between them), then the balance beside the rest. */
-async function checkUserInSlices(app: AppContext, userId: number): Promise<CheckedUser | undefined> {
+async function checkUserInSlices(app: Pick<AppContext, 'db'>, userId: number): Promise<CheckedUser | undefined> {
   let afterId = 0;
   let sum = 0;
   let entries = 0;
