@@ -27,6 +27,11 @@ export interface DatabaseHandle {
   kind: DatabaseConfig['kind'];
   /** PostgreSQL schema in use, when one is configured (the migration tables live there too). */
   schema?: string;
+  /**
+   * SQLite only: runs `work` once the transaction open on the writer commits (dropped on rollback). PostgreSQL has no
+   * need: its NOTIFY is itself delivered on commit.
+   */
+  afterCommit?: (work: () => void) => void;
   close(): Promise<void>;
 }
 
@@ -52,13 +57,16 @@ function openSqlite(path: string, busyTimeoutMs: number): BetterSqlite3.Database
   return database;
 }
 
-function sqliteDialect(config: Extract<DatabaseConfig, { kind: 'sqlite' }>): Dialect {
+function sqliteDialect(config: Extract<DatabaseConfig, { kind: 'sqlite' }>): Dialect & {
+  driver: ResilientSqliteDriver;
+} {
   if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
   const writer = withStatementCache(openSqlite(config.path, 20));
   const reader = config.path === ':memory:' ? undefined : withStatementCache(openSqlite(config.path, 20));
   const lockTimeoutMs = config.lockTimeoutMs ?? DATABASE_TIMEOUTS.lockTimeoutMs;
   const driver = new ResilientSqliteDriver({ writer, reader, lockTimeoutMs });
   return {
+    driver,
     createAdapter: () => new SqliteAdapter(),
     createDriver: () => driver,
     createIntrospector: (db) => new SqliteIntrospector(db),
@@ -104,12 +112,14 @@ function postgresDialect(
 }
 
 export function openDatabase(config: DatabaseConfig, onPoolError: (error: Error) => void = () => {}): DatabaseHandle {
-  const dialect = config.kind === 'sqlite' ? sqliteDialect(config) : postgresDialect(config, onPoolError);
+  const sqlite = config.kind === 'sqlite' ? sqliteDialect(config) : undefined;
+  const dialect = config.kind === 'sqlite' ? sqlite! : postgresDialect(config, onPoolError);
   const db = new Kysely<Database>({ dialect, plugins: [new CamelCasePlugin()] });
   return {
     db,
     kind: config.kind,
     schema: config.kind === 'postgres' ? config.schema : undefined,
+    ...(sqlite ? { afterCommit: (work: () => void) => sqlite.driver.afterCommit(work) } : {}),
     close: () => db.destroy(),
   };
 }

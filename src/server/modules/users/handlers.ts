@@ -23,6 +23,7 @@ type UserHandlers = Omit<
   | `dashboard${string}`
   | 'userClockCount'
   | 'healthGet'
+  | 'events'
 >;
 
 export const userHandlers: UserHandlers = {
