@@ -20,8 +20,19 @@ import { QUICK, RESULTS_FILE, fmt, fmtRange, pgClient, summary, table } from './
 const HERE = dirname(fileURLToPath(import.meta.url));
 const DEFAULT_POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
 
-/** In the order a reader of the report wants them: read path, ledger (with its raw ceiling), scheduler, scale, dashboard, page weight. */
-const SCRIPTS = ['run.mjs', 'transfers.mjs', 'scheduler.mjs', 'scale.mjs', 'dashboard.mjs', 'page-weight.mjs'];
+/**
+ * In the order a reader of the report wants them: read path, ledger (with its raw ceiling), scheduler, event stream,
+ * scale, dashboard, page weight.
+ */
+const SCRIPTS = [
+  'run.mjs',
+  'transfers.mjs',
+  'scheduler.mjs',
+  'events.mjs',
+  'scale.mjs',
+  'dashboard.mjs',
+  'page-weight.mjs',
+];
 
 async function choosePostgres() {
   const set = process.env.BENCH_DATABASE_URL;
@@ -167,6 +178,20 @@ function goalRows(r) {
       '(reported)',
       '',
     );
+  for (const e of r.events?.results ?? []) {
+    add(
+      `event stream, ${e.database}: ${e.streams} idle streams, RSS MB before → open (idle CPU %)`,
+      `${fmt(e.rssBeforeMb, 1)} → ${fmt(e.rssOpenMb, 1)} (${fmt(e.idleCpuPercent, 2)})`,
+      '(reported)',
+      '',
+    );
+    add(
+      `  commit → delivery at ${fmt(e.eventsPerSecond)} events/s, p99 ms (p50)`,
+      `${fmt(e.delayP99Ms, 1)} (${fmt(e.delayP50Ms, 1)})`,
+      '(reported)',
+      '',
+    );
+  }
   return rows;
 }
 
