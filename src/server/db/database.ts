@@ -16,6 +16,7 @@ import {
 } from 'kysely';
 import { DATABASE_TIMEOUTS, type DatabaseConfig } from '../config.js';
 import { ResilientSqliteDriver } from './sqlite-driver.js';
+import { NotifyOnCommitDriver } from './notify-on-commit.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Database } from './types.js';
 import { migrations } from './migrations/index.js';
@@ -80,7 +81,7 @@ export const applicationName = (schema?: string) => (schema ? `points-mall:${sch
 function postgresDialect(
   config: Extract<DatabaseConfig, { kind: 'postgres' }>,
   onPoolError: (error: Error) => void,
-): PostgresDialect {
+): Dialect {
   const { statementTimeoutMs, lockTimeoutMs, acquireTimeoutMs } = { ...DATABASE_TIMEOUTS, ...config };
   const settings = [
     `-c statement_timeout=${statementTimeoutMs}`,
@@ -108,7 +109,14 @@ function postgresDialect(
   // The pool listens only to idle connections: one that dies while a request holds it (or just as it is handed
   // out) would otherwise throw from the socket's event. Its query fails on its own, and the request answers 503.
   pool.on('connect', (client) => client.on('error', onPoolError));
-  return new PostgresDialect({ pool });
+  const postgres = new PostgresDialect({ pool });
+  // Kysely's own dialect, with a driver that sends a transaction's live-event NOTIFYs with its COMMIT.
+  return {
+    createAdapter: () => postgres.createAdapter(),
+    createDriver: () => new NotifyOnCommitDriver(postgres.createDriver()),
+    createIntrospector: (db) => postgres.createIntrospector(db),
+    createQueryCompiler: () => postgres.createQueryCompiler(),
+  };
 }
 
 export function openDatabase(config: DatabaseConfig, onPoolError: (error: Error) => void = () => {}): DatabaseHandle {

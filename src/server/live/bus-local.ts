@@ -11,9 +11,9 @@ export class LocalBus implements EventBus {
 
   constructor(private readonly afterCommit: ((work: () => void) => void) | undefined) {}
 
-  async publish(db: Db, routed: RoutedEvent): Promise<void> {
+  async publish(db: Db, events: readonly RoutedEvent[]): Promise<void> {
     const deliver = () => {
-      for (const listener of this.#listeners) listener(routed);
+      for (const routed of events) for (const listener of this.#listeners) listener(routed);
     };
     if (db.isTransaction && this.afterCommit) this.afterCommit(deliver);
     else deliver();

@@ -1,23 +1,26 @@
 import pg from 'pg';
-import { sql } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/database.js';
+import { LIVE_NOTIFY_SQL } from '../db/notify-on-commit.js';
 import type { EventBus, RoutedEvent } from './events.js';
 
 /** NOTIFY carries at most 8000 bytes; an audience of many users (a broadcast's chunk) goes in several. */
 const USERS_PER_NOTIFY = 500;
 const RECONNECT_MAX_MS = 10_000;
 
-interface Wire {
-  e: RoutedEvent['event'];
-  a: RoutedEvent['audience'];
-}
+/** One NOTIFY's payload: the events of one change, each with who hears it. */
+type Wire = { e: RoutedEvent['event']; a: RoutedEvent['audience'] }[];
+
+/** In a transaction the driver holds it for the COMMIT (db/notify-on-commit.ts); outside one it is sent at once. */
+const notify = (db: Db, wire: Wire) => db.executeQuery(CompiledQuery.raw(LIVE_NOTIFY_SQL, [JSON.stringify(wire)]));
 
 /**
  * The database is the bus between server processes: an event is a NOTIFY on a channel of the schema in use (each test
  * file's schema, or a deployment's, hears only its own), sent in the caller's transaction, so PostgreSQL delivers it
- * exactly when the change commits and never when it rolls back. Every process, this one included, LISTENs on one
- * dedicated connection (outside the pool: a listening session must stay open and must not serve queries).
+ * exactly when the change commits and never when it rolls back (the driver sends it with the COMMIT itself). Every
+ * process, this one included, LISTENs on one dedicated connection (outside the pool: a listening session must stay
+ * open and must not serve queries).
  */
 export class PostgresBus implements EventBus {
   readonly #listeners: ((routed: RoutedEvent) => void)[] = [];
@@ -52,7 +55,7 @@ export class PostgresBus implements EventBus {
       if (!message.payload) return;
       try {
         const wire = JSON.parse(message.payload) as Wire;
-        for (const listener of this.#listeners) listener({ event: wire.e, audience: wire.a });
+        for (const { e, a } of wire) for (const listener of this.#listeners) listener({ event: e, audience: a });
       } catch (err) {
         this.log.warn({ err }, 'live events: unreadable notification');
       }
@@ -91,18 +94,30 @@ export class PostgresBus implements EventBus {
     this.#retry.unref();
   }
 
-  async publish(db: Db, { event, audience }: RoutedEvent): Promise<void> {
+  async publish(db: Db, events: readonly RoutedEvent[]): Promise<void> {
+    const large = events.some((r) => (r.audience.users?.length ?? 0) > USERS_PER_NOTIFY);
+    // The usual change (a few events, a few users each) is one NOTIFY; a broadcast's long audience is split.
+    if (!large) {
+      const wire: Wire = events.map(({ event, audience }) => ({ e: event, a: audience }));
+      await notify(db, wire);
+      return;
+    }
+    for (const routed of events) await this.#publishSplit(db, routed);
+  }
+
+  async #publishSplit(db: Db, { event, audience }: RoutedEvent): Promise<void> {
     const users = audience.users ?? [];
     const parts: Wire[] = [];
-    if (users.length <= USERS_PER_NOTIFY) parts.push({ e: event, a: audience });
+    if (users.length <= USERS_PER_NOTIFY) parts.push([{ e: event, a: audience }]);
     else
       for (let i = 0; i < users.length; i += USERS_PER_NOTIFY)
-        parts.push({
-          e: event,
-          a: { ...audience, users: users.slice(i, i + USERS_PER_NOTIFY), admins: i === 0 && audience.admins },
-        });
-    for (const part of parts)
-      await sql`select pg_notify('live_' || current_schema(), ${JSON.stringify(part)})`.execute(db);
+        parts.push([
+          {
+            e: event,
+            a: { ...audience, users: users.slice(i, i + USERS_PER_NOTIFY), admins: i === 0 && audience.admins },
+          },
+        ]);
+    for (const part of parts) await notify(db, part);
   }
 
   onEvent(listener: (routed: RoutedEvent) => void): void {

@@ -21,8 +21,8 @@ export interface RoutedEvent {
 
 /** Carries events from where they commit to every process's streams (bus-local.ts, bus-postgres.ts). */
 export interface EventBus {
-  /** Sends once `db`'s transaction commits (at once outside one). */
-  publish(db: Db, routed: RoutedEvent): Promise<void>;
+  /** Sends once `db`'s transaction commits (at once outside one); several events travel as one message. */
+  publish(db: Db, routed: readonly RoutedEvent[]): Promise<void>;
   /** Every event published by any process, this one included. */
   onEvent(listener: (routed: RoutedEvent) => void): void;
   /** The bus may have lost events (the listening connection dropped): streams should read everything again. */
@@ -39,12 +39,18 @@ const keyOf = (db: Db): object => db.getExecutor().adapter;
 export const attachBus = (db: Db, bus: EventBus): void => void buses.set(keyOf(db), bus);
 export const detachBus = (db: Db): void => void buses.delete(keyOf(db));
 
+const heardBySomeone = ({ audience }: RoutedEvent) =>
+  (audience.users?.length ?? 0) > 0 || audience.admins === true || audience.everyone === true;
+
 /** Tells the streams of `audience` that something changed; delivered after `db`'s transaction commits. */
-export async function publish(db: Db, event: LiveEvent, audience: Audience): Promise<void> {
+export const publish = (db: Db, event: LiveEvent, audience: Audience): Promise<void> =>
+  publishAll(db, [{ event, audience }]);
+
+/** Several events of one change in one message (on PostgreSQL one NOTIFY: one round trip, not one each). */
+export async function publishAll(db: Db, events: readonly RoutedEvent[]): Promise<void> {
   const bus = buses.get(keyOf(db));
-  if (!bus) return;
-  if (audience.users?.length === 0 && !audience.admins && !audience.everyone) return;
-  await bus.publish(db, { event, audience });
+  const heard = events.filter(heardBySomeone);
+  if (bus && heard.length > 0) await bus.publish(db, heard);
 }
 
 /** The user's own event, which admins also hear (their lists show everyone's orders and runs). */

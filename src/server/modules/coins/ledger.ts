@@ -1,5 +1,5 @@
 import { isPostgresDb, type Db } from '../../db/database.js';
-import { publish } from '../../live/events.js';
+import { publish, publishAll } from '../../live/events.js';
 import { moveCoinsOnPostgres, transferOnPostgres } from './ledger-postgres.js';
 import { moveCoinsOnSqlite, transferOnSqlite } from './ledger-sqlite.js';
 import { orderedPostings, type Movement, type TransferDone, type TransferRequest } from './ledger-types.js';
@@ -40,8 +40,10 @@ export async function transferCoins(trx: Db, request: TransferRequest): Promise<
   if (!trx.isTransaction) throw new Error("transferCoins runs inside the caller's transaction");
   const postgres = isPostgresDb(trx);
   const done = postgres ? await transferOnPostgres(trx, request) : await transferOnSqlite(trx, request);
-  await balanceChanged(trx, [request.payer.id, done.payee.id]);
-  // SQLite wrote the payee's notice with insertNotice, which told it; PostgreSQL wrote it inside transfer_coins.
-  if (postgres) await publish(trx, { kind: 'notice', action: 'created' }, { users: [done.payee.id] });
+  const balances = { event: { kind: 'balance' }, audience: { users: [request.payer.id, done.payee.id] } } as const;
+  // SQLite wrote the payee's notice with insertNotice, which told it; PostgreSQL wrote it inside transfer_coins, so its
+  // event goes with the balances (one NOTIFY: the transfer stays a short transaction).
+  const notice = { event: { kind: 'notice', action: 'created' }, audience: { users: [done.payee.id] } } as const;
+  await publishAll(trx, postgres ? [balances, notice] : [balances]);
   return done;
 }
