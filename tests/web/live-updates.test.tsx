@@ -3,7 +3,8 @@ import { createMemoryRouter, RouterProvider } from 'react-router-dom';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { screens } from '../../screens.config';
 import { api } from '../../src/web/api';
-import type { ListScreen } from '../../src/web/config/types';
+import type { ComposedScreen, ListScreen } from '../../src/web/config/types';
+import { ComposedRenderer } from '../../src/web/renderers/ComposedRenderer';
 import { liveStatus, READY_TIMEOUT_MS, startLive, stopLive } from '../../src/web/live/stream';
 import { ListRenderer } from '../../src/web/renderers/ListRenderer';
 import { signIn } from '../../src/web/state/session';
@@ -159,5 +160,79 @@ describe('the event stream in the web app', () => {
     FakeEventSource.opened[0]!.send({ kind: 'notice', action: 'created' });
     await act(() => vi.advanceTimersByTimeAsync(300));
     await waitFor(() => expect(view.getByTestId('badge').textContent).toBe('2'));
+  });
+
+  it('a platform page reads its record, calendar and runs again in place when a run finishes', async () => {
+    const platform = {
+      id: 3,
+      kind: 'gxy',
+      kindTitle: '工学云',
+      settingsSchema: 'ClockInSettings',
+      name: '工学云专业版',
+      description: '',
+      price: 2,
+      billingUnit: 'per_run',
+      retryLimit: 3,
+      status: 1,
+      sort: 0,
+      services: 1,
+      createdAt: 0,
+      updatedAt: 0,
+    };
+    const service = {
+      id: 11,
+      userId: 1,
+      userAccount: 'me_0001',
+      platformId: 3,
+      platformName: '工学云专业版',
+      kind: 'gxy',
+      settings: { days: [1], checkInTime: '08:30', notify: 'inbox' },
+      state: 'active',
+      nextRunAt: null,
+      succeeded: 0,
+      failed: 0,
+      lastRunState: null,
+      lastRunAt: null,
+      sandboxMode: 'auto',
+      createdAt: 0,
+      updatedAt: 0,
+    };
+    let today = 0;
+    call.mockImplementation(async (op: string) => {
+      if (op === 'platformOverview')
+        return {
+          kind: { code: 'gxy', title: '工学云', settings: 'ClockInSettings' },
+          platform,
+          service,
+          today,
+          total: today,
+          quota: { runs: 0, days: 0 },
+        };
+      if (op === 'runMy') return { records: [], total: 0, current: 1, pageSize: 20 };
+      if (op === 'runCalendar') return { month: '2026-11', days: [] };
+      throw new Error(`unexpected ${op}`);
+    });
+    startLive();
+    FakeEventSource.opened[0]!.send({ kind: 'ready' });
+    const page = screens.find((s) => s.path === '/gxy') as ComposedScreen<'platformOverview'>;
+    render(
+      <RouterProvider
+        router={createMemoryRouter([{ path: '/gxy', element: <ComposedRenderer screen={page} /> }], {
+          initialEntries: ['/gxy'],
+        })}
+      />,
+    );
+    const todayRow = () => view.getByText('今日成功').closest('.adm-list-item')!.textContent;
+    await waitFor(() => expect(todayRow()).toContain('0'));
+    await waitFor(() => expect(call.mock.calls.map(([op]) => op)).toContain('runCalendar'));
+    const before = call.mock.calls.map(([op]) => op);
+    today = 1;
+    FakeEventSource.opened[0]!.send({ kind: 'run', action: 'finished', runId: 5, serviceId: 11, platformId: 3 });
+    // The record stays on screen while it is read again (no loading state), then shows the new count.
+    expect(view.getByText('工学云专业版')).toBeTruthy();
+    await act(() => vi.advanceTimersByTimeAsync(300));
+    await waitFor(() => expect(todayRow()).toContain('1'));
+    const again = call.mock.calls.map(([op]) => op).slice(before.length);
+    expect(again).toEqual(expect.arrayContaining(['platformOverview', 'runMy', 'runCalendar']));
   });
 });
