@@ -46,7 +46,7 @@ const heardBySomeone = ({ audience }: RoutedEvent) =>
 export const publish = (db: Db, event: LiveEvent, audience: Audience): Promise<void> =>
   publishAll(db, [{ event, audience }]);
 
-/** Several events of one change in one message (on PostgreSQL one NOTIFY: one round trip, not one each). */
+/** Several events of one change in one message (on PostgreSQL one NOTIFY, sent with the COMMIT: no round trip). */
 export async function publishAll(db: Db, events: readonly RoutedEvent[]): Promise<void> {
   const bus = buses.get(keyOf(db));
   const heard = events.filter(heardBySomeone);
