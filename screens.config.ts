@@ -121,6 +121,8 @@ export function platformScreens({ code, title, settings, icon }: PlatformEntry):
       menu: 'service',
       icon: icon ?? { name: 'AppOutline', tint: 'blue' },
       load: { operation: 'platformOverview', args: () => ({ query: { kind: code } }) },
+      // 下次执行, 今日成功, the calendar and the run list follow runs as they are planned, claimed and finished.
+      liveOn: ['run'],
       unavailable: (o) => (o.platform ? null : { title: P.unavailable, description: P.unavailableHint }),
       body: [
         {
@@ -371,6 +373,7 @@ export const screens: Screen[] = [
     access: SIGNED_IN,
     kind: 'composed',
     load: { operation: 'quotaMy', args: () => ({ query: {} }) },
+    liveOn: ['run'],
     body: [
       {
         type: 'detail',
@@ -440,6 +443,7 @@ export const screens: Screen[] = [
     menu: 'coins',
     icon: { name: 'BillOutline', tint: 'blue' },
     operation: 'orderMy',
+    liveOn: ['order'],
     item: {
       title: (o) => o.coinName,
       description: (o) => w.orders.row(o.orderNo, o.createdAt),
@@ -475,6 +479,7 @@ export const screens: Screen[] = [
     menu: 'coins',
     icon: { name: 'UnorderedListOutline', tint: 'purple' },
     operation: 'coinEntries',
+    liveOn: ['balance'],
     // A statement grows to many thousands of entries while the user scrolls it: keyset pages stay flat and exact.
     paging: 'cursor',
     urlFilters: ['userId'],
@@ -501,6 +506,7 @@ export const screens: Screen[] = [
     menu: 'account',
     icon: { name: 'BellOutline', tint: 'orange' },
     operation: 'noticeMy',
+    liveOn: ['notice'],
     item: {
       title: (n) => n.title,
       description: (n) => `${n.body}\n${t.format.dateTime(n.createdAt)}`,
@@ -931,7 +937,9 @@ export const screens: Screen[] = [
       extra: (b) => w.tasks.states[b.state] ?? b.state,
     },
     progress: (b) => ({ done: b.done, failed: b.failed, total: b.total }),
-    // Progress moves while the page is open: read again every 1.5 s as long as a batch is queued or running.
+    // Progress moves while the page is open: each committed chunk is an event; without the stream, read again every
+    // 1.5 s as long as a batch is queued or running.
+    liveOn: ['task'],
     poll: { everyMs: 1500, while: taskUnderway },
     rowActions: [{ label: w.tasks.detail, color: 'primary', to: (b) => `/tasks/detail?id=${b.id}` }, cancelTask],
     toolbar: [
@@ -956,6 +964,7 @@ export const screens: Screen[] = [
     operation: 'taskGet',
     args: (q) => ({ query: { id: Number(q.get('id')) } }),
     progress: (b) => ({ done: b.done, failed: b.failed, total: b.total }),
+    liveOn: ['task'],
     poll: { everyMs: 1500, while: taskUnderway },
     fields: [
       { key: 'title', label: '任务' },
@@ -1145,6 +1154,7 @@ export const screens: Screen[] = [
     menu: 'adminMall',
     icon: { name: 'BillOutline', tint: 'blue' },
     operation: 'orderListPage',
+    liveOn: ['order'],
     search: true,
     item: {
       title: (o) => w.orders.title(o.coinName, o.userAccount),
@@ -1317,6 +1327,7 @@ export const screens: Screen[] = [
     menu: 'adminPlatform',
     icon: { name: 'HistogramOutline', tint: 'cyan' },
     operation: 'runListPage',
+    liveOn: ['run'],
     search: true,
     urlFilters: ['platformId', 'userId', 'serviceId'],
     chips: [{ field: 'state', label: P.state, options: P.runStates }],

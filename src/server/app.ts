@@ -23,6 +23,8 @@ import { systemLookup } from './modules/ai/target-guard.js';
 import { Scheduler } from './jobs/scheduler.js';
 import { seedKinds } from './modules/platforms/service.js';
 import { SettingsValidator } from './modules/services/settings.js';
+import { startLive } from './live/live.js';
+import { forgetLiveSite } from './modules/site/live-site-cache.js';
 
 export interface BuildOptions {
   /** Where openapi.yaml lives; the repository root by default. */
@@ -66,6 +68,13 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     await database.close();
     throw error;
   }
+  let liveEvents: Awaited<ReturnType<typeof startLive>>;
+  try {
+    liveEvents = await startLive(config.live, config.database, database, fastify.log);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   const mailer = options.mailer ?? createMailer(config.smtpUrl, config.mailFrom, fastify.log);
   const openapi = loadOpenApi(options.openapiPath ?? OPENAPI_PATH);
   const validator = new RequestValidator(openapi);
@@ -78,7 +87,12 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     live,
     settings: new SettingsValidator((family) => validator.compile({ $ref: `${SCHEMAS_ID}#/$defs/${family}` }, 'body')),
     lookupHost: systemLookup,
+    streams: liveEvents.hub,
   };
+  // A save on another process: this one's copy of the live site record is stale from now, not a second from now.
+  liveEvents.bus.onEvent(({ event }) => {
+    if (event.kind === 'site') forgetLiveSite();
+  });
   const scheduler = new Scheduler(
     context,
     new SandboxConnector(database.db, config.jobs.sandbox, () => context.now()),
@@ -118,9 +132,12 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   }
 
   let refresh: NodeJS.Timeout | undefined;
+  // Open event streams never end by themselves: they are ended before the server waits for its connections to close.
+  fastify.addHook('preClose', async () => liveEvents.hub.close());
   fastify.addHook('onClose', async () => {
     clearInterval(refresh);
     await scheduler.stop();
+    await liveEvents.close();
     mailer.close();
     await database.close();
   });

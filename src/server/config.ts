@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { loadJobsConfig, type JobsConfig } from './jobs/config.js';
+import { loadLiveConfig, type LiveConfig } from './live/config.js';
 import { ConfigError, flag, integer } from './lib/config-values.js';
 
 /** Where the database lives: the embedded SQLite file by default, PostgreSQL when DATABASE_URL says so. */
@@ -55,6 +56,8 @@ export interface AppConfig {
   webRoot: string;
   /** The scheduler of platform services and its sandbox connector. */
   jobs: JobsConfig;
+  /** The event stream (GET /api/events): heartbeat, caps, replay window. */
+  live: LiveConfig;
 }
 
 export function parseDatabaseUrl(raw: string | undefined, poolSize = 10): DatabaseConfig {
@@ -141,5 +144,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logRequests: flag(env.LOG_REQUESTS, false),
     webRoot: resolve(env.WEB_ROOT ?? './dist/web'),
     jobs: loadJobsConfig(env),
+    live: loadLiveConfig(env),
   };
 }

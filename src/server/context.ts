@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppConfig } from './config.js';
 import type { Db } from './db/database.js';
+import type { LiveHub } from './live/hub.js';
 import type { LookupHost } from './modules/ai/target-guard.js';
 import type { Mailer } from './modules/email/mailer.js';
 import type { SettingsValidator } from './modules/services/settings.js';
@@ -18,4 +19,6 @@ export interface AppContext {
   settings: SettingsValidator;
   /** Resolves host names the server calls out to (the AI endpoint), so a test can stub the resolver. */
   lookupHost: LookupHost;
+  /** This process's event streams (GET /api/events); services publish with live/events.ts `publish`, not through it. */
+  streams: LiveHub;
 }

@@ -3,6 +3,7 @@ import { aiHandlers } from './modules/ai/handlers.js';
 import { coinHandlers } from './modules/coins/handlers.js';
 import { dashboardHandlers } from './modules/dashboard/handlers.js';
 import { healthHandlers } from './modules/health/handlers.js';
+import { liveHandlers } from './modules/live/handlers.js';
 import { taskHandlers } from './modules/batches/handlers.js';
 import { mallHandlers } from './modules/mall/handlers.js';
 import { noticeHandlers } from './modules/notices/handlers.js';
@@ -34,4 +35,5 @@ export const handlers: Handlers = {
   ...aiHandlers,
   ...healthHandlers,
   ...dashboardHandlers,
+  ...liveHandlers,
 };

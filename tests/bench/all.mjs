@@ -21,13 +21,14 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const DEFAULT_POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
 
 /**
- * In the order a reader of the report wants them: read path, ledger (with its raw ceiling), scheduler, scale, requests
- * while background work runs, dashboard, page weight.
+ * In the order a reader of the report wants them: read path, ledger (with its raw ceiling), scheduler, event stream,
+ * scale, requests while background work runs, a second worker, dashboard, page weight.
  */
 const SCRIPTS = [
   'run.mjs',
   'transfers.mjs',
   'scheduler.mjs',
+  'events.mjs',
   'scale.mjs',
   'background.mjs',
   'workers.mjs',
@@ -199,6 +200,20 @@ function goalRows(r) {
       '(reported)',
       '',
     );
+  for (const e of r.events?.results ?? []) {
+    add(
+      `event stream, ${e.database}: ${e.streams} idle streams, RSS MB before → open (idle CPU %)`,
+      `${fmt(e.rssBeforeMb, 1)} → ${fmt(e.rssOpenMb, 1)} (${fmt(e.idleCpuPercent, 2)})`,
+      '(reported)',
+      '',
+    );
+    add(
+      `  commit → delivery at ${fmt(e.eventsPerSecond)} events/s, p99 ms (p50)`,
+      `${fmt(e.delayP99Ms, 1)} (${fmt(e.delayP50Ms, 1)})`,
+      '(reported)',
+      '',
+    );
+  }
   return rows;
 }
 

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions } from 'fastify';
 import { expect } from 'vitest';
 import type { OperationId } from '../../src/api/operations.js';
 import { operationById, responseValidator } from './contract.js';
@@ -46,13 +46,16 @@ export class ApiClient {
     if (options.rawBody !== undefined) payload = options.rawBody;
     else if (options.body !== undefined) payload = JSON.stringify(options.body);
     if (payload !== undefined) headers['content-type'] ??= 'application/json';
-    const response = await this.fastify.inject({
+    const request: InjectOptions = {
       method: op.method,
       url: op.path + (qs ? `?${qs}` : ''),
       headers,
       payload,
       remoteAddress: options.ip ?? '127.0.0.1',
-    });
+    };
+    // An event stream never ends by itself: its opening is the answer (tests/helpers/event-stream.ts reads one).
+    if (op.eventStream) return this.#openStream(operationId, request);
+    const response = await this.fastify.inject(request);
     const setCookie = response.headers['set-cookie'];
     for (const c of Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : []) {
       const [pair] = c.split(';');
@@ -80,6 +83,34 @@ export class ApiClient {
       message: json.message,
       data: json.data,
       ...(typeof json.detail === 'string' ? { detail: json.detail } : {}),
+      headers: response.headers,
+    };
+  }
+
+  /** Opens an event stream and closes it at once: a 200 with `text/event-stream` is success; a refusal is an envelope. */
+  async #openStream(operationId: OperationId, request: InjectOptions): Promise<CallResult> {
+    const response = await this.fastify.inject({ ...request, payloadAsStream: true });
+    const stream = response.stream();
+    if (response.statusCode === 200) {
+      expect(String(response.headers['content-type'])).toMatch(/^text\/event-stream/);
+      stream.destroy();
+      return { status: 200, code: 0, message: '', data: '', headers: response.headers };
+    }
+    let body = '';
+    for await (const chunk of stream) body += String(chunk);
+    const json = JSON.parse(body);
+    const validate = responseValidator(operationId, response.statusCode);
+    expect(
+      validate,
+      `${operationId} answered ${response.statusCode}, which openapi.yaml does not declare`,
+    ).toBeDefined();
+    if (!(validate as (data: unknown) => boolean)(json))
+      throw new Error(`${operationId} ${response.statusCode} does not match openapi.yaml: ${body}`);
+    return {
+      status: response.statusCode,
+      code: json.code,
+      message: json.message,
+      data: json.data,
       headers: response.headers,
     };
   }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { buildApp, type BuiltApp } from '../../src/server/app.js';
 import type { AppConfig } from '../../src/server/config.js';
 import type { JobsConfig } from '../../src/server/jobs/config.js';
+import { loadLiveConfig } from '../../src/server/live/config.js';
 import type { Mail, Mailer } from '../../src/server/modules/email/mailer.js';
 import { ApiClient } from './client.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -109,6 +110,7 @@ export function testConfig(database: TestDatabase['config'], overrides: Partial<
     logRequests: false,
     webRoot: '/nonexistent',
     jobs: TEST_JOBS_CONFIG,
+    live: loadLiveConfig({}),
     ...overrides,
   };
 }

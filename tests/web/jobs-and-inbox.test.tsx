@@ -95,7 +95,7 @@ describe('the inbox list', () => {
 });
 
 describe('the batch tasks list', () => {
-  it('shows each batch with a progress bar, and reads again while one is running, then stops', async () => {
+  it('shows each batch with a progress bar and, without the event stream, reads again while one is running, then stops', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
     const answers = [task('running', 40), task('running', 80), task('done', 100)];
     call.mockImplementation(() => Promise.resolve(page([answers.shift() ?? task('done', 100)])));

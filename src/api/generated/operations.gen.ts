@@ -69,6 +69,7 @@ export const OPERATIONS = {
   redeemExport: { method: 'get', path: '/api/redeem/export', roles: ['admin'], stateChanging: false, idempotent: false },
   redeemDisable: { method: 'post', path: '/api/redeem/disable', roles: ['admin'], stateChanging: true, idempotent: false },
   redeemUse: { method: 'post', path: '/api/redeem/use', roles: ['user','agent','admin'], stateChanging: true, idempotent: true },
+  events: { method: 'get', path: '/api/events', roles: ['user','agent','admin'], stateChanging: false, idempotent: false },
   healthGet: { method: 'get', path: '/api/health', roles: ['visitor','user','agent','admin'], stateChanging: false, idempotent: false },
   userClockCount: { method: 'post', path: '/api/user/clock/count', roles: ['user','agent','admin'], stateChanging: true, idempotent: false },
   platformKinds: { method: 'get', path: '/api/platform/kinds', roles: ['user','agent','admin'], stateChanging: false, idempotent: false },

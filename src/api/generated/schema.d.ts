@@ -985,6 +985,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 实时更新事件流（server-sent events）
+         * @description One `text/event-stream` per signed-in tab. Each event's `data` is one `LiveEvent` (JSON): ids and kinds
+         *     only, telling the screen what to read again; it never carries the record itself. A caller receives only
+         *     its own events (runs, notices, orders, balance), admins also the admin-scoped ones (every order and run,
+         *     batch task progress), everyone the site record's changes.
+         *
+         *     - The stream opens with `retry: 3000` and a `ready` event; a comment line (`: ping`) follows every
+         *       `LIVE_HEARTBEAT_MS` (25 s by default) so proxies keep the connection.
+         *     - Every event has an `id`. Reconnecting with `Last-Event-ID` (EventSource does it by itself) replays what
+         *       the caller missed while it is still in this process's window (`LIVE_REPLAY_EVENTS` events); beyond the
+         *       window, or from another process, the stream sends `resync` first: read everything again.
+         *     - A stream ends by itself after at most 10 minutes (EventSource reconnects and resumes; a session ended
+         *       meanwhile is refused then), or when the client reads too slowly.
+         *     - Too many open streams for the caller (`LIVE_MAX_STREAMS_PER_USER`) or for this process (`LIVE_MAX_STREAMS`)
+         *       answer 429 / 42900; the web app then reads on a timer instead.
+         *     - Proxies must not buffer it (nginx: `proxy_buffering off`; the answer also says `X-Accel-Buffering: no`).
+         */
+        get: operations["events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -3234,6 +3268,54 @@ export interface components {
             current: number;
             pageSize: number;
         };
+        /**
+         * @description What changed, as an event of the stream `GET /api/events`: a kind and ids only. `run`: a run of the
+         *     caller's (admins: anyone's) was planned, claimed (started) or finished; `notice`: a notice was created or
+         *     read (the unread count); `task`: a batch task moved (admins); `order`: an order was placed, confirmed or
+         *     cancelled; `balance`: the caller's coins changed; `site`: the site record changed; `ready`: the stream is
+         *     open; `resync`: events may have been missed, read everything again.
+         * @example {
+         *       "kind": "run",
+         *       "action": "finished",
+         *       "runId": 812,
+         *       "serviceId": 31,
+         *       "platformId": 2
+         *     }
+         */
+        LiveEvent: components["schemas"]["LiveRunEvent"] | components["schemas"]["LiveNoticeEvent"] | components["schemas"]["LiveTaskEvent"] | components["schemas"]["LiveOrderEvent"] | components["schemas"]["LiveSignalEvent"];
+        /** @enum {string} */
+        LiveEventKind: "run" | "notice" | "task" | "order" | "balance" | "site" | "ready" | "resync";
+        LiveRunEvent: {
+            /** @constant */
+            kind: "run";
+            /** @enum {string} */
+            action: "planned" | "claimed" | "finished";
+            runId: components["schemas"]["Id"];
+            serviceId: components["schemas"]["Id"];
+            platformId: components["schemas"]["Id"];
+        };
+        LiveNoticeEvent: {
+            /** @constant */
+            kind: "notice";
+            /** @enum {string} */
+            action: "created" | "read";
+        };
+        LiveTaskEvent: {
+            /** @constant */
+            kind: "task";
+            taskId: components["schemas"]["Id"];
+        };
+        LiveOrderEvent: {
+            /** @constant */
+            kind: "order";
+            /** @enum {string} */
+            action: "created" | "confirmed" | "cancelled";
+            orderId: components["schemas"]["Id"];
+        };
+        LiveSignalEvent: {
+            /** @enum {string} */
+            kind: "balance" | "site" | "ready" | "resync";
+        };
         NoticeUnread: {
             /** 条数 */
             count: number;
@@ -5223,6 +5305,62 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    events: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The id of the last event received (sent by EventSource on reconnect).
+                 * @example k3m9x2-42
+                 */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 事件流；每个事件的 data 是一条 LiveEvent */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example retry: 3000
+                     *     id: k3m9x2-41
+                     *     data: {"kind":"ready"}
+                     *
+                     *     id: k3m9x2-42
+                     *     data: {"kind":"notice","action":"created"}
+                     *
+                     *     : ping
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description 实时连接过多（42900）；页面改为定时读取 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 42900,
+                     *       "message": "打开的页面太多，实时更新已暂停，请关闭其他页面后刷新",
+                     *       "data": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             500: components["responses"]["ServerError"];
         };
     };

@@ -16,6 +16,7 @@ import {
 } from 'kysely';
 import { DATABASE_TIMEOUTS, type DatabaseConfig } from '../config.js';
 import { ResilientSqliteDriver } from './sqlite-driver.js';
+import { NotifyOnCommitDriver } from './notify-on-commit.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Database } from './types.js';
 import { migrations } from './migrations/index.js';
@@ -27,6 +28,11 @@ export interface DatabaseHandle {
   kind: DatabaseConfig['kind'];
   /** PostgreSQL schema in use, when one is configured (the migration tables live there too). */
   schema?: string;
+  /**
+   * SQLite only: runs `work` once the transaction open on the writer commits (dropped on rollback). PostgreSQL has no
+   * need: its NOTIFY is itself delivered on commit.
+   */
+  afterCommit?: (work: () => void) => void;
   close(): Promise<void>;
 }
 
@@ -52,13 +58,16 @@ function openSqlite(path: string, busyTimeoutMs: number): BetterSqlite3.Database
   return database;
 }
 
-function sqliteDialect(config: Extract<DatabaseConfig, { kind: 'sqlite' }>): Dialect {
+function sqliteDialect(config: Extract<DatabaseConfig, { kind: 'sqlite' }>): Dialect & {
+  driver: ResilientSqliteDriver;
+} {
   if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
   const writer = withStatementCache(openSqlite(config.path, 20));
   const reader = config.path === ':memory:' ? undefined : withStatementCache(openSqlite(config.path, 20));
   const lockTimeoutMs = config.lockTimeoutMs ?? DATABASE_TIMEOUTS.lockTimeoutMs;
   const driver = new ResilientSqliteDriver({ writer, reader, lockTimeoutMs });
   return {
+    driver,
     createAdapter: () => new SqliteAdapter(),
     createDriver: () => driver,
     createIntrospector: (db) => new SqliteIntrospector(db),
@@ -72,7 +81,7 @@ export const applicationName = (schema?: string) => (schema ? `points-mall:${sch
 function postgresDialect(
   config: Extract<DatabaseConfig, { kind: 'postgres' }>,
   onPoolError: (error: Error) => void,
-): PostgresDialect {
+): Dialect {
   const { statementTimeoutMs, lockTimeoutMs, acquireTimeoutMs } = { ...DATABASE_TIMEOUTS, ...config };
   const settings = [
     `-c statement_timeout=${statementTimeoutMs}`,
@@ -100,16 +109,25 @@ function postgresDialect(
   // The pool listens only to idle connections: one that dies while a request holds it (or just as it is handed
   // out) would otherwise throw from the socket's event. Its query fails on its own, and the request answers 503.
   pool.on('connect', (client) => client.on('error', onPoolError));
-  return new PostgresDialect({ pool });
+  const postgres = new PostgresDialect({ pool });
+  // Kysely's own dialect, with a driver that sends a transaction's live-event NOTIFYs with its COMMIT.
+  return {
+    createAdapter: () => postgres.createAdapter(),
+    createDriver: () => new NotifyOnCommitDriver(postgres.createDriver()),
+    createIntrospector: (db) => postgres.createIntrospector(db),
+    createQueryCompiler: () => postgres.createQueryCompiler(),
+  };
 }
 
 export function openDatabase(config: DatabaseConfig, onPoolError: (error: Error) => void = () => {}): DatabaseHandle {
-  const dialect = config.kind === 'sqlite' ? sqliteDialect(config) : postgresDialect(config, onPoolError);
+  const sqlite = config.kind === 'sqlite' ? sqliteDialect(config) : undefined;
+  const dialect = config.kind === 'sqlite' ? sqlite! : postgresDialect(config, onPoolError);
   const db = new Kysely<Database>({ dialect, plugins: [new CamelCasePlugin()] });
   return {
     db,
     kind: config.kind,
     schema: config.kind === 'postgres' ? config.schema : undefined,
+    ...(sqlite ? { afterCommit: (work: () => void) => sqlite.driver.afterCommit(work) } : {}),
     close: () => db.destroy(),
   };
 }

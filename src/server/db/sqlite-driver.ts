@@ -49,6 +49,8 @@ class Mutex {
 
 export class ResilientSqliteDriver implements Driver {
   readonly #writeLock = new Mutex();
+  /** Work waiting for the open transaction to commit; the write lock means there is only ever one open. */
+  #afterCommit: (() => void)[] = [];
   constructor(private readonly connections: SqliteConnections) {}
 
   async init(): Promise<void> {}
@@ -105,6 +107,18 @@ export class ResilientSqliteDriver implements Driver {
     return run(this.connections.writer, query);
   }
 
+  /** Runs `work` once the transaction open now commits; a rollback drops it (events of a change that never was). */
+  afterCommit(work: () => void): void {
+    this.#afterCommit.push(work);
+  }
+
+  /** The transaction ended: its waiting work runs if it committed, and is dropped either way. */
+  settle(committed: boolean): void {
+    const waiting = this.#afterCommit;
+    this.#afterCommit = [];
+    if (committed) for (const work of waiting) work();
+  }
+
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await routed(connection).begin();
   }
@@ -144,7 +158,14 @@ class RoutedConnection implements DatabaseConnection {
   }
 
   async finish(command: 'commit' | 'rollback'): Promise<void> {
-    this.driver.inTransaction(CompiledQuery.raw(command));
+    let committed = false;
+    try {
+      this.driver.inTransaction(CompiledQuery.raw(command));
+      committed = command === 'commit';
+    } finally {
+      // Before the lock goes: the next transaction must not find this one's waiting work.
+      this.driver.settle(committed);
+    }
     const release = this.release;
     this.release = undefined;
     release?.();

@@ -22,6 +22,8 @@ export interface OperationSpec {
   bodyLimit?: number;
   /** Answers a CSV file instead of the JSON envelope. */
   csv: boolean;
+  /** Answers a server-sent event stream (GET /api/events) instead of the JSON envelope. */
+  eventStream: boolean;
 }
 
 export interface OpenApiDocument {
@@ -115,6 +117,7 @@ export function listOperations(doc: OpenApiDocument): OperationSpec[] {
           ? bodyLimitOf(body, (ref) => doc.components.schemas[ref.slice(ref.lastIndexOf('/') + 1)])
           : undefined,
         csv: op.responses?.['200']?.content?.['text/csv'] !== undefined,
+        eventStream: op.responses?.['200']?.content?.['text/event-stream'] !== undefined,
       });
     }
   }

@@ -8,6 +8,7 @@ import { ok } from './envelope.js';
 import { guard, sessionOf } from './guard.js';
 import { csvStream, toCsv } from './csv.js';
 import type { CsvFile, CsvRow } from '../lib/csv-file.js';
+import type { EventStreamAnswer } from '../lib/event-stream.js';
 import type { HandlerContext, Handlers } from '../modules/handler-types.js';
 import type { OperationSpec } from './openapi.js';
 import { clearSessionCookie, setSessionCookie } from './session-cookie.js';
@@ -101,6 +102,14 @@ export function registerOperations(
         : {}),
       handler: async (request, reply) => {
         const result = await handler(new RequestContext(app, request, reply));
+        if (op.eventStream) {
+          // no-transform and X-Accel-Buffering: a proxy (nginx) or a compressor must pass each event on at once.
+          return reply
+            .header('content-type', 'text/event-stream; charset=utf-8')
+            .header('cache-control', 'no-store, no-transform')
+            .header('x-accel-buffering', 'no')
+            .send((result as EventStreamAnswer).stream);
+        }
         if (!op.csv) return ok(result);
         const file = result as CsvFile;
         return reply

@@ -55,10 +55,10 @@ export function registerSecurityHeaders(
   // A callback hook, not an async one: it runs on every answer, and an async hook costs a promise each time.
   fastify.addHook('onSend', (request, reply, payload, done) => {
     const headers = headersFor(request.url);
-    // The API docs page sets its own, narrower policy for its bundled assets.
-    if (reply.hasHeader('content-security-policy')) {
-      for (const [name, value] of Object.entries(headers))
-        if (name !== 'content-security-policy') reply.header(name, value);
+    // The API docs page sets its own, narrower policy for its bundled assets; the event stream its own caching
+    // (no-transform, so no proxy compresses and holds back its events).
+    if (reply.hasHeader('content-security-policy') || reply.hasHeader('cache-control')) {
+      for (const [name, value] of Object.entries(headers)) if (!reply.hasHeader(name)) reply.header(name, value);
     } else {
       reply.headers(headers);
     }

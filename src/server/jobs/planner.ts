@@ -3,6 +3,7 @@ import { timeSlices } from '../lib/give-way.js';
 import { nextOccurrence } from '../modules/services/schedules.js';
 import { advanceCursor, enqueue, servicesDue } from './queue.js';
 import { siteDay } from '../lib/site-time.js';
+import { runChanged } from '../modules/runs/live.js';
 
 /** A scheduled time missed by more than this (the site was down) is not worth a late check-in; it is passed over. */
 export const MISSED_GRACE_MS = 60 * 60 * 1000;
@@ -27,14 +28,17 @@ export async function planDue(app: AppContext): Promise<number> {
     let at: number | null = settings.family === null ? null : from;
     if (at !== null && at < now - MISSED_GRACE_MS) at = nextOccurrence(settings, now - MISSED_GRACE_MS - 1, timeZone);
     while (at !== null && at <= now) {
-      await enqueue(app.db, {
+      const run = {
         serviceId: service.id,
         userId: service.userId,
         platformId: service.platformId,
         scheduledAt: at,
         day: siteDay(at, timeZone),
         now,
-      });
+      };
+      const id = await enqueue(app.db, run);
+      // Only the planner that inserted it tells: another process planning the same minute inserted nothing.
+      if (id !== undefined) await runChanged(app.db, { ...run, id }, 'planned');
       enqueued++;
       at = nextOccurrence(settings, at, timeZone);
     }

@@ -35,12 +35,15 @@ export async function servicesDue(db: Db, now: number, limit: number) {
   return due.map((service) => ({ ...service, settings: readSettings(service.kind, service.settings) }));
 }
 
-/** Enqueues a planned run; the unique (service_id, scheduled_at) turns a second planner's insert into nothing. */
+/**
+ * Enqueues a planned run; the unique (service_id, scheduled_at) turns a second planner's insert into nothing. Answers
+ * the new run's id, or undefined when another planner was first.
+ */
 export async function enqueue(
   db: Db,
   run: { serviceId: number; userId: number; platformId: number; scheduledAt: number; day: string; now: number },
-): Promise<void> {
-  await db
+): Promise<number | undefined> {
+  const inserted = await db
     .insertInto('runs')
     .values({
       serviceId: run.serviceId,
@@ -54,7 +57,9 @@ export async function enqueue(
       createdAt: run.now,
     })
     .onConflict((oc) => oc.columns(['serviceId', 'scheduledAt']).doNothing())
-    .execute();
+    .returning('id')
+    .executeTakeFirst();
+  return inserted?.id;
 }
 
 /** Moves the planner's cursor only if no other process moved it first. */

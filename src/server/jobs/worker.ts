@@ -13,6 +13,7 @@ import {
 } from '../modules/services/billing.js';
 import { notifyChannel, type NotifyChannel } from '../modules/services/notification.js';
 import { OFF_SHELF_SKIP } from '../modules/services/shelving.js';
+import { runChanged } from '../modules/runs/live.js';
 import type { Connector, ConnectorResult } from './connectors/connector.js';
 import { claimContext, lockNextClaimable, paymentOf, recordOnService, updateRun, type ClaimContext } from './queue.js';
 
@@ -72,6 +73,7 @@ export class Worker {
       const settle = async (state: 'skipped', result: string) => {
         await updateRun(trx, id, expect, { state, result, finishedAt: now, leaseOwner: null, leaseExpiresAt: null });
         await recordOnService(trx, run.serviceId, state, now);
+        await runChanged(trx, run, 'finished');
         return 'settled' as const;
       };
       const skip = reasonToSkip(run);
@@ -118,7 +120,9 @@ export class Worker {
         startedAt: now,
         ...paid,
       });
-      return leased ? { run: { ...run, ...paid }, attempt } : null;
+      if (!leased) return null;
+      await runChanged(trx, run, 'claimed');
+      return { run: { ...run, ...paid }, attempt };
     });
     if (notice) await mailNotice(app, channel, notice);
     return claimed;
@@ -166,6 +170,7 @@ export class Worker {
           })
         ) {
           await recordOnService(trx, run.serviceId, 'succeeded', now);
+          await runChanged(trx, run, 'finished');
           // A success is told only when the service's settings ask for notices.
           if (wantsNotice(notifyChannel(run.settings)))
             return events.runSucceeded(trx, { userId: run.userId, platformName: run.platformName, runId: run.id }, now);
@@ -180,6 +185,8 @@ export class Worker {
           leaseOwner: null,
           leaseExpiresAt: null,
         });
+        // Due again after the backoff: planned, as far as the screens are concerned.
+        await runChanged(trx, run, 'planned');
         return;
       }
       // The state change first: if the lease was lost, another process owns the outcome and nothing is refunded here.
@@ -225,6 +232,7 @@ export class Worker {
         if (run.billingUnit === 'per_day') await releaseDay(trx, run.serviceId, run.day);
       }
       await recordOnService(trx, run.serviceId, refunded ? 'refunded' : 'failed', now);
+      await runChanged(trx, run, 'finished');
       const failed: NewNotice = {
         userId: run.userId,
         kind: 'run_failed',

@@ -4,6 +4,7 @@ import type { OperationId, RequestBody, RequestQuery, ResponseData } from '../..
 import type { operations } from '../../api/generated/schema.js';
 import type { AppContext } from '../context.js';
 import type { CsvFile } from '../lib/csv-file.js';
+import type { EventStreamAnswer } from '../lib/event-stream.js';
 import type { SessionState, SessionUser } from './sessions/service.js';
 
 export interface HandlerContext<K extends OperationId> {
@@ -21,10 +22,17 @@ export interface HandlerContext<K extends OperationId> {
   clearSessionCookie(): void;
 }
 
-type AnswersCsv<K extends OperationId> = operations[K]['responses'][200] extends { content: { 'text/csv': unknown } }
+type Answers<K extends OperationId, Type extends string> = operations[K]['responses'][200] extends {
+  content: Record<Type, unknown>;
+}
   ? true
   : false;
-export type HandlerResult<K extends OperationId> = AnswersCsv<K> extends true ? CsvFile : ResponseData<K>;
+export type HandlerResult<K extends OperationId> =
+  Answers<K, 'text/csv'> extends true
+    ? CsvFile
+    : Answers<K, 'text/event-stream'> extends true
+      ? EventStreamAnswer
+      : ResponseData<K>;
 
 export type Handler<K extends OperationId> = (ctx: HandlerContext<K>) => Promise<HandlerResult<K>>;
 

@@ -7,6 +7,12 @@ import type { MenuIconName, Tint } from '../app/menu-icons';
 // catches a wrong operationId, parameter or field in screens.config.ts.
 
 export type SignedInRole = Exclude<Role, 'visitor'>;
+
+/**
+ * The kinds of change a screen can follow on the event stream (openapi.yaml `LiveEvent`): when one arrives the screen
+ * reads again, and while the stream is unavailable it reads on a timer instead.
+ */
+export type LiveKind = Exclude<Schemas['LiveEventKind'], 'ready' | 'resync'>;
 /** `public`: anyone (login, register, 500); otherwise the roles that may open the screen. */
 export type Access = 'public' | readonly SignedInRole[];
 
@@ -174,7 +180,12 @@ export interface ListScreen<K extends PageOperation = PageOperation> extends Scr
   };
   /** A progress bar under each row (batch tasks). */
   progress?: (row: RowOf<NoInfer<K>>) => Progress;
-  /** Reloads the pages shown every `everyMs` while the screen is open and some row still `while`s (a job running). */
+  /** Changes that make the list read its pages again (a task's progress, a new order), as they happen. */
+  liveOn?: readonly LiveKind[];
+  /**
+   * Without the event stream (a proxy that buffers it): reloads every `everyMs` while some row still `while`s (a job
+   * running). With it, `liveOn` alone keeps the list fresh.
+   */
   poll?: { everyMs: number; while?: (row: RowOf<NoInfer<K>>) => boolean };
   /** Actions above the list: calls (e.g. mark all read) and links (e.g. to a start form). */
   toolbar?: readonly ToolbarAction[];
@@ -302,7 +313,9 @@ export interface DetailScreen<K extends OperationId = OperationId> extends Scree
   fields: readonly DetailField<keyof ResponseData<NoInfer<K>> & string>[];
   /** A progress bar above the fields. */
   progress?: (data: ResponseData<NoInfer<K>>) => Progress;
-  /** Reads the record again every `everyMs` while `while` holds for it (a job running). */
+  /** Changes that make the record read again, as they happen. */
+  liveOn?: readonly LiveKind[];
+  /** Without the event stream: reads the record again every `everyMs` while `while` holds for it (a job running). */
   poll?: { everyMs: number; while: (data: ResponseData<NoInfer<K>>) => boolean };
   /** Buttons under the fields: calls on the record (cancel) or links; shown by `when` and the contract's roles. */
   actions?: readonly RowAction<ResponseData<NoInfer<K>>>[];
@@ -385,7 +398,10 @@ export type ListPart<D> = {
     filter?: (data: D) => Partial<RequestBody<L>> | null;
     item: ListItem<RowOf<L>>;
     rowActions?: readonly RowAction<RowOf<L>>[];
-    /** Rows still under way (a run due or running): while one shows, the list looks again every few seconds. */
+    /**
+     * Rows still under way (a run due or running): without the event stream, the list looks again every few seconds
+     * while one shows; with it, the screen's `liveOn` events do.
+     */
     live?: (row: RowOf<L>) => boolean;
     empty?: string;
   };
@@ -514,6 +530,8 @@ export interface ComposedScreen<K extends OperationId = OperationId> extends Scr
   load?: { operation: K; args: (search: URLSearchParams) => OperationArgs<K> };
   /** A text instead of the body when the record says there is nothing to show yet (not an error). */
   unavailable?: (data: ResponseData<NoInfer<K>>) => { title: string; description: string } | null;
+  /** Changes that make the record and every part read again quietly (a run planned or finished), as they happen. */
+  liveOn?: readonly LiveKind[];
   body: readonly Part<ResponseData<NoInfer<K>>>[];
 }
 

@@ -11,6 +11,8 @@ import { ChartPartView } from './composed/ChartPartView';
 import { DetailPartView } from './composed/DetailPartView';
 import { ListPartView } from './composed/ListPartView';
 import { StatsPartView } from './composed/StatsPartView';
+import { LiveTick } from './composed/live-tick';
+import { useLive } from '../live/useLive';
 import './composed/composed.css';
 
 // A composed screen of screens.config.ts: its record read once, then its parts one above the other. The map typed
@@ -48,6 +50,9 @@ export function ComposedRenderer({ screen: typed }: { screen: ComposedScreen<any
   // A new generation re-reads the record and remounts the parts (their lists reload with it).
   const [generation, setGeneration] = useState(0);
   const reload = useCallback(() => setGeneration((n) => n + 1), []);
+  // A change heard on the event stream: the record and the parts read again in place (nothing remounts or flashes).
+  const [tick, setTick] = useState(0);
+  useLive(screen.liveOn, () => setTick((n) => n + 1));
 
   useEffect(() => {
     const { load } = screen;
@@ -63,7 +68,7 @@ export function ComposedRenderer({ screen: typed }: { screen: ComposedScreen<any
         () => !controller.signal.aborted && setState({ status: 'error' }),
       );
     return () => controller.abort();
-  }, [screen, search, generation]);
+  }, [screen, search, generation, tick]);
 
   if (state.status === 'loading') return <Loading />;
   if (state.status === 'error') {
@@ -82,9 +87,11 @@ export function ComposedRenderer({ screen: typed }: { screen: ComposedScreen<any
   }
   return (
     <div className="composed-screen">
-      {screen.body.map((part, index) => (
-        <PartView key={`${generation}-${index}`} part={part} data={state.data} reload={reload} />
-      ))}
+      <LiveTick.Provider value={tick}>
+        {screen.body.map((part, index) => (
+          <PartView key={`${generation}-${index}`} part={part} data={state.data} reload={reload} />
+        ))}
+      </LiveTick.Provider>
     </div>
   );
 }

@@ -8,6 +8,7 @@ import { messages as t } from '../i18n/zh-CN';
 import { Loading } from '../shell/Loading';
 import { sessionStore } from '../state/session';
 import { useStore } from '../state/store';
+import { useLive } from '../live/useLive';
 import { ListRenderer } from './ListRenderer';
 import { MissingRecord, namesRecord } from './MissingRecord';
 import { actionsFor, useActionButtons } from './list/row-actions';
@@ -37,7 +38,8 @@ type ErasedDetail = Omit<DetailScreen, 'progress' | 'poll' | 'actions' | 'downlo
 
 /**
  * One record as label/value rows (every value as text, never HTML), with an optional progress bar, actions, file
- * downloads and a list composed below; read again on a timer while `poll.while` holds (a job running).
+ * downloads and a list composed below; read again on `liveOn` events (on a timer while `poll.while` holds, without
+ * the event stream).
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the map's details, each checked by detailScreen()
 export function DetailRenderer({ screen: typed }: { screen: DetailScreen<any> }) {
@@ -73,15 +75,13 @@ export function DetailRenderer({ screen: typed }: { screen: DetailScreen<any> })
     };
   }, [screen, search, attempt, missing]);
 
-  const polling = state.data !== undefined && screen.poll !== undefined && screen.poll.while(state.data);
-  const everyMs = screen.poll?.everyMs ?? 0;
-  useEffect(() => {
-    if (!polling) return;
-    const timer = setInterval(() => {
-      if (document.visibilityState !== 'hidden') setAttempt((n) => n + 1);
-    }, everyMs);
-    return () => clearInterval(timer);
-  }, [polling, everyMs]);
+  // Read again (quietly: the record stays shown) as things change; without the stream, on the poll while it holds.
+  const { poll } = screen;
+  useLive(
+    screen.liveOn,
+    () => setAttempt((n) => n + 1),
+    poll && { fallback: { everyMs: poll.everyMs, wanted: state.data !== undefined && poll.while(state.data) } },
+  );
 
   if (missing) return <MissingRecord listPath={screen.recordOf} purpose="view" />;
   if (state.status === 'loading') return <Loading />;

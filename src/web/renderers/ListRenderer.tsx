@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef } from 'react';
+import { useCallback } from 'react';
 import { Button, PullToRefresh } from 'antd-mobile';
 import { Link, useSearchParams } from 'react-router-dom';
 import type { ActionCall, ListItem, ListScreen, Progress, RowAction } from '../config/types';
@@ -9,6 +9,7 @@ import { SearchBox } from './list/SearchBox';
 import { ListToolbar } from './list/ListToolbar';
 import { usePagedList } from './list/usePagedList';
 import { behaviours } from '../app/behaviours';
+import { useLive } from '../live/useLive';
 import './list/list.css';
 
 /**
@@ -24,26 +25,6 @@ type ErasedListScreen = Omit<ListScreen, 'item' | 'rowActions' | 'highlight' | '
   progress?: (row: Row) => Progress;
   poll?: { everyMs: number; while?: (row: Row) => boolean };
 };
-
-/**
- * Reloads the pages shown every `everyMs` while some row still asks for it (a job running), and not while the tab
- * is hidden. The latest reload is kept in a ref, so the timer is not restarted on every render.
- */
-function usePolling(poll: ErasedListScreen['poll'], rows: unknown[], reload: () => Promise<void>) {
-  const latest = useRef(reload);
-  useEffect(() => {
-    latest.current = reload;
-  });
-  const wanted = poll !== undefined && (poll.while ? rows.some(poll.while) : true);
-  const everyMs = poll?.everyMs ?? 0;
-  useEffect(() => {
-    if (!wanted) return;
-    const timer = setInterval(() => {
-      if (document.visibilityState !== 'hidden') void latest.current();
-    }, everyMs);
-    return () => clearInterval(timer);
-  }, [wanted, everyMs]);
-}
 
 /** A row of toggle buttons: one per choice, the active one pressed. */
 function Toggles({
@@ -85,7 +66,13 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
     [setParams, screen],
   );
   const list = usePagedList<Row>(screen.operation, query, onPagesLoaded, screen.paging);
-  usePolling(screen.poll, list.rows, list.reload);
+  // Fresh as things change (liveOn); without the stream, on the screen's poll while a row asks for it.
+  const { poll } = screen;
+  useLive(
+    screen.liveOn,
+    list.refresh,
+    poll && { fallback: { everyMs: poll.everyMs, wanted: poll.while ? list.rows.some(poll.while) : true } },
+  );
   const changed = async () => {
     // Not awaited: the list reloads meanwhile (the unread count is the frame's, not this list's).
     if (screen.onChange) void behaviours[screen.onChange]();

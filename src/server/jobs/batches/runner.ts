@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import { AppError } from '../../lib/errors.js';
 import { giveWay } from '../../lib/give-way.js';
 import * as repo from '../../modules/batches/repo.js';
+import { taskMoved } from '../../modules/batches/live.js';
 import { ChunkSize, chunkSliceMs } from './chunk-size.js';
 import { BATCH_WORK, type BatchItem, type HeldBatch } from './kinds.js';
 
@@ -37,7 +38,10 @@ export class BatchRunner {
     const now = this.app.now();
     return this.app.db.transaction().execute(async (trx) => {
       const id = await repo.lockNextBatch(trx, now, this.postgres);
-      if (id !== undefined) await repo.leaseBatch(trx, id, this.owner, now + this.leaseMs, now);
+      if (id !== undefined) {
+        await repo.leaseBatch(trx, id, this.owner, now + this.leaseMs, now);
+        await taskMoved(trx, id);
+      }
       return id;
     });
   }
@@ -86,6 +90,7 @@ export class BatchRunner {
       const items = await work.next(trx, batch, limit);
       if (items.length === 0) {
         await repo.finishBatch(trx, id, now);
+        await taskMoved(trx, id);
         return 'finished';
       }
       const failures = await work.apply(app, trx, batch, items, now);
@@ -96,6 +101,8 @@ export class BatchRunner {
         else if (work.listed) await repo.recordItem(trx, { batchId: id, ...label(item) }, { state: 'done' });
       }
       await repo.advance(trx, id, items.at(-1)!.seq, items.length - failures.size, failures.size);
+      // Progress replaces polling: the task list and detail read again when a chunk commits.
+      await taskMoved(trx, id);
       return items.length;
     });
   }
@@ -113,6 +120,7 @@ export class BatchRunner {
       const reason = error instanceof AppError ? error.message : '执行出错';
       await repo.recordItem(trx, { batchId: id, ...label(item) }, { state: 'failed', error: reason });
       await repo.advance(trx, id, item.seq, 0, 1);
+      await taskMoved(trx, id);
     });
   }
 }

@@ -22,6 +22,7 @@ import { quotaUnitFor } from '../quotas/ledger.js';
 import { describeErrors, parseGrantCsv, type LineError } from './grant-csv.js';
 import type { SessionUser } from '../sessions/service.js';
 import * as repo from './repo.js';
+import { taskMoved } from './live.js';
 
 const NOT_FOUND = '任务不存在';
 const ROLE_WORDS = { all: '全部用户', user: '普通用户', agent: '代理', admin: '管理员' } as const;
@@ -80,6 +81,7 @@ export async function start(
       },
       now,
     );
+    await taskMoved(trx, id);
     return toView((await repo.findBatch(trx, id))!);
   });
 }
@@ -223,6 +225,7 @@ export async function cancel(app: AppContext, actor: SessionUser, id: number): P
   const now = app.now();
   await app.db.transaction().execute(async (trx) => {
     if (!(await repo.cancelBatch(trx, id, now))) throw conflict('任务已结束');
+    await taskMoved(trx, id);
     await writeAudit(trx, { actorId: actor.id, action: 'task.cancel', targetType: 'task', targetId: id }, now);
   });
   return get(app, id);

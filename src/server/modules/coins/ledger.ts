@@ -1,4 +1,5 @@
 import { isPostgresDb, type Db } from '../../db/database.js';
+import { publish, publishAll } from '../../live/events.js';
 import { moveCoinsOnPostgres, transferOnPostgres } from './ledger-postgres.js';
 import { moveCoinsOnSqlite, transferOnSqlite } from './ledger-sqlite.js';
 import { orderedPostings, type Movement, type TransferDone, type TransferRequest } from './ledger-types.js';
@@ -19,8 +20,15 @@ export type { Movement, Posting } from './ledger-types.js';
 export async function moveCoins(trx: Db, movement: Movement): Promise<Map<number, number>> {
   if (!trx.isTransaction) throw new Error("moveCoins runs inside the caller's transaction");
   const postings = orderedPostings(movement);
-  return isPostgresDb(trx) ? moveCoinsOnPostgres(trx, movement, postings) : moveCoinsOnSqlite(trx, movement, postings);
+  const balances = isPostgresDb(trx)
+    ? await moveCoinsOnPostgres(trx, movement, postings)
+    : await moveCoinsOnSqlite(trx, movement, postings);
+  await balanceChanged(trx, [...balances.keys()]);
+  return balances;
 }
+
+/** Each user whose coins moved hears it once the movement commits (their balance, their statement). */
+const balanceChanged = (trx: Db, userIds: number[]) => publish(trx, { kind: 'balance' }, { users: userIds });
 
 /**
  * A user's transfer inside the caller's transaction (which also holds its idempotency key): the payee exists, is
@@ -28,7 +36,14 @@ export async function moveCoins(trx: Db, movement: Movement): Promise<Map<number
  * and the payee's notice. Refusals are thrown as the API's errors. The rules, case by case, are
  * tests/api/transfer-rules.test.ts, run against both implementations.
  */
-export function transferCoins(trx: Db, request: TransferRequest): Promise<TransferDone> {
+export async function transferCoins(trx: Db, request: TransferRequest): Promise<TransferDone> {
   if (!trx.isTransaction) throw new Error("transferCoins runs inside the caller's transaction");
-  return isPostgresDb(trx) ? transferOnPostgres(trx, request) : transferOnSqlite(trx, request);
+  const postgres = isPostgresDb(trx);
+  const done = postgres ? await transferOnPostgres(trx, request) : await transferOnSqlite(trx, request);
+  const balances = { event: { kind: 'balance' }, audience: { users: [request.payer.id, done.payee.id] } } as const;
+  // SQLite wrote the payee's notice with insertNotice, which told it; PostgreSQL wrote it inside transfer_coins, so its
+  // event goes with the balances (one NOTIFY: the transfer stays a short transaction).
+  const notice = { event: { kind: 'notice', action: 'created' }, audience: { users: [done.payee.id] } } as const;
+  await publishAll(trx, postgres ? [balances, notice] : [balances]);
+  return done;
 }

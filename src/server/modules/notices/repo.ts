@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { compiledOnce } from '../../db/compiled-once.js';
 import type { Db } from '../../db/database.js';
 import { paginate } from '../../db/paging.js';
+import { publish } from '../../live/events.js';
 
 /** Every event a user hears of in the inbox. */
 export type NoticeKind =
@@ -24,7 +25,6 @@ export interface NewNotice {
   body: string;
 }
 
-/** One inbox row per event, written in the transaction of the event itself. */
 // Written by every transfer, run and order: compiled once (db/compiled-once.ts).
 const noticeInsert = compiledOnce(
   (db: Db, userId: number, kind: NoticeKind, title: string, body: string, createdAt: number) =>
@@ -32,8 +32,12 @@ const noticeInsert = compiledOnce(
   [-1, '<kind>' as NoticeKind, '<title>', '<body>', -2] as const,
 );
 
+const created = { kind: 'notice', action: 'created' } as const;
+
+/** One inbox row per event, written in the transaction of the event itself; the owner's screens hear of it on commit. */
 export async function insertNotice(db: Db, notice: NewNotice, now: number): Promise<void> {
   await noticeInsert(db, notice.userId, notice.kind, notice.title, notice.body, now);
+  await publish(db, created, { users: [notice.userId] });
 }
 
 /** The same notice to many users in one statement (a broadcast's chunk). */
@@ -48,6 +52,7 @@ export async function insertNotices(
     .insertInto('notices')
     .values(userIds.map((userId) => ({ ...notice, userId, readAt: null, createdAt: now })))
     .execute();
+  await publish(db, created, { users: userIds });
 }
 
 /** Walks the index (user_id, read_at): no scan of the user's read notices, none of other users'. */
@@ -74,14 +79,15 @@ export const findNotice = (db: Db, userId: number, id: number) =>
   db.selectFrom('notices').selectAll().where('id', '=', id).where('userId', '=', userId).executeTakeFirst();
 
 /** Marks read; the owner is part of the key, so another user's notice is simply not found. */
-export async function markRead(db: Db, userId: number, id: number, now: number): Promise<void> {
-  await db
+export async function markRead(db: Db, userId: number, id: number, now: number): Promise<boolean> {
+  const r = await db
     .updateTable('notices')
     .set({ readAt: now })
     .where('id', '=', id)
     .where('userId', '=', userId)
     .where('readAt', 'is', null)
-    .execute();
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
 }
 
 export async function markAllRead(db: Db, userId: number, now: number): Promise<number> {

@@ -2,9 +2,11 @@ import * as events from '../notices/events.js';
 import type { Schemas } from '../../../api/operations.js';
 import { timeOrderedId } from '../security/tokens.js';
 import type { AppContext } from '../../context.js';
+import type { Db } from '../../db/database.js';
 import { mapPage, type Page } from '../../db/paging.js';
 import { badParams, conflict, noPermission, notFound } from '../../lib/errors.js';
 import { writeAudit } from '../audit/repo.js';
+import { ownerAndAdmins, publish } from '../../live/events.js';
 import { idempotent } from '../coins/idempotency.js';
 import { moveCoins, type Posting } from '../coins/ledger.js';
 import * as mall from '../mall/repo.js';
@@ -19,6 +21,10 @@ export const MAX_PENDING_ORDERS = 20;
 
 const NOT_FOUND = '订单不存在';
 const ALREADY_HANDLED = '订单已处理';
+
+/** The buyer's screens and every admin's order list hear of an order's change when it commits. */
+const orderChanged = (trx: Db, order: { id: number; userId: number }, action: 'created' | 'confirmed' | 'cancelled') =>
+  publish(trx, { kind: 'order', action, orderId: order.id }, ownerAndAdmins(order.userId));
 
 export const toView = (o: repo.OrderRow): Schemas['Order'] => ({
   id: o.id,
@@ -62,6 +68,7 @@ export async function submit(
       cancelledAt: null,
       handledBy: null,
     });
+    await orderChanged(trx, { id, userId: actor.id }, 'created');
     return toView((await repo.findOrder(trx, id))!);
   });
 }
@@ -121,6 +128,7 @@ export async function confirm(
     }
     await moveCoins(trx, { postings, reference: order.orderNo, actorId: actor.id, now });
     await events.orderConfirmed(trx, { userId: order.userId, coinName: order.coinName, addCoin }, now);
+    await orderChanged(trx, order, 'confirmed');
     await writeAudit(
       trx,
       {
@@ -151,6 +159,7 @@ export async function cancel(app: AppContext, actor: SessionUser, id: number): P
     // The buyer who cancels its own order needs no notice of it; one cancelled by an admin does.
     if (order.userId !== actor.id)
       await events.orderCancelled(trx, { userId: order.userId, coinName: order.coinName, orderNo: order.orderNo }, now);
+    await orderChanged(trx, order, 'cancelled');
     await writeAudit(
       trx,
       {

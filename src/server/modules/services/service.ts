@@ -19,6 +19,7 @@ import { charge } from './billing.js';
 import type { ServiceSettings } from './families.js';
 import * as repo from './repo.js';
 import { nextOccurrence } from './schedules.js';
+import { runChanged } from '../runs/live.js';
 
 const NOT_FOUND = '服务不存在';
 const CLOSED = '该平台暂未开放';
@@ -189,6 +190,7 @@ export async function enqueueManualRun(
       .returning('id')
       .executeTakeFirst();
   }
+  await runChanged(trx, { ...service, id: inserted.id, serviceId: service.id }, 'planned');
   return inserted.id;
 }
 

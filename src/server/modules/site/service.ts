@@ -4,6 +4,7 @@ import { mapPage, type Page } from '../../db/paging.js';
 import type { SiteInformationRow } from '../../db/types.js';
 import { badParams, notFound } from '../../lib/errors.js';
 import { writeAudit } from '../audit/repo.js';
+import { publish } from '../../live/events.js';
 import type { SessionUser } from '../sessions/service.js';
 import * as repo from './repo.js';
 import { forgetLiveSite, liveSiteFromMemory } from './live-site-cache.js';
@@ -114,6 +115,8 @@ export async function update(
       },
       now,
     );
+    // Every open screen shows the live record (its name, notice bar, announcement): all of them read it again.
+    if (input.id === LIVE_SITE_ID) await publish(trx, { kind: 'site' }, { everyone: true });
   });
   forgetLiveSite();
 }

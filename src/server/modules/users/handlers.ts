@@ -24,6 +24,7 @@ type UserHandlers = Omit<
   | 'userClockCount'
   | 'healthGet'
   | `session${string}`
+  | 'events'
 >;
 
 export const userHandlers: UserHandlers = {

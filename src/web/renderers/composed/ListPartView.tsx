@@ -1,9 +1,12 @@
-import { useEffect, useMemo, useRef } from 'react';
+import { useContext, useEffect, useMemo, useRef } from 'react';
 import type { ListItem, ListPart, RowAction } from '../../config/types';
 import type { ListQuery } from '../list/list-query';
 import { DEFAULT_PAGE_SIZE } from '../list/list-query';
 import { ListRows } from '../list/ListRows';
 import { usePagedList } from '../list/usePagedList';
+import { liveStatus } from '../../live/stream';
+import { useStore } from '../../state/store';
+import { LiveTick } from './live-tick';
 
 type Data = unknown;
 type ErasedListPart = Omit<ListPart<Data>, 'filter' | 'item' | 'rowActions'> & {
@@ -13,7 +16,7 @@ type ErasedListPart = Omit<ListPart<Data>, 'filter' | 'item' | 'rowActions'> & {
   live?: (row: unknown) => boolean;
 };
 
-/** How often a list with rows under way looks again. */
+/** How often a list with rows under way looks again, without the event stream. */
 export const LIVE_POLL_MS = 3000;
 
 const keepPages = () => {};
@@ -59,16 +62,26 @@ function FilteredList({
   const list = usePagedList<unknown>(part.operation, query, keepPages);
   const live = list.status === 'ready' && part.live !== undefined && list.rows.some(part.live);
   const wasLive = useRef(false);
-  const { reload } = list;
+  const { reload, refresh } = list;
+  // The screen heard of a change (a run claimed or finished): the rows read again behind what is shown.
+  const tick = useContext(LiveTick);
+  const heard = useRef(tick);
+  useEffect(() => {
+    if (heard.current === tick) return;
+    heard.current = tick;
+    void refresh();
+  }, [tick, refresh]);
+  const streaming = useStore(liveStatus) === 'open';
   useEffect(() => {
     // Judged on loaded pages only: a reload in flight says nothing about the rows.
     if (list.status !== 'ready') return;
-    if (wasLive.current && !live) onSettled();
+    // With the stream, the screen's own live read already brought the record's counts up to date.
+    if (wasLive.current && !live && !streaming) onSettled();
     wasLive.current = live;
-    if (!live) return;
+    if (!live || streaming) return;
     const timer = setTimeout(() => void reload(), LIVE_POLL_MS);
     return () => clearTimeout(timer);
-  }, [live, list.rows, list.status, reload, onSettled]);
+  }, [live, list.rows, list.status, reload, onSettled, streaming]);
   return (
     <section className="composed-list">
       {part.title ? <h3 className="composed-heading">{part.title}</h3> : null}

@@ -1,6 +1,7 @@
-import { useEffect, useState } from 'react';
+import { useContext, useEffect, useRef, useState } from 'react';
 import type { OperationId } from '../../../api/operations';
 import { api } from '../../api';
+import { LiveTick } from './live-tick';
 
 export type PartData<T> = { status: 'loading' } | { status: 'error'; retry: () => void } | { status: 'ready'; data: T };
 
@@ -12,10 +13,14 @@ export function usePartData<T>(operation: OperationId, input: object | null): Pa
   const key = input === null ? null : JSON.stringify(input);
   const [attempt, setAttempt] = useState(0);
   const [state, setState] = useState<PartData<T>>({ status: 'loading' });
+  // A live change reads the same arguments again behind what is shown; new arguments show the loading state.
+  const tick = useContext(LiveTick);
+  const shown = useRef<string | null>(null);
   useEffect(() => {
     if (key === null) return;
     const controller = new AbortController();
-    setState({ status: 'loading' });
+    const quiet = shown.current === key;
+    if (!quiet) setState({ status: 'loading' });
     const args = JSON.parse(key) as object;
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the part's config checked the arguments against the operation
     (api.call as (op: OperationId, init: any) => Promise<unknown>)(operation, {
@@ -23,10 +28,15 @@ export function usePartData<T>(operation: OperationId, input: object | null): Pa
       signal: controller.signal,
       quiet: true,
     }).then(
-      (data) => !controller.signal.aborted && setState({ status: 'ready', data: data as T }),
-      () => !controller.signal.aborted && setState({ status: 'error', retry: () => setAttempt((n) => n + 1) }),
+      (data) => {
+        if (controller.signal.aborted) return;
+        shown.current = key;
+        setState({ status: 'ready', data: data as T });
+      },
+      () =>
+        !controller.signal.aborted && !quiet && setState({ status: 'error', retry: () => setAttempt((n) => n + 1) }),
     );
     return () => controller.abort();
-  }, [operation, key, attempt]);
+  }, [operation, key, attempt, tick]);
   return state;
 }

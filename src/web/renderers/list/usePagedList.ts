@@ -15,6 +15,8 @@ export interface PagedList<R> {
   loadMore: () => Promise<void>;
   /** Loads the pages shown again (after an action changed a row, or a pull to refresh). */
   reload: () => Promise<void>;
+  /** The same, quietly: the rows shown stay until the new ones are in (a live update, a poll). */
+  refresh: () => Promise<void>;
 }
 
 function fetchPage(operation: PageOperation, query: ListQuery, current: number, cursor?: string): Promise<Page> {
@@ -49,9 +51,9 @@ export function usePagedList<R>(
   const key = JSON.stringify({ ...query, current: 0 });
 
   const loadPages = useCallback(
-    async (count: number) => {
+    async (count: number, quiet = false) => {
       const mine = ++generation.current;
-      setStatus('loading');
+      if (!quiet) setStatus('loading');
       try {
         const loaded: R[] = [];
         let lastTotal = 0;
@@ -70,7 +72,8 @@ export function usePagedList<R>(
         setPages(Math.max(1, Math.ceil(loaded.length / query.pageSize)));
         setStatus('ready');
       } catch {
-        if (mine === generation.current) setStatus('error');
+        // A quiet read that fails keeps what is shown; the next event or poll tries again.
+        if (mine === generation.current && !quiet) setStatus('error');
       }
     },
     // eslint-disable-next-line react-hooks/exhaustive-deps -- `key` stands for `query`, a new object on every render
@@ -104,5 +107,6 @@ export function usePagedList<R>(
     hasMore: status === 'ready' && rows.length < total && (paging === 'pages' || cursor !== null),
     loadMore,
     reload: () => loadPages(Math.max(pages, 1)),
+    refresh: () => loadPages(Math.max(pages, 1), true),
   };
 }

@@ -1,0 +1,90 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, dbKind, type TestDatabase } from '../helpers/database.js';
+import { EventStreamReader } from '../helpers/event-stream.js';
+import { newKey } from '../helpers/ledger.js';
+import { children, ensureServerBuilt, HttpClient, kill, startServer, type Server } from '../helpers/server-process.js';
+import { ADMIN, PASSWORD, uniqueAccount } from '../helpers/test-app.js';
+
+// Three production server processes on one PostgreSQL: an event caused on one reaches streams held by the others
+// within a second, through the database's NOTIFY (no other server in between), and only the streams it is for.
+
+describe(`live events across server processes (${dbKind()})`, () => {
+  let db: TestDatabase | undefined;
+  const readers: EventStreamReader[] = [];
+
+  afterAll(async () => {
+    await Promise.all(readers.map((r) => r.close()));
+    await Promise.all([...children].map((child) => kill(child, 'SIGKILL')));
+    await db?.drop();
+  });
+
+  it.skipIf(dbKind() !== 'postgres')(
+    'an event caused on one process reaches a stream on each other process within 1 s, and only its owner',
+    async () => {
+      await ensureServerBuilt();
+      db = await createTestDatabase();
+      const secret = randomBytes(32).toString('base64url');
+      const servers: Server[] = await Promise.all([0, 1, 2].map(() => startServer(db!, secret, { SCHEDULER: 'off' })));
+      const admin = new HttpClient(() => servers[0]!);
+      await admin.ok('userLogin', ADMIN);
+
+      // One user signed in on each of process 1 and 2, and a bystander on process 2.
+      const signIn = async (server: Server) => {
+        const userAccount = uniqueAccount('l');
+        await admin.ok('userAdd', { userAccount, userPassword: PASSWORD });
+        const client = new HttpClient(() => server);
+        await client.ok('userLogin', { userAccount, userPassword: PASSWORD });
+        return { userAccount, client };
+      };
+      const one = await signIn(servers[1]!);
+      const two = await signIn(servers[2]!);
+      const bystander = await signIn(servers[2]!);
+      const listen = async (server: Server, cookie: string | undefined) => {
+        const { reader, opened } = await EventStreamReader.open(server.base, cookie);
+        expect(opened.status).toBe(200);
+        readers.push(reader);
+        await reader.next((d) => d.kind === 'ready');
+        return reader;
+      };
+      const onOne = await listen(servers[1]!, one.client.cookie);
+      const onTwo = await listen(servers[2]!, two.client.cookie);
+      const silent = await listen(servers[2]!, bystander.client.cookie);
+      // The admin's own stream on process 1, for an admin-scoped event caused on process 2.
+      const adminOnOne = await listen(servers[1]!, admin.cookie);
+
+      // Caused on process 0 (the admin's), heard on 1 and 2, each within a second of the commit.
+      for (const target of [
+        { user: one, reader: onOne },
+        { user: two, reader: onTwo },
+      ]) {
+        const started = Date.now();
+        await admin.ok(
+          'userAddCoin',
+          { userAccount: target.user.userAccount, coin: 5, description: '跨进程' },
+          newKey(),
+        );
+        await target.reader.next((d) => d.kind === 'balance', 1000);
+        expect(Date.now() - started).toBeLessThan(1000);
+      }
+
+      // Caused on process 2 by a user, heard by the admin's stream on process 1.
+      const packageId: number = await admin.ok('mallAdd', {
+        coinName: '跨进程套餐',
+        amount: 100,
+        addCoin: 10,
+        status: 1,
+        sort: 0,
+      });
+      const order = await two.client.ok('orderSubmit', { packageId }, newKey());
+      await adminOnOne.next((d) => d.kind === 'order' && d.orderId === order.id, 1000);
+
+      // The site record: everyone, on every process.
+      await admin.ok('basicInformationUpdate', { id: 1, noticeBar: '跨进程公告' });
+      await Promise.all([onOne, onTwo, silent].map((r) => r.next((d) => d.kind === 'site', 1000)));
+
+      expect(silent.changes.map((e) => e.data.kind)).toEqual(['site']);
+      expect(onOne.changes.map((e) => e.data.kind)).toEqual(['balance', 'site']);
+    },
+  );
+});
