@@ -121,7 +121,7 @@ describe('a platform service, from the admin to a succeeded run', () => {
       // The list looks again while the run is under way, and the counts above follow when it is done.
       const manual = page.locator('.adm-list-item', { hasText: '手动' });
       await manual.locator('.state-tag', { hasText: '成功' }).waitFor();
-      await manual.getByText('沙箱平台已收到').waitFor();
+      await manual.getByText('平台已收到').waitFor();
       await page.locator('.adm-list-item', { hasText: '累计成功' }).filter({ hasText: '1' }).waitFor();
       await review(page, 'gxy');
       expect(pathOf(page)).toBe('/gxy');

@@ -10,7 +10,7 @@ export const formSchemas = {
     "properties": {
       "enabled": {
         "type": "integer",
-        "title": "开启",
+        "title": "AI 功能",
         "enum": [
           0,
           1
@@ -398,7 +398,7 @@ export const formSchemas = {
       },
       "status": {
         "type": "integer",
-        "title": "上架",
+        "title": "上架状态",
         "enum": [
           0,
           1
@@ -481,7 +481,7 @@ export const formSchemas = {
       },
       "status": {
         "type": "integer",
-        "title": "上架",
+        "title": "上架状态",
         "enum": [
           0,
           1
@@ -519,7 +519,7 @@ export const formSchemas = {
       },
       "status": {
         "type": "integer",
-        "title": "上架",
+        "title": "上架状态",
         "enum": [
           0,
           1
@@ -794,7 +794,7 @@ export const formSchemas = {
       },
       "status": {
         "type": "integer",
-        "title": "上架",
+        "title": "上架状态",
         "enum": [
           0,
           1
@@ -874,7 +874,7 @@ export const formSchemas = {
       },
       "status": {
         "type": "integer",
-        "title": "上架",
+        "title": "上架状态",
         "enum": [
           0,
           1
@@ -928,7 +928,7 @@ export const formSchemas = {
       },
       "status": {
         "type": "integer",
-        "title": "上架",
+        "title": "上架状态",
         "enum": [
           0,
           1
@@ -965,7 +965,7 @@ export const formSchemas = {
       },
       "platformId": {
         "type": "integer",
-        "title": "平台编号（不填为全部平台）",
+        "title": "平台（不选为全部平台）",
         "minimum": 1,
         "maximum": 2147483647
       },
@@ -1577,7 +1577,7 @@ export const formSchemas = {
       },
       "platformId": {
         "type": "integer",
-        "title": "平台编号（不填为全部平台）",
+        "title": "平台（不选为全部平台）",
         "minimum": 1,
         "maximum": 2147483647
       },

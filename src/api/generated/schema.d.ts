@@ -2318,7 +2318,7 @@ export interface components {
             amount?: components["schemas"]["PriceFen"];
             /** 到账积分 */
             addCoin?: number & components["schemas"]["CoinAmount"];
-            /** 上架 */
+            /** 上架状态 */
             status?: number & components["schemas"]["RecordStatus"];
             /** 排序值（小的在前） */
             sort?: number;
@@ -2345,7 +2345,7 @@ export interface components {
         };
         ShelfRequest: {
             id: components["schemas"]["Id"];
-            /** 上架 */
+            /** 上架状态 */
             status: number & components["schemas"]["RecordStatus"];
         };
         /**
@@ -2736,6 +2736,7 @@ export interface components {
          *       "status": 1,
          *       "sort": 0,
          *       "services": 12,
+         *       "activeServices": 9,
          *       "createdAt": 1795000000000,
          *       "updatedAt": 1795000000000
          *     }
@@ -2762,6 +2763,11 @@ export interface components {
             sort: number;
             /** 服务数 */
             services: number;
+            /**
+             * 运行中的服务数
+             * @description 平台批量操作（全部立即执行、全部暂停）会影响的服务数，确认时告诉管理员
+             */
+            activeServices: number;
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
         };
@@ -2775,7 +2781,7 @@ export interface components {
             billingUnit?: components["schemas"]["BillingUnit"];
             /** 失败重试次数 */
             retryLimit?: number;
-            /** 上架 */
+            /** 上架状态 */
             status?: number & components["schemas"]["RecordStatus"];
             /** 排序值（小的在前） */
             sort?: number;
@@ -2829,7 +2835,7 @@ export interface components {
         QuotaStatus: "active" | "expired" | "used" | "revoked";
         QuotaGrantRequest: {
             userAccount: components["schemas"]["UserAccount"];
-            /** 平台编号（不填为全部平台） */
+            /** 平台（不选为全部平台） */
             platformId?: number & components["schemas"]["Id"];
             unit: components["schemas"]["QuotaUnit"];
             /** 数量 */
@@ -2905,7 +2911,7 @@ export interface components {
             days: number;
         };
         AiConfigFields: {
-            /** 开启 */
+            /** AI 功能 */
             enabled?: number & components["schemas"]["RecordStatus"];
             /** 接口地址 */
             baseUrl?: string;
@@ -3074,6 +3080,11 @@ export interface components {
             result: string;
             /** 扣费（积分） */
             charged: number;
+            /**
+             * 用免费额度支付
+             * @description 这次执行由免费额度支付（不扣积分）
+             */
+            paidByQuota: boolean;
             /** 扣费编号 */
             chargeReference: string | null;
             /** 退款编号 */
@@ -3232,7 +3243,7 @@ export interface components {
              * @description 表头 userAccount,amount，每行一个账号和数量；可以粘贴，也可以选择文件
              */
             csv: string;
-            /** 平台编号（不填为全部平台） */
+            /** 平台（不选为全部平台） */
             platformId?: number & components["schemas"]["Id"];
             unit: components["schemas"]["QuotaUnit"];
             /** 过期时间（不填为不过期） */

@@ -1,4 +1,4 @@
-import { useRef, useState, type TouchEvent } from 'react';
+import { useEffect, useRef, useState, type TouchEvent } from 'react';
 import { Button, CalendarPickerView } from 'antd-mobile';
 import type { CalendarPart, ListItem, ListPart, Tone } from '../../config/types';
 import { signedInMessages as w } from '../../i18n/zh-CN-signed-in';
@@ -41,6 +41,11 @@ export function CalendarPartView({ part: typed, data }: { part: CalendarPart<Dat
   const [month, setMonth] = useState(monthOf(now.getFullYear(), now.getMonth() + 1));
   const [picked, setPicked] = useState<string | null>(null);
   const swipeFrom = useRef<number | null>(null);
+  const dayList = useRef<HTMLDivElement>(null);
+  // A tapped day's runs are listed under the calendar, below the fold on a phone: bring them into view.
+  useEffect(() => {
+    if (picked !== null) dayList.current?.scrollIntoView?.({ behavior: 'smooth', block: 'start' });
+  }, [picked]);
   const args = part.args(month, data);
   const state = usePartData<{ days: readonly { day: string; mark: string }[] }>(part.operation, args);
   if (args === null) return null;
@@ -105,21 +110,23 @@ export function CalendarPartView({ part: typed, data }: { part: CalendarPart<Dat
       {picked === null ? (
         <div className="stats-note">{w.calendar.pickDay}</div>
       ) : (
-        <ListPartView
-          key={picked}
-          part={
-            {
-              type: 'list',
-              title: w.calendar.dayRuns(picked),
-              operation: part.day.operation,
-              filter: (d: Data) => part.day.filter(picked, d),
-              item: part.day.item,
-              empty: part.day.empty,
-            } as unknown as ListPart<Data>
-          }
-          data={data}
-          onSettled={() => {}}
-        />
+        <div ref={dayList} className="scroll-target" data-testid="calendar-day-runs">
+          <ListPartView
+            key={picked}
+            part={
+              {
+                type: 'list',
+                title: w.calendar.dayRuns(picked),
+                operation: part.day.operation,
+                filter: (d: Data) => part.day.filter(picked, d),
+                item: part.day.item,
+                empty: part.day.empty,
+              } as unknown as ListPart<Data>
+            }
+            data={data}
+            onSettled={() => {}}
+          />
+        </div>
       )}
     </section>
   );
