@@ -931,7 +931,8 @@ export const screens: Screen[] = [
       { label: w.tasks.failuresCsv, href: (b) => `/api/task/failures/export?id=${b.id}`, when: (b) => b.failed > 0 },
       { label: w.tasks.outputCsv, href: (b) => `/api/task/output?id=${b.id}`, when: (b) => b.hasOutput },
     ],
-    // The failed items, with their reasons, under the record.
+    // A task that finished without a failure says so; otherwise its failed items, with their reasons, under it.
+    instead: (b) => (b.state === 'done' && b.failed === 0 ? w.tasks.allDone(b.done) : null),
     below: listScreen({
       path: '/tasks/detail',
       title: w.tasks.failures,
@@ -1073,7 +1074,7 @@ export const screens: Screen[] = [
         call: { operation: 'mallDelete', args: (p) => ({ body: { id: p.id } }) },
       },
     ],
-    empty: w.mall.empty,
+    empty: w.mall.emptyAdmin,
   }),
   formScreen({
     path: '/add_mall',

@@ -1939,7 +1939,8 @@ export interface components {
          *       "status": 1,
          *       "analyticsUrl": "",
          *       "userId": null,
-         *       "updatedAt": 1795000000000
+         *       "updatedAt": 1795000000000,
+         *       "timeZone": "Asia/Shanghai"
          *     }
          */
         BasicInformation: {
@@ -1968,6 +1969,11 @@ export interface components {
             /** 最后修改人 */
             userId: number | null;
             updatedAt: components["schemas"]["Timestamp"];
+            /**
+             * 站点时区
+             * @description 服务器的 TZ_SITE（IANA 名称）。计划时间、“今天”和按天计费都按它算；页面上的时间也按它显示。
+             */
+            readonly timeZone: string;
         };
         BasicInformationFields: {
             /** 站点名称 */

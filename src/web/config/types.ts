@@ -335,6 +335,11 @@ export interface DetailScreen<K extends OperationId = OperationId> extends Scree
   }[];
   /** A list composed under the record (amis' `body`): e.g. a task's failed items, filtered by the URL. */
   below?: Screen;
+  /**
+   * Words in place of `below` when the record already says what that list would (a task finished with no failure):
+   * a plain success line instead of an empty list's illustration. Null or empty keeps the list.
+   */
+  instead?: (data: ResponseData<NoInfer<K>>) => string | null;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import type { WidgetProps } from '@rjsf/utils';
 import { Button, Picker } from 'antd-mobile';
 import { signedInMessages as w } from '../../i18n/zh-CN-signed-in';
@@ -19,6 +19,8 @@ export function TimeWidget(props: WidgetProps) {
   const [open, setOpen] = useState(false);
   const value = typeof props.value === 'string' && TIME.test(props.value) ? props.value : undefined;
   const disabled = props.disabled || props.readonly;
+  // One array per value: the picker resets its wheel whenever it is handed a new one.
+  const wheel = useMemo(() => (value ? value.split(':') : START), [value]);
   return (
     <div className="time-widget">
       <Button
@@ -38,7 +40,7 @@ export function TimeWidget(props: WidgetProps) {
       ) : null}
       <Picker
         columns={[HOURS, MINUTES]}
-        value={value ? value.split(':') : START}
+        value={wheel}
         visible={open}
         title={props.label}
         onClose={() => setOpen(false)}
