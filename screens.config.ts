@@ -437,6 +437,7 @@ export const screens: Screen[] = [
       tag: (o) => orderTag(o.status),
     },
     rowActions: [
+      { label: w.orders.copyNo, copy: (o) => o.orderNo },
       {
         label: w.orders.cancel,
         color: 'danger',
@@ -1135,6 +1136,7 @@ export const screens: Screen[] = [
         done: w.orders.cancelled,
         call: { operation: 'orderCancel', args: (o) => ({ body: { id: o.id } }) },
       },
+      { label: w.orders.copyNo, copy: (o) => o.orderNo },
     ],
     empty: w.orders.emptyAdmin,
   }),

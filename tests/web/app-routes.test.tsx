@@ -120,6 +120,25 @@ describe('routes from screens.config.ts', () => {
     expect(toast).not.toHaveBeenCalled();
   });
 
+  it(
+    'offline, a tap on another screen keeps the signed-in user and opens it in its frame',
+    { timeout: 15_000 },
+    async () => {
+      answer(true);
+      const router = open('/clockInfo');
+      await view.findByText('暂时没有开放的平台', undefined, { timeout: 10_000 });
+      call.mockImplementation(async () => {
+        throw new TypeError('Failed to fetch');
+      });
+      await router.navigate('/notice');
+      await waitFor(() => expect(document.querySelector('.adm-nav-bar-title')?.textContent).toBe('消息通知'));
+      expect(router.state.location.pathname).toBe('/notice');
+      expect(view.getByRole('button', { name: '返回' })).toBeTruthy();
+      expect(document.querySelector('.app-tabbar')).not.toBeNull();
+      expect(sessionStore.get()).toMatchObject({ role: 'user' });
+    },
+  );
+
   it('still says why when a first load finds the session ended (a ban, 40001)', async () => {
     call.mockImplementation(async (op: string) => {
       if (op === 'basicInformationGet') return SITE;

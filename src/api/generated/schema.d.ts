@@ -2361,7 +2361,11 @@ export interface components {
         OrderStatus: "pending" | "paid" | "cancelled";
         Order: {
             id: components["schemas"]["Id"];
-            /** 订单号 */
+            /**
+             * 订单号
+             * @description 14 位：下单的站点日期 yymmdd，再加 8 个不易混淆的大写字母或数字（没有 0、O、1、I、L），便于读出和复制
+             * @example 261126K7P2MQXA
+             */
             orderNo: string;
             /** 下单账号 */
             userAccount: string;

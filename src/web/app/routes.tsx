@@ -68,6 +68,9 @@ async function currentUserLoader({ request }: { request: Request }) {
     // A server fault says nothing about the session: /500 keeps the frame of whoever was signed in (their
     // watermark and the bubble), as every other framed page does.
     if (error instanceof ApiError && (error.status ?? 0) >= 500) throw redirect('/500');
+    // No answer at all (offline): nothing is known about the session, so a user signed in on this page stays signed
+    // in and the screen opens in its frame (header, back arrow, tab bar), where its own reads say they failed.
+    if (!(error instanceof ApiError) && known) return null;
     signOut();
     if (error instanceof ApiError && error.signInAgain) {
       if (!known && error.code !== NOT_LOGGED_IN) toast(error.message);
@@ -154,6 +157,9 @@ export function buildRoutes(
           loader: currentUserLoader,
           // Run the guard on every navigation, not only the first.
           shouldRevalidate: () => true,
+          // A signed-in screen that cannot load (offline before anyone signed in on this page, a chunk missing) says
+          // so inside the frame, which keeps its header, back arrow and tab bar, rather than on a blank page.
+          ErrorBoundary: RouteError,
           children: [
             ...entries.filter((s) => s.access !== 'public').map(toRoute),
             {

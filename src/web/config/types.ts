@@ -96,6 +96,13 @@ export type RowAction<R> =
       color?: 'primary' | 'warning' | 'danger' | 'light' | 'success';
       when?: (row: R) => boolean;
       to: (row: R) => string;
+    }
+  | {
+      label: string;
+      color?: 'primary' | 'warning' | 'danger' | 'light' | 'success';
+      when?: (row: R) => boolean;
+      /** Copies this text of the row (an order number) to the clipboard. */
+      copy: (row: R) => string;
     };
 
 /**

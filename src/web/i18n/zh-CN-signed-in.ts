@@ -353,6 +353,7 @@ export const signedInMessages = {
     title: (name: string, account: string) => `${name}（${account}）`,
     extra: (price: string, status: string) => `${price} · ${status}`,
     confirmPaid: '确认收款',
+    copyNo: '复制订单号',
     cancel: '取消订单',
     confirmPaidAsk: (name: string, account: string, price: string, coins: number) =>
       `确认已收到 ${account} 购买「${name}」的 ${price}？确认后 ${coins} 积分立即到账。`,

@@ -1,3 +1,4 @@
+import { copyText } from '../feedback/copy';
 import { useEffect, useRef, useState } from 'react';
 import { LoadFailed } from '../shell/LoadFailed';
 import { Button, List, Result } from 'antd-mobile';
@@ -95,6 +96,7 @@ export function DetailRenderer({ screen: typed }: { screen: DetailScreen<any> })
   const act = (action: RowAction<Data>) =>
     press(action.label, async () => {
       if ('to' in action) return navigate(action.to(data));
+      if ('copy' in action) return copyText(action.copy(data));
       if (await runAction(action, data)) setAttempt((n) => n + 1);
     });
   const insteadOfBelow = screen.instead?.(data);
