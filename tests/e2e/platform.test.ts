@@ -104,7 +104,16 @@ describe('a platform service, from the admin to a succeeded run', () => {
       await page.locator('.adm-nav-bar-title', { hasText: '修改工学云信息' }).waitFor();
       for (const day of ['星期一', '星期二', '星期三', '星期四', '星期五', '星期六', '星期日'])
         await page.locator('.adm-selector-item', { hasText: day }).click();
-      await page.locator('#root_checkInTime').fill('08:30');
+      // The time on a wheel (it opens on 08:00): 30 in the minutes column, then 确定.
+      await page.locator('#root_checkInTime').click();
+      const wheel = page.locator('.adm-picker-popup');
+      await wheel
+        .locator('.adm-picker-view-column')
+        .nth(1)
+        .locator('.adm-picker-view-column-item', { hasText: /^30$/ })
+        .click();
+      await wheel.getByText('确定').click();
+      await page.locator('#root_checkInTime', { hasText: '08:30' }).waitFor();
       await page.locator('.adm-selector-item', { hasText: '站内消息' }).first().click();
       await review(page, 'gxy-update');
       await page.getByRole('button', { name: '提交' }).click();
@@ -132,7 +141,7 @@ describe('a platform service, from the admin to a succeeded run', () => {
       expect((await user.api.ok('userGetLogin')).coin).toBe(20 - PRICE);
 
       await openScreen(page, '/clockInfo', '账号信息');
-      await page.locator('.composed-card', { hasText: '成功 1 · 失败 0' }).waitFor();
+      await page.locator('.composed-card', { hasText: '成功 1 次 · 失败 0 次' }).waitFor();
       await review(page, 'clockInfo');
 
       // A course platform's form: a list of courses, each with its daily time window.
@@ -160,6 +169,10 @@ describe('a platform service, from the admin to a succeeded run', () => {
       await openScreen(page, '/gxy', '工学云');
       await page.getByText('该平台暂未开放').waitFor();
       await review(page, 'gxy-off-shelf');
+      // Its edit page says the same before anything is typed, instead of a form that cannot be saved.
+      await openScreen(page, '/gxy/update', '修改工学云信息');
+      await page.getByText('该平台暂未开放').waitFor();
+      expect(await page.getByRole('button', { name: '提交' }).count()).toBe(0);
     } finally {
       await context.close();
     }

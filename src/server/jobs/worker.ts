@@ -174,7 +174,11 @@ export class Worker {
           await recordOnService(trx, run.serviceId, 'succeeded', now);
           // A success is told only when the service's settings ask for notices.
           if (wantsNotice(notifyChannel(run.settings)))
-            return events.runSucceeded(trx, { userId: run.userId, platformName: run.platformName, when: this.when(run) }, now);
+            return events.runSucceeded(
+              trx,
+              { userId: run.userId, platformName: run.platformName, when: this.when(run) },
+              now,
+            );
         }
         return;
       }

@@ -47,7 +47,7 @@ export default function TransferCoin() {
   const transfer = useOperation('userTransferCoin');
   const busy = lookup.busy || transfer.busy;
   const coin = coinOf(amount);
-  const own = user !== null && user !== undefined && account.trim().toLowerCase() === user.userAccount.toLowerCase();
+  const own = user !== null && account.trim().toLowerCase() === user.userAccount.toLowerCase();
   const overCap = coin !== undefined && cap > 0 && coin > cap;
 
   const lookUp = async () => {

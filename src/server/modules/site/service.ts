@@ -58,7 +58,8 @@ async function requireSite(app: AppContext, id: number): Promise<SiteInformation
 
 /** The live record comes from memory for up to a second (live-site-cache.ts); drafts (admins only) from the table. */
 export async function get(app: AppContext, id: number): Promise<Schemas['BasicInformation']> {
-  if (id === LIVE_SITE_ID) return liveSiteFromMemory(app.db, async () => toView(await requireSite(app, id), app.config.jobs.timeZone));
+  if (id === LIVE_SITE_ID)
+    return liveSiteFromMemory(app.db, async () => toView(await requireSite(app, id), app.config.jobs.timeZone));
   return toView(await requireSite(app, id), app.config.jobs.timeZone);
 }
 
@@ -128,7 +129,13 @@ export async function remove(app: AppContext, actor: SessionUser, id: number): P
     await repo.deleteSite(trx, id);
     await writeAudit(
       trx,
-      { actorId: actor.id, action: 'site.delete', targetType: 'site', targetId: id, before: toView(before, app.config.jobs.timeZone) },
+      {
+        actorId: actor.id,
+        action: 'site.delete',
+        targetType: 'site',
+        targetId: id,
+        before: toView(before, app.config.jobs.timeZone),
+      },
       now,
     );
   });

@@ -44,7 +44,7 @@ export function CalendarPartView({ part: typed, data }: { part: CalendarPart<Dat
   const dayList = useRef<HTMLDivElement>(null);
   // A tapped day's runs are listed under the calendar, below the fold on a phone: bring them into view.
   useEffect(() => {
-    if (picked !== null) dayList.current?.scrollIntoView?.({ behavior: 'smooth', block: 'start' });
+    if (picked !== null) dayList.current?.scrollIntoView({ behavior: 'smooth', block: 'start' });
   }, [picked]);
   const args = part.args(month, data);
   const state = usePartData<{ days: readonly { day: string; mark: string }[] }>(part.operation, args);

@@ -21,14 +21,12 @@ export function PlatformWidget(props: WidgetProps) {
   useEffect(() => {
     const controller = new AbortController();
     setFailed(false);
-    api
-      .call('platformListPage', { body: { current: 1, pageSize: 100 }, signal: controller.signal, quiet: true })
-      .then(
-        (page) => setPlatforms(page.records),
-        () => {
-          if (!controller.signal.aborted) setFailed(true);
-        },
-      );
+    api.call('platformListPage', { body: { current: 1, pageSize: 100 }, signal: controller.signal, quiet: true }).then(
+      (page) => setPlatforms(page.records),
+      () => {
+        if (!controller.signal.aborted) setFailed(true);
+      },
+    );
     return () => controller.abort();
   }, [attempt]);
 

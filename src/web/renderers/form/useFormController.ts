@@ -163,7 +163,9 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
     setFailure(null);
     setFormData(null);
     const load = screen.load as FormLoad<never> | undefined;
-    const record = load ? readRecord(load, search, controller.signal) : Promise.resolve({ record: {}, unavailable: null });
+    const record = load
+      ? readRecord(load, search, controller.signal)
+      : Promise.resolve({ record: {}, unavailable: null });
     Promise.all([loadValidator(form), record]).then(
       ([v, { record: loaded, unavailable: closed }]) => {
         if (controller.signal.aborted) return;
