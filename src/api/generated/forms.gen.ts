@@ -366,6 +366,13 @@ export const formSchemas = {
         "description": "只读，由服务器记录；随整条记录发回时忽略",
         "readOnly": true,
         "minimum": 0
+      },
+      "timeZone": {
+        "type": "string",
+        "title": "站点时区",
+        "description": "只读，来自服务器的 TZ_SITE；随整条记录发回时忽略",
+        "readOnly": true,
+        "maxLength": 64
       }
     },
     "required": [

@@ -2013,6 +2013,11 @@ export interface components {
              * @description 只读，由服务器记录；随整条记录发回时忽略
              */
             readonly updatedAt?: components["schemas"]["Timestamp"];
+            /**
+             * 站点时区
+             * @description 只读，来自服务器的 TZ_SITE；随整条记录发回时忽略
+             */
+            readonly timeZone?: string;
         };
         /**
          * 排序字段
