@@ -157,11 +157,11 @@ describe('platform edit pages', () => {
     }));
     open('/wk/update', <FormRenderer screen={screenAt('/wk/update') as FormScreen} />);
     expect(await view.findByPlaceholderText('请输入课程名称')).toBeTruthy();
-    expect(view.getAllByRole('button', { name: '请选择时间' })).toHaveLength(2);
+    expect(view.getAllByRole('button', { name: /时间 请选择时间$/ })).toHaveLength(2);
     expect(view.getByRole('button', { name: '删除' })).toBeTruthy();
     fireEvent.click(view.getByRole('button', { name: '添加一项' }));
     await waitFor(() => expect(view.getAllByPlaceholderText('请输入课程名称')).toHaveLength(2));
-    expect(view.getAllByRole('button', { name: '请选择时间' })).toHaveLength(4);
+    expect(view.getAllByRole('button', { name: /时间 请选择时间$/ })).toHaveLength(4);
   });
 });
 

@@ -281,7 +281,7 @@ describe('the edit page (/gxy/update)', () => {
     const form = screenAt('/gxy/update') as FormScreen<'serviceSave'>;
     const router = open('/gxy/update', <FormRenderer screen={form} />);
     // The check-in time is picked on a wheel, never typed: an hour later, then 15 from the minutes column.
-    fireEvent.click(await view.findByRole('button', { name: '08:30' }, { timeout: 5000 }));
+    fireEvent.click(await view.findByRole('button', { name: '签到时间 08:30' }, { timeout: 5000 }));
     fireEvent.click(await view.findByRole('button', { name: '选择下一项：09' }));
     const minutes = document.querySelectorAll('.adm-picker-view-column')[1]!;
     fireEvent.click([...minutes.querySelectorAll('.adm-picker-view-column-item')].find((i) => i.textContent === '15')!);
@@ -289,7 +289,7 @@ describe('the edit page (/gxy/update)', () => {
     await waitFor(() => expect(view.getByRole('button', { name: '当前选择的是：15' })).toBeTruthy());
     await new Promise((resolve) => setTimeout(resolve, 10));
     fireEvent.click(view.getByText('确定'));
-    expect(await view.findByRole('button', { name: '09:15' })).toBeTruthy();
+    expect(await view.findByRole('button', { name: '签到时间 09:15' })).toBeTruthy();
     // No typing anywhere: the time fields have no text input.
     expect(document.querySelector('input[id^="root_check"]')).toBeNull();
     fireEvent.click(view.getByText('星期六'));

@@ -23,16 +23,19 @@ export function TimeWidget(props: WidgetProps) {
   const wheel = useMemo(() => (value ? value.split(':') : START), [value]);
   return (
     <div className="time-widget">
-      <Button
+      {/* A plain button (antd-mobile's drops the id, which the field's label points at), named by the field and its
+          time together: the label alone would hide the time from a screen reader. */}
+      <button
+        type="button"
         id={props.id}
         className="time-widget-value"
-        fill="none"
         disabled={disabled}
+        aria-label={`${props.label} ${value ?? w.form.pickTime}`}
         aria-haspopup="dialog"
         onClick={() => setOpen(true)}
       >
         {value ?? <span className="time-widget-placeholder">{w.form.pickTime}</span>}
-      </Button>
+      </button>
       {value !== undefined && !props.required ? (
         <Button size="mini" fill="none" disabled={disabled} onClick={() => props.onChange(props.options.emptyValue)}>
           {w.form.clearTime}
