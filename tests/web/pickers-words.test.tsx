@@ -5,7 +5,7 @@ import { screens } from '../../screens.config';
 import { api } from '../../src/web/api';
 import type { ComposedScreen, DetailScreen, FormScreen } from '../../src/web/config/types';
 import { confirm, toast } from '../../src/web/feedback';
-import { setSiteTimeZone } from '../../src/web/i18n/site-zone';
+import { setSiteTimeZone, siteToday } from '../../src/web/i18n/site-zone';
 import { messages as t } from '../../src/web/i18n/zh-CN';
 import { ComposedRenderer } from '../../src/web/renderers/ComposedRenderer';
 import { DetailRenderer } from '../../src/web/renderers/DetailRenderer';
@@ -241,6 +241,12 @@ describe('words', () => {
     // The phone in the site's zone: no label.
     setSiteTimeZone(phone);
     expect(t.format.dateTime(at)).not.toContain('（');
+    // "Today" (the month a calendar opens on) is the site's: 17:00 UTC on 30 November is 1 December in Shanghai.
+    const evening = Date.UTC(2026, 10, 30, 17, 0);
+    setSiteTimeZone('Asia/Shanghai');
+    expect(siteToday(evening)).toBe('2026-12-01');
+    setSiteTimeZone('UTC');
+    expect(siteToday(evening)).toBe('2026-11-30');
   });
 });
 

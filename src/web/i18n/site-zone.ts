@@ -50,3 +50,9 @@ export function siteDateTime(ms: number): string {
   const label = zoneLabel();
   return label ? `${text}（${label}）` : text;
 }
+
+/** Today's date (yyyy-mm-dd) on the site's clock: the month a calendar opens on is the site's, not the phone's. */
+export function siteToday(now = Date.now()): string {
+  const part = parts(now, siteZone);
+  return `${part('year')}-${part('month')}-${part('day')}`;
+}

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type TouchEvent } from 'react';
 import { Button, CalendarPickerView } from 'antd-mobile';
 import type { CalendarPart, ListItem, ListPart, Tone } from '../../config/types';
+import { siteToday } from '../../i18n/site-zone';
 import { signedInMessages as w } from '../../i18n/zh-CN-signed-in';
 import { ListPartView } from './ListPartView';
 import { PartStatus } from './PartStatus';
@@ -37,8 +38,8 @@ const SWIPE_PX = 48;
 /** A month calendar marking days by the operation's marks; swipe or the arrows turn months; a tapped day lists its runs. */
 export function CalendarPartView({ part: typed, data }: { part: CalendarPart<Data>; data: Data }) {
   const part = typed as unknown as ErasedCalendar;
-  const now = new Date();
-  const [month, setMonth] = useState(monthOf(now.getFullYear(), now.getMonth() + 1));
+  // The site's current month (TZ_SITE), as the server counts runs: the phone may be in another zone.
+  const [month, setMonth] = useState(() => siteToday().slice(0, 7));
   const [picked, setPicked] = useState<string | null>(null);
   const swipeFrom = useRef<number | null>(null);
   const dayList = useRef<HTMLDivElement>(null);
