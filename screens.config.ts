@@ -82,7 +82,7 @@ const timeOrDash = (ms: number | null) => (ms === null ? '—' : t.format.dateTi
 const runItem = (title: (r: Schemas['Run']) => string, description: (r: Schemas['Run']) => string) => ({
   title,
   description,
-  extra: (r: Schemas['Run']) => P.charged(r.charged),
+  extra: (r: Schemas['Run']) => (r.paidByQuota ? P.paidByQuota : P.charged(r.charged)),
   tag: (r: Schemas['Run']) => runTag(r.state),
 });
 const runWhen = (r: Schemas['Run']) => P.run(r.scheduledAt, P.triggers[r.trigger] ?? r.trigger, r.attempts);
@@ -109,6 +109,10 @@ const CALENDAR_MARKS = {
   unsuccessful: { label: w.calendar.unsuccessful, sign: '✕', tone: 'danger' },
 } as const;
 
+/** A platform page's record without a platform on shelf: its page and its edit page say so instead of showing. */
+const platformClosed = (o: Schemas['PlatformOverview']) =>
+  o.platform ? null : { title: P.unavailable, description: P.unavailableHint };
+
 /** A platform's service page and its edit page: one entry, two routes. */
 export function platformScreens({ code, title, settings, icon }: PlatformEntry): Screen[] {
   const edit = `/${code}/update`;
@@ -123,7 +127,7 @@ export function platformScreens({ code, title, settings, icon }: PlatformEntry):
       load: { operation: 'platformOverview', args: () => ({ query: { kind: code } }) },
       // 下次执行, 今日成功, the calendar and the run list follow runs as they are planned, claimed and finished.
       liveOn: ['run'],
-      unavailable: (o) => (o.platform ? null : { title: P.unavailable, description: P.unavailableHint }),
+      unavailable: platformClosed,
       body: [
         {
           type: 'detail',
@@ -137,8 +141,8 @@ export function platformScreens({ code, title, settings, icon }: PlatformEntry):
               tag: (o) => (o.service ? serviceTag(o.service.state) : { text: P.notCreated, tone: 'default' }),
             },
             { label: P.nextRun, value: (o) => timeOrDash(o.service?.nextRunAt ?? null) },
-            { label: P.today, value: (o) => String(o.today) },
-            { label: P.total, value: (o) => String(o.total) },
+            { label: P.today, value: (o) => P.times(o.today) },
+            { label: P.total, value: (o) => P.times(o.total) },
             { label: P.freeQuota, value: (o) => P.quotaValue(o.quota) },
           ],
           actions: [
@@ -212,6 +216,8 @@ export function platformScreens({ code, title, settings, icon }: PlatformEntry):
         operation: 'platformOverview',
         args: () => ({ query: { kind: code } }),
         pick: (o) => ({ platformId: o.platform?.id, settings: o.service?.settings }),
+        // Off shelf, there is no platform to save a service on: say so, as its page does, before anything is typed.
+        unavailable: platformClosed,
       },
       done: P.saved,
       after: `/${code}`,
@@ -451,6 +457,7 @@ export const screens: Screen[] = [
       tag: (o) => orderTag(o.status),
     },
     rowActions: [
+      { label: w.orders.copyNo, copy: (o) => o.orderNo },
       {
         label: w.orders.cancel,
         color: 'danger',
@@ -629,18 +636,18 @@ export const screens: Screen[] = [
           {
             title: D.users,
             stats: [
-              { label: D.usersTotal, value: (s) => count(s.users.total) },
-              { label: D.usersNewToday, value: (s) => count(s.users.newToday) },
-              { label: D.usersActive, value: (s) => count(s.users.active7d) },
+              { label: D.usersTotal, value: (s) => D.people(count(s.users.total)) },
+              { label: D.usersNewToday, value: (s) => D.people(count(s.users.newToday)) },
+              { label: D.usersActive, value: (s) => D.people(count(s.users.active7d)) },
             ],
           },
           {
             title: D.coins,
             stats: [
-              { label: D.coinsIssued, value: (s) => count(s.coins.issued) },
-              { label: D.coinsRemoved, value: (s) => count(s.coins.removed) },
-              { label: D.coinsSpent, value: (s) => count(s.coins.spent) },
-              { label: D.coinsHeld, value: (s) => count(s.coins.held) },
+              { label: D.coinsIssued, value: (s) => D.coinsOf(count(s.coins.issued)) },
+              { label: D.coinsRemoved, value: (s) => D.coinsOf(count(s.coins.removed)) },
+              { label: D.coinsSpent, value: (s) => D.coinsOf(count(s.coins.spent)) },
+              { label: D.coinsHeld, value: (s) => D.coinsOf(count(s.coins.held)) },
               {
                 label: D.ledger,
                 value: (s) => `${count(s.coins.issued)} − ${count(s.coins.removed)} = ${count(s.coins.held)}`,
@@ -652,8 +659,8 @@ export const screens: Screen[] = [
           {
             title: D.orders,
             stats: [
-              { label: D.ordersPending, value: (s) => count(s.orders.pending) },
-              { label: D.ordersConfirmedToday, value: (s) => count(s.orders.confirmedToday) },
+              { label: D.ordersPending, value: (s) => D.ordersOf(count(s.orders.pending)) },
+              { label: D.ordersConfirmedToday, value: (s) => D.ordersOf(count(s.orders.confirmedToday)) },
               { label: D.revenueToday, value: (s) => w.mall.yuan(s.orders.revenueToday) },
               { label: D.revenue30d, value: (s) => w.mall.yuan(s.orders.revenue30d) },
             ],
@@ -661,8 +668,8 @@ export const screens: Screen[] = [
           {
             title: D.services,
             stats: [
-              { label: D.servicesActive, value: (s) => count(s.services.active) },
-              { label: D.runsToday, value: (s) => count(s.services.runsToday) },
+              { label: D.servicesActive, value: (s) => D.servicesOf(count(s.services.active)) },
+              { label: D.runsToday, value: (s) => D.runsOf(count(s.services.runsToday)) },
               {
                 label: D.successRate,
                 value: (s) => (s.services.successRate === null ? D.noRateYet : D.percent(s.services.successRate)),
@@ -672,8 +679,8 @@ export const screens: Screen[] = [
           {
             title: D.quota,
             stats: [
-              { label: D.quotaRuns, value: (s) => count(s.quota.runs) },
-              { label: D.quotaDays, value: (s) => count(s.quota.days) },
+              { label: D.quotaRuns, value: (s) => D.runsOf(count(s.quota.runs)) },
+              { label: D.quotaDays, value: (s) => D.daysOf(count(s.quota.days)) },
             ],
           },
         ],
@@ -918,7 +925,7 @@ export const screens: Screen[] = [
     submit: 'quotaGrant',
     fields: ['userAccount', 'unit', 'amount', 'platformId', 'expiresAt', 'reason'],
     enumLabels: { unit: w.quota.unitLabels },
-    widgets: { expiresAt: 'expiry' },
+    widgets: { platformId: 'platform', expiresAt: 'expiry' },
     initial: { unit: 'runs' },
     fixed: (q) => (q.get('userAccount') ? { userAccount: q.get('userAccount')! } : {}),
     done: w.quota.granted,
@@ -984,7 +991,8 @@ export const screens: Screen[] = [
       { label: w.tasks.failuresCsv, href: (b) => `/api/task/failures/export?id=${b.id}`, when: (b) => b.failed > 0 },
       { label: w.tasks.outputCsv, href: (b) => `/api/task/output?id=${b.id}`, when: (b) => b.hasOutput },
     ],
-    // The failed items, with their reasons, under the record.
+    // A task that finished without a failure says so; otherwise its failed items, with their reasons, under it.
+    instead: (b) => (b.state === 'done' && b.failed === 0 ? w.tasks.allDone(b.done) : null),
     below: listScreen({
       path: '/tasks/detail',
       title: w.tasks.failures,
@@ -1016,7 +1024,7 @@ export const screens: Screen[] = [
     kind: 'form',
     submit: 'taskQuotaGrant',
     fields: ['csv', 'unit', 'platformId', 'expiresAt', 'reason'],
-    widgets: { csv: 'csvFile', expiresAt: 'expiry' },
+    widgets: { csv: 'csvFile', platformId: 'platform', expiresAt: 'expiry' },
     enumLabels: { unit: w.tasks.unitLabels },
     initial: { unit: 'runs' },
     done: w.tasks.started,
@@ -1029,8 +1037,15 @@ export const screens: Screen[] = [
     kind: 'form',
     submit: 'taskPlatform',
     fields: ['platformId', 'action'],
+    widgets: { platformId: 'platform' },
     enumLabels: { action: w.tasks.actionLabels },
-    initial: { action: 'pause' },
+    // Both actions touch every running service of the platform: neither is chosen for the admin, and the question
+    // names the platform and how many services it touches.
+    confirm: {
+      operation: 'platformGet',
+      args: (b) => ({ query: { id: b.platformId } }),
+      text: (b, p) => w.tasks.platformAsk(b.action, p.name, p.activeServices),
+    },
     done: w.tasks.started,
     after: '/tasks',
   }),
@@ -1065,6 +1080,8 @@ export const screens: Screen[] = [
         show: (r) => ({ title: r.ok ? w.ai.testOk : w.ai.testFailed, content: r.reply ?? r.message }),
       },
     ],
+    // A settings page, like /system: the admin stays on it (and may test the saved connection next).
+    after: 'stay',
     done: w.form.saved,
   }),
   {
@@ -1117,7 +1134,7 @@ export const screens: Screen[] = [
         call: { operation: 'mallDelete', args: (p) => ({ body: { id: p.id } }) },
       },
     ],
-    empty: w.mall.empty,
+    empty: w.mall.emptyAdmin,
   }),
   formScreen({
     path: '/add_mall',
@@ -1179,6 +1196,7 @@ export const screens: Screen[] = [
         done: w.orders.cancelled,
         call: { operation: 'orderCancel', args: (o) => ({ body: { id: o.id } }) },
       },
+      { label: w.orders.copyNo, copy: (o) => o.orderNo },
     ],
     empty: w.orders.emptyAdmin,
   }),
@@ -1229,7 +1247,7 @@ export const screens: Screen[] = [
     addLink: { label: P.add, to: '/add_platform' },
     item: {
       title: (p) => p.name,
-      description: (p) => P.row(p.kindTitle, priceOf(p), p.services),
+      description: (p) => P.row(p.kindTitle, priceOf(p), p.services, p.activeServices),
       tag: (p) => ({ text: P.shelfStatus[p.status] ?? String(p.status), tone: p.status === 1 ? 'success' : 'default' }),
     },
     rowActions: [

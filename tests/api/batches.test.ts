@@ -77,6 +77,11 @@ describe("a platform's services", () => {
     // One already paused by its owner: not a target.
     await users[2].client.ok('servicePause', { body: { id: services[2]!.id } });
     const admin = await app().admin();
+    // What the admin is told before confirming: the services the batch touches (active ones), of all there are.
+    expect(await admin.ok('platformGet', { query: { id: platformId } })).toMatchObject({
+      services: 3,
+      activeServices: 2,
+    });
 
     const run = await admin.ok('taskPlatform', { body: { platformId, action: 'run' } });
     expect(run).toMatchObject({ kind: 'platform_run', total: 2 });

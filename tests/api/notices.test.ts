@@ -4,7 +4,7 @@ import { NOTICE_MAILS_PER_HOUR } from '../../src/server/modules/notices/mail.js'
 import type { ApiClient } from '../helpers/client.js';
 import { expectLedgerConsistent, grant, idem } from '../helpers/ledger.js';
 import { grantQuota } from '../helpers/quotas.js';
-import { addPlatform, siteTime, startService } from '../helpers/services.js';
+import { addPlatform, siteTime, siteWallClock, startService } from '../helpers/services.js';
 import { useTestApp } from '../helpers/test-app.js';
 
 // The inbox: every event a user should hear of writes exactly one notice, for that user, in the event's transaction;
@@ -62,6 +62,12 @@ describe('each event writes one notice for the right user', () => {
       'run_succeeded',
     );
     expect(n.title).toBe('执行成功');
+    // The run is named by its platform and its time on the site's clock (the words a user knows), never by its id.
+    const [run] = (await asks.client.ok('runMy', { body: { serviceId: told.id } })).records;
+    const { name } = await (await app().admin()).ok('platformGet', { query: { id: platformId } });
+    const when = siteWallClock(run!.scheduledAt);
+    expect(n.body).toBe(`${name} ${when.day.slice(5)} ${when.time} 的执行已成功完成。`);
+    expect(n.body).not.toMatch(/#\d/);
   });
 
   it('a run that fails and is refunded', async () => {

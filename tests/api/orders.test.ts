@@ -60,7 +60,7 @@ describe('orderSubmit', () => {
     expect([r.status, r.code]).toEqual([200, 0]);
     expect(r.data).toEqual({
       id: expect.any(Number),
-      orderNo: expect.stringMatching(/^O[0-9a-z]{8,}[0-9a-f]{12}$/),
+      orderNo: expect.stringMatching(/^\d{6}[2-9A-HJKMNP-Z]{8}$/),
       userAccount,
       packageId: pkg,
       coinName,

@@ -164,6 +164,13 @@ describe('runs use quota before coins', () => {
       ['succeeded', 0, granted.id],
       ['succeeded', 3, null],
     ]);
+    // What the run list answers says which runs the free quota paid.
+    const listed = (await user.client.ok('runMy', { body: { serviceId: service.id } })).records;
+    expect(listed.map((r: { charged: number; paidByQuota: boolean }) => [r.charged, r.paidByQuota]).reverse()).toEqual([
+      [0, true],
+      [0, true],
+      [3, false],
+    ]);
     expect((await coinServiceEntries(user.id)).map((e) => e.amount)).toEqual([-3]);
     expect(await balanceOf(app(), user.id)).toBe(97);
     expect((await quotaEntriesOf(app(), granted.id)).map((e) => [e.kind, e.amount])).toEqual([

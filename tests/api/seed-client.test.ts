@@ -104,13 +104,15 @@ describe('seed-shaped bodies', () => {
     const record = await admin.ok('basicInformationGet', { query: { id: 1 } });
     expect(
       await admin.ok('basicInformationUpdate', {
-        body: { ...record, noticeBar: '整条发回', userId: 999_999, updatedAt: 1 },
+        body: { ...record, noticeBar: '整条发回', userId: 999_999, updatedAt: 1, timeZone: 'UTC' },
       }),
     ).toBe(true);
     const after = await admin.ok('basicInformationGet', { query: { id: 1 } });
     expect(after.noticeBar).toBe('整条发回');
     expect(after.userId).toBe(await app().adminId());
     expect(after.updatedAt).toBeGreaterThan(1);
+    // The zone is the server's TZ_SITE, not something a save can change.
+    expect(after.timeZone).toBe(record.timeZone);
 
     const unknown = await admin.call('basicInformationUpdate', { body: { ...record, createdBy: 1 } });
     expect([unknown.status, unknown.code, unknown.message]).toEqual([400, 40000, '不支持的参数：createdBy']);

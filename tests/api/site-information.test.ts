@@ -190,6 +190,8 @@ describe('basicInformationAdd / basicInformationDelete', () => {
       analyticsUrl: '',
       userId: await adminId(),
       updatedAt: app().clock.now(),
+      // The site's zone (TZ_SITE of the test app), which the web app shows every time in.
+      timeZone: 'Asia/Shanghai',
     });
     expect((await siteAudit(id)).map((a) => a.action)).toEqual(['site.add']);
   });

@@ -107,9 +107,21 @@ describe('the service worker', () => {
       expect(cached.filter((path) => path.startsWith('/api/'))).toEqual([]);
       expect(cached).not.toContain('/index.html');
 
+      // Offline inside the app: a tap on another screen keeps the frame (header and its title, back arrow, tab bar)
+      // and the screen says its read failed, with a retry.
       await context.setOffline(true);
+      await page.locator('.app-tabbar').getByText('积分商城').click();
+      await page.locator('.adm-nav-bar-title', { hasText: '积分商城' }).waitFor();
+      await expect.poll(() => page.getByRole('button', { name: '返回' }).count()).toBe(1);
+      await expect.poll(() => page.locator('.app-tabbar').count()).toBe(1);
+      await page.getByText('重试').first().waitFor();
+
       await page.goto('/mall');
       await expect.poll(() => page.locator('h1').textContent()).toBe('网络不可用');
+      // Its picture is precached with it: no broken image.
+      await expect
+        .poll(() => page.locator('img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0))
+        .toBe(true);
       await context.setOffline(false);
       await page.reload();
       await page.locator('.adm-nav-bar-title', { hasText: '积分商城' }).waitFor();

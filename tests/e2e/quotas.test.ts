@@ -49,7 +49,8 @@ describe('free quota', () => {
       await page.getByLabel('账号').fill(user.userAccount);
       // The form starts on 按次 (a second tap would clear it).
       await page.getByLabel('数量').fill('3');
-      await page.getByLabel('平台编号（不填为全部平台）').fill(String(platformId));
+      // The platform is picked by its name, never typed as an id.
+      await page.locator('.adm-selector-item', { hasText: '额度测试平台' }).click();
       await page.getByText('30 天').click();
       await page.getByLabel('原因').fill('新用户体验');
       await shot(page, 'add-quota-form');

@@ -152,3 +152,23 @@ describe('the notice bar', () => {
     await expect.poll(() => noticeText(admin.page).textContent()).toBe(noticeBar);
   });
 });
+
+describe('the announcement bubble', () => {
+  it('never keeps content under it: the end of a page scrolls clear of it (the calendar’s last week)', async () => {
+    const { page } = user;
+    await open(page, '/clockInfo');
+    await page.locator('.composed-calendar').waitFor();
+    const bubble = page.locator('.adm-floating-bubble-button');
+    await bubble.waitFor();
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await page.waitForTimeout(300);
+    const bubbleTop = (await bubble.boundingBox())!.y;
+    // The last thing the page shows, scrolled to the end, ends above the bubble.
+    const lastBottom = await page.evaluate(() => {
+      const main = document.querySelector('.app-main')!;
+      const boxes = [...main.querySelectorAll('*')].map((e) => e.getBoundingClientRect()).filter((r) => r.height > 0);
+      return Math.max(...boxes.map((r) => r.bottom));
+    });
+    expect(lastBottom).toBeLessThanOrEqual(bubbleTop);
+  });
+});

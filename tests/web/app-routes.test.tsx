@@ -5,6 +5,7 @@ import { ApiError } from '../../src/api/client';
 import { platformScreens, screens } from '../../screens.config';
 import { api } from '../../src/web/api';
 import { buildRoutes } from '../../src/web/app/routes';
+import { toast } from '../../src/web/feedback';
 import { sessionStore, signOut } from '../../src/web/state/session';
 import { siteStore } from '../../src/web/state/site';
 
@@ -39,6 +40,7 @@ const SITE = {
   analyticsUrl: '',
   userId: null,
   updatedAt: 0,
+  timeZone: 'Asia/Shanghai',
 };
 
 function answer(signedIn: boolean) {
@@ -71,6 +73,7 @@ function open(path: string, extra = screens) {
 
 beforeEach(() => {
   call.mockReset();
+  vi.mocked(toast).mockReset();
   signOut();
   siteStore.set(null);
 });
@@ -107,6 +110,61 @@ describe('routes from screens.config.ts', () => {
     expect(router.state.location.search).toBe('?redirect=%2Fabout');
     expect(sessionStore.get().role).toBe('notLogin');
   });
+
+  it('opens /login for a first visit without a 请先登录 toast: the visitor only asked, nothing ended', async () => {
+    answer(false);
+    const router = open('/');
+    await waitFor(() => expect(router.state.location.pathname).toBe('/login'), { timeout: 10_000 });
+    // Asked as a probe (the client then shows no toast), and the guard adds none of its own.
+    const guard = call.mock.calls.filter(([op, init]) => op === 'userGetLogin' && init.quiet === true);
+    expect(guard.map(([, init]) => init.probe)).toEqual([true]);
+    expect(toast).not.toHaveBeenCalled();
+  });
+
+  it(
+    'offline, a tap on another screen keeps the signed-in user and opens it in its frame',
+    { timeout: 15_000 },
+    async () => {
+      answer(true);
+      const router = open('/clockInfo');
+      await view.findByText('暂时没有开放的平台', undefined, { timeout: 10_000 });
+      call.mockImplementation(async () => {
+        throw new TypeError('Failed to fetch');
+      });
+      await router.navigate('/notice');
+      await waitFor(() => expect(document.querySelector('.adm-nav-bar-title')?.textContent).toBe('消息通知'));
+      expect(router.state.location.pathname).toBe('/notice');
+      expect(view.getByRole('button', { name: '返回' })).toBeTruthy();
+      expect(document.querySelector('.app-tabbar')).not.toBeNull();
+      expect(sessionStore.get()).toMatchObject({ role: 'user' });
+    },
+  );
+
+  it('still says why when a first load finds the session ended (a ban, 40001)', async () => {
+    call.mockImplementation(async (op: string) => {
+      if (op === 'basicInformationGet') return SITE;
+      throw new ApiError('账号已被封禁', 'envelope', { code: 40001, status: 401 });
+    });
+    const router = open('/about');
+    await waitFor(() => expect(router.state.location.pathname).toBe('/login'), { timeout: 10_000 });
+    expect(toast).toHaveBeenCalledWith('账号已被封禁');
+  });
+
+  it(
+    'for a user signed in on this page, the guard leaves the sign-in-again toast to the client',
+    { timeout: 15_000 },
+    async () => {
+      answer(true);
+      const router = open('/clockInfo');
+      await view.findByText('暂时没有开放的平台', undefined, { timeout: 10_000 });
+      answer(false);
+      await router.navigate('/notice');
+      await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
+      // The guard's own asks are the quiet ones (/login's own ask afterwards is a probe of its own).
+      const last = call.mock.calls.filter(([op, init]) => op === 'userGetLogin' && init.quiet === true).at(-1)!;
+      expect(last[1]).toMatchObject({ probe: false });
+    },
+  );
 
   it('does not ask who is signed in on /register; /login and /500 ask without a toast or a redirect', async () => {
     answer(false);

@@ -20,6 +20,9 @@ beforeEach(() => {
 afterEach(cleanup);
 
 it('reads a chosen CSV file into the field, shows it, and submits it', async () => {
+  call.mockImplementation(async (op: string) =>
+    op === 'platformListPage' ? { records: [], total: 0, current: 1, pageSize: 100 } : {},
+  );
   const screen = screens.find((s) => s.path === '/tasks/quota') as AnyFormScreen;
   const router = createMemoryRouter([{ path: '/tasks/quota', element: <FormRenderer screen={screen} /> }], {
     initialEntries: ['/tasks/quota'],
@@ -30,9 +33,29 @@ it('reads a chosen CSV file into the field, shows it, and submits it', async () 
   fireEvent.change(await view.findByLabelText('选择 CSV 文件'), { target: { files: [file] } });
   await waitFor(() => expect(container.querySelector('textarea')?.value).toBe(text));
   fireEvent.change(view.getByLabelText(/原因/), { target: { value: '活动' } });
-  call.mockResolvedValue({});
   fireEvent.click(view.getByRole('button', { name: /提交/ }));
-  await waitFor(() => expect(call).toHaveBeenCalled());
-  expect(call.mock.calls[0]![0]).toBe('taskQuotaGrant');
-  expect(call.mock.calls[0]![1].body).toMatchObject({ csv: text, unit: 'runs', reason: '活动' });
+  await waitFor(() => expect(call).toHaveBeenCalledWith('taskQuotaGrant', expect.anything()));
+  const sent = call.mock.calls.find(([op]) => op === 'taskQuotaGrant')!;
+  expect(sent[1].body).toMatchObject({ csv: text, unit: 'runs', reason: '活动' });
+});
+
+it('chooses the file with one styled button and shows the expected header, column names beside their meaning', async () => {
+  call.mockImplementation(async () => ({ records: [], total: 0, current: 1, pageSize: 100 }));
+  const screen = screens.find((s) => s.path === '/tasks/quota') as AnyFormScreen;
+  const router = createMemoryRouter([{ path: '/tasks/quota', element: <FormRenderer screen={screen} /> }], {
+    initialEntries: ['/tasks/quota'],
+  });
+  render(<RouterProvider router={router} />);
+  const input = await view.findByLabelText('选择 CSV 文件');
+  // The browser's own file input (with its English words) is out of sight, behind the one styled label.
+  expect(input.className).toContain('visually-hidden');
+  expect(input.closest('label')?.className).toContain('csv-file-pick');
+  const header = view.getByRole('table', { name: '表头（第一行）' });
+  const rows = [...header.querySelectorAll('tbody tr')].map((r) =>
+    [...r.querySelectorAll('td')].map((c) => c.textContent),
+  );
+  expect(rows).toEqual([
+    ['userAccount', '用户账号', 'alice_01'],
+    ['amount', '发放数量', '5'],
+  ]);
 });

@@ -10,7 +10,7 @@ import Mall from '../../src/web/screens/Mall';
 import { dialogFlags } from '../../src/web/state/dialog-flags';
 import { signIn } from '../../src/web/state/session';
 import { siteStore } from '../../src/web/state/site';
-import { aUser } from './users';
+import { anAdmin, aUser } from './users';
 
 // The points mall (/mall) with the API faked: prices from fen, an order with a per-attempt Idempotency-Key, and the
 // site's purchase notice shown once per browser session (sessionStorage `dialog`, flag `mallRead`).
@@ -34,6 +34,7 @@ const SITE = {
   analyticsUrl: '',
   userId: null,
   updatedAt: 0,
+  timeZone: 'Asia/Shanghai',
 };
 const pkg = (id: number, coinName: string, amount: number, addCoin: number) => ({
   id,
@@ -94,6 +95,19 @@ beforeEach(() => {
 afterEach(cleanup);
 
 describe('/mall', () => {
+  it('empty: tells an admin how to add a package (and links there); a user, that packages will show up', async () => {
+    call.mockImplementation(async () => []);
+    signIn(anAdmin());
+    open();
+    expect(await view.findByText(/点「添加套餐」/)).toBeTruthy();
+    expect(view.getByRole('link', { name: '添加套餐' }).getAttribute('href')).toBe('/add_mall');
+    cleanup();
+    signIn(aUser());
+    open();
+    expect(await view.findByText('管理员上架套餐后会在这里显示。')).toBeTruthy();
+    expect(view.queryByRole('link', { name: '添加套餐' })).toBeNull();
+  });
+
   it('shows the packages on sale in a grid, with prices in yuan from fen', async () => {
     open();
     expect(await view.findByText('小份')).toBeTruthy();

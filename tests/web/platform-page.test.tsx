@@ -153,8 +153,8 @@ describe('a platform page (/gxy)', () => {
     expect(view.getByText('2026-11-24 08:30')).toBeTruthy();
     // The counts, on the record's card (the calendar below has days numbered 1 and 4 too).
     const card = within(document.querySelector<HTMLElement>('.composed-detail')!);
-    expect(card.getByText('1')).toBeTruthy();
-    expect(card.getByText('4')).toBeTruthy();
+    expect(card.getByText('1 次')).toBeTruthy();
+    expect(card.getByText('4 次')).toBeTruthy();
     for (const label of ['立即执行', '暂停', '停止', '修改设置']) expect(view.getByText(label)).toBeTruthy();
     expect(view.queryByText('启动')).toBeNull();
     // Outcomes are tags that say the state in words, not colour alone.
@@ -205,7 +205,7 @@ describe('/clockInfo', () => {
       throw new Error(`unexpected ${op}`);
     });
     const router = hub();
-    expect(await view.findByText('成功 4 · 失败 1')).toBeTruthy();
+    expect(await view.findByText('成功 4 次 · 失败 1 次')).toBeTruthy();
     expect(view.getByText('5 次')).toBeTruthy();
     expect(view.getByText('2 天')).toBeTruthy();
     expect(view.getByText('运行中')).toBeTruthy();
@@ -256,11 +256,18 @@ describe('/clockInfo', () => {
     expect(view.getByText('有成功')).toBeTruthy();
     expect(view.getByText('只有失败或跳过')).toBeTruthy();
 
+    // jsdom lays nothing out: record what is brought into view.
+    const scrolled: Element[] = [];
+    Element.prototype.scrollIntoView = function (this: Element) {
+      scrolled.push(this);
+    };
     fireEvent.click(document.querySelector(`[data-day="${month}-04"]`)!);
     await waitFor(() =>
       expect(call).toHaveBeenCalledWith('runMy', { body: { day: `${month}-04`, current: 1, pageSize: 20 } }),
     );
     expect(await view.findByText(`${month}-04 的执行`)).toBeTruthy();
+    // The day's runs sit under the calendar, below the fold on a phone: the tap brings them into view.
+    expect(scrolled.some((e) => e.contains(view.getByText(`${month}-04 的执行`)))).toBe(true);
   });
 });
 
@@ -273,8 +280,18 @@ describe('the edit page (/gxy/update)', () => {
     });
     const form = screenAt('/gxy/update') as FormScreen<'serviceSave'>;
     const router = open('/gxy/update', <FormRenderer screen={form} />);
-    const time = await view.findByDisplayValue<HTMLInputElement>('08:30', undefined, { timeout: 5000 });
-    fireEvent.change(time, { target: { value: '09:15' } });
+    // The check-in time is picked on a wheel, never typed: an hour later, then 15 from the minutes column.
+    fireEvent.click(await view.findByRole('button', { name: '签到时间 08:30' }, { timeout: 5000 }));
+    fireEvent.click(await view.findByRole('button', { name: '选择下一项：09' }));
+    const minutes = document.querySelectorAll('.adm-picker-view-column')[1]!;
+    fireEvent.click([...minutes.querySelectorAll('.adm-picker-view-column-item')].find((i) => i.textContent === '15')!);
+    // The wheel reports its choice after a tick (antd-mobile debounces it), then 确定 takes it.
+    await waitFor(() => expect(view.getByRole('button', { name: '当前选择的是：15' })).toBeTruthy());
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    fireEvent.click(view.getByText('确定'));
+    expect(await view.findByRole('button', { name: '签到时间 09:15' })).toBeTruthy();
+    // No typing anywhere: the time fields have no text input.
+    expect(document.querySelector('input[id^="root_check"]')).toBeNull();
     fireEvent.click(view.getByText('星期六'));
     fireEvent.click(view.getByText('提交'));
     await waitFor(() =>
@@ -324,9 +341,9 @@ describe('/service_management', () => {
     expect(offered.map((a) => a.text)).toEqual([
       '暂停',
       '执行记录',
-      '沙箱：总是成功',
-      '沙箱：首次失败后成功',
-      '沙箱：永久失败',
+      '模拟结果：总是成功',
+      '模拟结果：首次失败后成功',
+      '模拟结果：永久失败',
     ]);
     offered[0]!.onAction();
     await waitFor(() =>

@@ -7,3 +7,7 @@ const fakeContext = new Proxy(
 );
 HTMLCanvasElement.prototype.getContext = (() => fakeContext) as unknown as HTMLCanvasElement['getContext'];
 HTMLCanvasElement.prototype.toDataURL = () => 'data:image/png;base64,';
+
+// jsdom lays nothing out and has no scrollIntoView; a screen that brings a part into view (a calendar day's runs)
+// calls it. A test that cares what was scrolled replaces it.
+Element.prototype.scrollIntoView = noop;

@@ -5,6 +5,7 @@ import { api } from '../../src/web/api';
 import { confirm, toast } from '../../src/web/feedback';
 import TransferCoin from '../../src/web/screens/TransferCoin';
 import { signIn } from '../../src/web/state/session';
+import { siteStore } from '../../src/web/state/site';
 import { aUser } from './users';
 
 // The transfer screen's Idempotency-Key follows the user's intent (useOperation): the same payee and amount sent
@@ -21,6 +22,23 @@ vi.mock('../../src/web/feedback', () => ({
 const call = vi.mocked(api.call) as unknown as ReturnType<typeof vi.fn>;
 
 const ME = aUser({ coin: 500 });
+const SITE = {
+  id: 1,
+  websiteName: '积分商城',
+  noticeBar: '',
+  noticeAnnouncementTitle: '',
+  noticeAnnouncement: '',
+  pointsNotification: '',
+  coinName: '积分',
+  addCoin: 0,
+  amount: 0,
+  rebatePercent: 0,
+  status: 1 as const,
+  analyticsUrl: '',
+  userId: null,
+  updatedAt: 0,
+  timeZone: 'Asia/Shanghai',
+};
 const transfers = () => call.mock.calls.filter(([op]) => op === 'userTransferCoin');
 const sendButton = () => view.getByRole<HTMLButtonElement>('button', { name: '转账' });
 
@@ -74,5 +92,40 @@ describe('transferring coins', () => {
     expect(keys[1]).toBe(keys[0]);
     expect(keys[2]).not.toBe(keys[1]);
     expect(transfers()[2]![1].body).toEqual({ userAccount: 'bob_0001', coin: 11 });
+  });
+});
+
+describe('what the transfer screen says before anything is sent', () => {
+  const openTransfer = () => {
+    const router = createMemoryRouter([{ path: '/transfer', element: <TransferCoin /> }], {
+      initialEntries: ['/transfer'],
+    });
+    render(<RouterProvider router={router} />);
+  };
+  afterEach(() => siteStore.set(null));
+
+  it('shows the per-transfer limit, and refuses an amount over it before the confirmation', async () => {
+    siteStore.set({ ...SITE, amount: 100 });
+    call.mockImplementation(async (op: string) =>
+      op === 'userGetUserInfo' ? { userAccount: 'bob_0001', maskedName: 'b***' } : ME,
+    );
+    openTransfer();
+    expect(view.getByText('单笔最多转 100 积分')).toBeTruthy();
+    fireEvent.change(view.getByPlaceholderText('对方的账号'), { target: { value: 'bob_0001' } });
+    fireEvent.click(view.getByRole('button', { name: '查询' }));
+    await view.findByText('收款人：b***');
+    fireEvent.change(view.getByPlaceholderText('整数'), { target: { value: '150' } });
+    expect(await view.findByRole('alert')).toHaveProperty('textContent', '超过单笔上限：单笔最多转 100 积分');
+    expect(sendButton().disabled).toBe(true);
+    fireEvent.change(view.getByPlaceholderText('整数'), { target: { value: '100' } });
+    await waitFor(() => expect(sendButton().disabled).toBe(false));
+  });
+
+  it('says 不能转给自己 for the payer’s own account, without asking the server', async () => {
+    openTransfer();
+    fireEvent.change(view.getByPlaceholderText('对方的账号'), { target: { value: 'ME_0001' } });
+    expect(await view.findByRole('alert')).toHaveProperty('textContent', '不能转给自己');
+    expect(view.getByRole<HTMLButtonElement>('button', { name: '查询' }).disabled).toBe(true);
+    expect(call.mock.calls.map(([op]) => op)).not.toContain('userGetUserInfo');
   });
 });

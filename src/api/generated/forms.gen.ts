@@ -10,7 +10,7 @@ export const formSchemas = {
     "properties": {
       "enabled": {
         "type": "integer",
-        "title": "开启",
+        "title": "AI 功能",
         "enum": [
           0,
           1
@@ -366,6 +366,13 @@ export const formSchemas = {
         "description": "只读，由服务器记录；随整条记录发回时忽略",
         "readOnly": true,
         "minimum": 0
+      },
+      "timeZone": {
+        "type": "string",
+        "title": "站点时区",
+        "description": "只读，来自服务器的 TZ_SITE；随整条记录发回时忽略",
+        "readOnly": true,
+        "maxLength": 64
       }
     },
     "required": [
@@ -398,7 +405,7 @@ export const formSchemas = {
       },
       "status": {
         "type": "integer",
-        "title": "上架",
+        "title": "上架状态",
         "enum": [
           0,
           1
@@ -481,7 +488,7 @@ export const formSchemas = {
       },
       "status": {
         "type": "integer",
-        "title": "上架",
+        "title": "上架状态",
         "enum": [
           0,
           1
@@ -519,7 +526,7 @@ export const formSchemas = {
       },
       "status": {
         "type": "integer",
-        "title": "上架",
+        "title": "上架状态",
         "enum": [
           0,
           1
@@ -794,7 +801,7 @@ export const formSchemas = {
       },
       "status": {
         "type": "integer",
-        "title": "上架",
+        "title": "上架状态",
         "enum": [
           0,
           1
@@ -874,7 +881,7 @@ export const formSchemas = {
       },
       "status": {
         "type": "integer",
-        "title": "上架",
+        "title": "上架状态",
         "enum": [
           0,
           1
@@ -928,7 +935,7 @@ export const formSchemas = {
       },
       "status": {
         "type": "integer",
-        "title": "上架",
+        "title": "上架状态",
         "enum": [
           0,
           1
@@ -965,7 +972,7 @@ export const formSchemas = {
       },
       "platformId": {
         "type": "integer",
-        "title": "平台编号（不填为全部平台）",
+        "title": "平台（不选为全部平台）",
         "minimum": 1,
         "maximum": 2147483647
       },
@@ -1602,7 +1609,7 @@ export const formSchemas = {
       },
       "platformId": {
         "type": "integer",
-        "title": "平台编号（不填为全部平台）",
+        "title": "平台（不选为全部平台）",
         "minimum": 1,
         "maximum": 2147483647
       },

@@ -2030,7 +2030,8 @@ export interface components {
          *       "status": 1,
          *       "analyticsUrl": "",
          *       "userId": null,
-         *       "updatedAt": 1795000000000
+         *       "updatedAt": 1795000000000,
+         *       "timeZone": "Asia/Shanghai"
          *     }
          */
         BasicInformation: {
@@ -2059,6 +2060,11 @@ export interface components {
             /** 最后修改人 */
             userId: number | null;
             updatedAt: components["schemas"]["Timestamp"];
+            /**
+             * 站点时区
+             * @description 服务器的 TZ_SITE（IANA 名称）。计划时间、“今天”和按天计费都按它算；页面上的时间也按它显示。
+             */
+            readonly timeZone: string;
         };
         BasicInformationFields: {
             /** 站点名称 */
@@ -2098,6 +2104,11 @@ export interface components {
              * @description 只读，由服务器记录；随整条记录发回时忽略
              */
             readonly updatedAt?: components["schemas"]["Timestamp"];
+            /**
+             * 站点时区
+             * @description 只读，来自服务器的 TZ_SITE；随整条记录发回时忽略
+             */
+            readonly timeZone?: string;
         };
         /**
          * 排序字段
@@ -2451,7 +2462,7 @@ export interface components {
             amount?: components["schemas"]["PriceFen"];
             /** 到账积分 */
             addCoin?: number & components["schemas"]["CoinAmount"];
-            /** 上架 */
+            /** 上架状态 */
             status?: number & components["schemas"]["RecordStatus"];
             /** 排序值（小的在前） */
             sort?: number;
@@ -2478,7 +2489,7 @@ export interface components {
         };
         ShelfRequest: {
             id: components["schemas"]["Id"];
-            /** 上架 */
+            /** 上架状态 */
             status: number & components["schemas"]["RecordStatus"];
         };
         /**
@@ -2488,7 +2499,11 @@ export interface components {
         OrderStatus: "pending" | "paid" | "cancelled";
         Order: {
             id: components["schemas"]["Id"];
-            /** 订单号 */
+            /**
+             * 订单号
+             * @description 14 位：下单的站点日期 yymmdd，再加 8 个不易混淆的大写字母或数字（没有 0、O、1、I、L），便于读出和复制
+             * @example 261126K7P2MQXA
+             */
             orderNo: string;
             /** 下单账号 */
             userAccount: string;
@@ -2869,6 +2884,7 @@ export interface components {
          *       "status": 1,
          *       "sort": 0,
          *       "services": 12,
+         *       "activeServices": 9,
          *       "createdAt": 1795000000000,
          *       "updatedAt": 1795000000000
          *     }
@@ -2895,6 +2911,11 @@ export interface components {
             sort: number;
             /** 服务数 */
             services: number;
+            /**
+             * 运行中的服务数
+             * @description 平台批量操作（全部立即执行、全部暂停）会影响的服务数，确认时告诉管理员
+             */
+            activeServices: number;
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
         };
@@ -2908,7 +2929,7 @@ export interface components {
             billingUnit?: components["schemas"]["BillingUnit"];
             /** 失败重试次数 */
             retryLimit?: number;
-            /** 上架 */
+            /** 上架状态 */
             status?: number & components["schemas"]["RecordStatus"];
             /** 排序值（小的在前） */
             sort?: number;
@@ -2962,7 +2983,7 @@ export interface components {
         QuotaStatus: "active" | "expired" | "used" | "revoked";
         QuotaGrantRequest: {
             userAccount: components["schemas"]["UserAccount"];
-            /** 平台编号（不填为全部平台） */
+            /** 平台（不选为全部平台） */
             platformId?: number & components["schemas"]["Id"];
             unit: components["schemas"]["QuotaUnit"];
             /** 数量 */
@@ -3038,7 +3059,7 @@ export interface components {
             days: number;
         };
         AiConfigFields: {
-            /** 开启 */
+            /** AI 功能 */
             enabled?: number & components["schemas"]["RecordStatus"];
             /** 接口地址 */
             baseUrl?: string;
@@ -3207,6 +3228,11 @@ export interface components {
             result: string;
             /** 扣费（积分） */
             charged: number;
+            /**
+             * 用免费额度支付
+             * @description 这次执行由免费额度支付（不扣积分）
+             */
+            paidByQuota: boolean;
             /** 扣费编号 */
             chargeReference: string | null;
             /** 退款编号 */
@@ -3413,7 +3439,7 @@ export interface components {
              * @description 表头 userAccount,amount，每行一个账号和数量；可以粘贴，也可以选择文件
              */
             csv: string;
-            /** 平台编号（不填为全部平台） */
+            /** 平台（不选为全部平台） */
             platformId?: number & components["schemas"]["Id"];
             unit: components["schemas"]["QuotaUnit"];
             /** 过期时间（不填为不过期） */

@@ -14,6 +14,7 @@ import {
 import { notifyChannel, type NotifyChannel } from '../modules/services/notification.js';
 import { OFF_SHELF_SKIP } from '../modules/services/shelving.js';
 import { runChanged } from '../modules/runs/live.js';
+import { siteClock } from '../lib/site-time.js';
 import type { Connector, ConnectorResult } from './connectors/connector.js';
 import { claimContext, lockNextClaimable, paymentOf, recordOnService, updateRun, type ClaimContext } from './queue.js';
 
@@ -59,6 +60,11 @@ export class Worker {
     private readonly postgres: boolean,
   ) {}
 
+  /** A run as its user knows it: its platform's scheduled time in the site's time zone (never its database id). */
+  private when(run: { scheduledAt: number | string }): string {
+    return siteClock(Number(run.scheduledAt), this.app.config.jobs.timeZone);
+  }
+
   /** Takes the next due run, charges it if its period is unpaid, and leases it; null when nothing is due. */
   async claim(): Promise<Claimed | null | 'settled'> {
     const { app, owner } = this;
@@ -89,7 +95,7 @@ export class Worker {
           period,
           runId: run.id,
           price: Number(run.price),
-          description: `${run.platformName}：执行 #${run.id}`,
+          description: `${run.platformName}：${this.when(run)} 的执行`,
           now,
         });
         if (outcome.kind === 'insufficient') {
@@ -173,7 +179,11 @@ export class Worker {
           await runChanged(trx, run, 'finished');
           // A success is told only when the service's settings ask for notices.
           if (wantsNotice(notifyChannel(run.settings)))
-            return events.runSucceeded(trx, { userId: run.userId, platformName: run.platformName, runId: run.id }, now);
+            return events.runSucceeded(
+              trx,
+              { userId: run.userId, platformName: run.platformName, when: this.when(run) },
+              now,
+            );
         }
         return;
       }
@@ -225,7 +235,7 @@ export class Worker {
                 userId: run.userId,
                 amount: charged,
                 chargeReference: payment.chargeReference!,
-                description: `${run.platformName}：执行 #${run.id} 失败退款`,
+                description: `${run.platformName}：${this.when(run)} 的执行失败退款`,
                 now,
               });
         await updateRun(trx, run.id, { state: 'failed' }, { state: 'refunded', refundReference: reference });
@@ -237,7 +247,7 @@ export class Worker {
         userId: run.userId,
         kind: 'run_failed',
         title: '执行失败',
-        body: `${run.platformName}的执行 #${run.id} 失败：${result.message}${
+        body: `${run.platformName} ${this.when(run)} 的执行失败：${result.message}${
           refunded
             ? `，${quotaGrantId !== null ? '已退回 1 次免费额度' : `已退回 ${charged} 积分`}`
             : handedTo?.succeeded

@@ -53,3 +53,27 @@ export function addDays(day: string, delta: number): string {
   const [y, m, d] = day.split('-').map(Number) as [number, number, number];
   return new Date(Date.UTC(y, m - 1, d + delta)).toISOString().slice(0, 10);
 }
+
+const clockFormats = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * An instant as a person reads it in the site's time zone, month to minute (11-26 18:39): how a run is named in the
+ * words a user reads (a notice, a statement line), instead of its database id.
+ */
+export function siteClock(ms: number, timeZone: string): string {
+  let format = clockFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      hourCycle: 'h23',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+    });
+    clockFormats.set(timeZone, format);
+  }
+  const parts = format.formatToParts(ms);
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${part('month')}-${part('day')} ${part('hour')}:${part('minute')}`;
+}

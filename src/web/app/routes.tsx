@@ -5,7 +5,8 @@ import { api } from '../api';
 import { customScreens } from './custom-screens';
 import type { RouteEntry, Screen } from '../config/types';
 import { safeRedirect } from '../screens/safe-redirect';
-import { signIn, signOut } from '../state/session';
+import { toast } from '../feedback';
+import { sessionStore, signIn, signOut } from '../state/session';
 import { Loading } from '../shell/Loading';
 import { loadFrame, loadSiteInformation, Root } from '../shell/Root';
 import { RouteError } from '../shell/RouteError';
@@ -47,22 +48,32 @@ async function componentFor(entry: RouteEntry, screen: () => Promise<Screen>): P
   }
 }
 
+/** The envelope code of "not signed in" (no session at all), as opposed to a session that ended (40001). */
+const NOT_LOGGED_IN = 40100;
+
 /**
  * The seed's guard: before every navigation to a signed-in screen the current user is fetched again. Success makes it
  * the login user; a server fault (5xx) opens /500 and keeps the user; anything else makes the role notLogin and, for
  * 40001/40100, sends the visitor to /login.
  */
 async function currentUserLoader({ request }: { request: Request }) {
+  // Nobody signed in on this page yet (a first visit): "please sign in" is the answer, not news, so /login opens
+  // without a toast. A session that ended while in use (or a ban, 40001) still says why, as the seed's catalogue does.
+  const known = sessionStore.get().user !== null;
   try {
-    const user = await api.call('userGetLogin', { signal: request.signal, quiet: true });
+    const user = await api.call('userGetLogin', { signal: request.signal, quiet: true, probe: !known });
     signIn(user);
     return null;
   } catch (error) {
     // A server fault says nothing about the session: /500 keeps the frame of whoever was signed in (their
     // watermark and the bubble), as every other framed page does.
     if (error instanceof ApiError && (error.status ?? 0) >= 500) throw redirect('/500');
+    // No answer at all (offline): nothing is known about the session, so a user signed in on this page stays signed
+    // in and the screen opens in its frame (header, back arrow, tab bar), where its own reads say they failed.
+    if (!(error instanceof ApiError) && known) return null;
     signOut();
     if (error instanceof ApiError && error.signInAgain) {
+      if (!known && error.code !== NOT_LOGGED_IN) toast(error.message);
       const from = new URL(request.url);
       throw redirect(`/login?redirect=${encodeURIComponent(from.pathname + from.search)}`);
     }
@@ -146,6 +157,9 @@ export function buildRoutes(
           loader: currentUserLoader,
           // Run the guard on every navigation, not only the first.
           shouldRevalidate: () => true,
+          // A signed-in screen that cannot load (offline before anyone signed in on this page, a chunk missing) says
+          // so inside the frame, which keeps its header, back arrow and tab bar, rather than on a blank page.
+          ErrorBoundary: RouteError,
           children: [
             ...entries.filter((s) => s.access !== 'public').map(toRoute),
             {

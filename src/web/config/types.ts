@@ -102,6 +102,13 @@ export type RowAction<R> =
       color?: 'primary' | 'warning' | 'danger' | 'light' | 'success';
       when?: (row: R) => boolean;
       to: (row: R) => string;
+    }
+  | {
+      label: string;
+      color?: 'primary' | 'warning' | 'danger' | 'light' | 'success';
+      when?: (row: R) => boolean;
+      /** Copies this text of the row (an order number) to the clipboard. */
+      copy: (row: R) => string;
     };
 
 /**
@@ -214,11 +221,28 @@ export type FormLoad<K extends FormOperation, L extends OperationId = OperationI
     operation: P;
     args: (search: URLSearchParams) => OperationArgs<P>;
     pick?: (data: ResponseData<P>) => Partial<RequestBody<K>>;
+    /**
+     * A text instead of the form when the record says it cannot be saved (a platform off shelf): told before the user
+     * fills anything in, as the record's own page tells it.
+     */
+    unavailable?: (data: ResponseData<P>) => { title: string; description: string } | null;
+  };
+}[L];
+
+/**
+ * A question asked before a form is sent (a destructive batch): `args` reads what the submission touches (the
+ * platform, by the id just picked) with its own operation, and `text` names it in the question, with numbers.
+ */
+export type FormConfirm<K extends FormOperation, L extends OperationId = OperationId> = {
+  [P in L]: {
+    operation: P;
+    args: (body: RequestBody<K>) => OperationArgs<P>;
+    text: (body: RequestBody<K>, data: ResponseData<P>) => string;
   };
 }[L];
 
 /** Widgets a form screen may pick for a field, beyond the ones its type picks. */
-export type FormWidget = 'expiry' | 'yuan' | 'password' | 'csvFile';
+export type FormWidget = 'expiry' | 'yuan' | 'password' | 'csvFile' | 'platform';
 
 /**
  * A button by a field that asks an operation for a new value of it (AI 润色), shown to the user to accept or discard;
@@ -267,7 +291,9 @@ export interface FormScreen<K extends FormOperation = FormOperation> extends Scr
   enumLabels?: Partial<Record<keyof RequestBody<K> & string, Readonly<Record<string, string>>>>;
   /**
    * A widget other than the one the field's type picks: `expiry` (a choice of days, sent as a timestamp), `yuan` (a
-   * price in fen entered in yuan), `password` (a secret the server never shows: masked, blank keeps the saved one).
+   * price in fen entered in yuan), `password` (a secret the server never shows: masked, blank keeps the saved one),
+   * `platform` (a platform picked by name from the platforms list, sent as its id). A time of day (the contract's
+   * TimeOfDay) needs nothing here: every such field, nested ones too, is picked on a wheel.
    */
   widgets?: Partial<Record<keyof RequestBody<K> & string, FormWidget>>;
   /** Values a new form starts with (shown and editable); a loaded record and `fixed` override them. */
@@ -275,6 +301,8 @@ export interface FormScreen<K extends FormOperation = FormOperation> extends Scr
   /** Fields filled from the URL and not shown (e.g. the id being edited). */
   fixed?: (search: URLSearchParams) => Partial<RequestBody<K>>;
   load?: FormLoad<K>;
+  /** Asked (with what it touches, read from the server) before sending; cancelling sends nothing. */
+  confirm?: FormConfirm<K>;
   /** Buttons by fields that suggest a new value (AI 润色), by field. */
   fieldActions?: Partial<Record<keyof RequestBody<K> & string, FieldAction>>;
   /** Buttons under the submit button that call another operation and show its answer (测试连接). */
@@ -327,6 +355,11 @@ export interface DetailScreen<K extends OperationId = OperationId> extends Scree
   }[];
   /** A list composed under the record (amis' `body`): e.g. a task's failed items, filtered by the URL. */
   below?: Screen;
+  /**
+   * Words in place of `below` when the record already says what that list would (a task finished with no failure):
+   * a plain success line instead of an empty list's illustration. Null or empty keeps the list.
+   */
+  instead?: (data: ResponseData<NoInfer<K>>) => string | null;
 }
 
 /**
@@ -552,7 +585,7 @@ export type RouteEntry = Pick<ScreenBase, 'path' | 'access' | 'chrome' | 'signed
 
 /** What the frame shows of the current screen: the route entry, with the fuller config of a framed screen. */
 export type FrameScreen = RouteEntry &
-  Partial<Pick<ScreenBase, 'title' | 'notice' | 'back' | 'headerRight' | 'subject'>>;
+  Partial<Pick<ScreenBase, 'title' | 'notice' | 'back' | 'headerRight' | 'subject' | 'recordOf'>>;
 
 /**
  * Keep each list's row type tied to its own operation while the map holds them together. They answer the plain

@@ -42,6 +42,10 @@ export const signedInMessages = {
     yuanTitle: (title: string) => title.replace('（分）', '（元）'),
     yuanPlaceholder: '如 9.9',
     addItem: '添加一项',
+    pickTime: '请选择时间',
+    clearTime: '清除',
+    /** A platform offered by name in a picker; one off shelf says so. */
+    platformChoice: (name: string, onShelf: boolean) => (onShelf ? name : `${name}（未上架）`),
     removeItem: '删除',
     /** A secret the server keeps and never shows (an API key). */
     keepSecret: '已保存的不会显示；留空表示不修改',
@@ -114,6 +118,9 @@ export const signedInMessages = {
     confirmTransfer: (masked: string, account: string, n: number) => `确定向 ${masked}（${account}）转 ${n} 积分吗？`,
     transferred: (n: number) => `已转出 ${n} 积分`,
     checkPayeeFirst: '请先查询并确认收款人',
+    notToSelf: '不能转给自己',
+    capHint: (cap: number) => (cap > 0 ? `单笔最多转 ${cap} 积分` : '单笔转账不限额'),
+    overCap: (cap: number) => `超过单笔上限：单笔最多转 ${cap} 积分`,
   },
   user: {
     banned: '已封禁',
@@ -160,6 +167,8 @@ export const signedInMessages = {
     myOrders: '我的订单',
     empty: '暂无在售套餐',
     emptyHint: '管理员上架套餐后会在这里显示。',
+    emptyHintAdmin: '在「商城管理」点「添加套餐」，填好名称、价格和到账积分并选择上架，用户就能在这里购买。',
+    emptyAdmin: '还没有套餐。点上方「添加套餐」新建一个，选择上架后用户就能在积分商城看到。',
     notice: '购买须知',
     buy: '购买',
     confirmBuy: (name: string, price: string, coins: number) =>
@@ -252,6 +261,12 @@ export const signedInMessages = {
     successRate: '今日成功率',
     noRateYet: '—',
     percent: (n: number) => `${n}%`,
+    people: (n: string) => `${n} 人`,
+    coinsOf: (n: string) => `${n} 积分`,
+    ordersOf: (n: string) => `${n} 单`,
+    servicesOf: (n: string) => `${n} 个`,
+    runsOf: (n: string) => `${n} 次`,
+    daysOf: (n: string) => `${n} 天`,
     quota: '免费额度',
     quotaRuns: '未用次数',
     quotaDays: '未用天数',
@@ -287,6 +302,12 @@ export const signedInMessages = {
       string
     >,
     actionLabels: { run: '全部立即执行一次', pause: '全部暂停' } as Record<string, string>,
+    platformAsk: (action: 'run' | 'pause', platform: string, services: number) =>
+      services === 0
+        ? `「${platform}」现在没有运行中的服务，这个任务不会影响任何服务。仍然开始吗？`
+        : action === 'run'
+          ? `确定让「${platform}」上 ${services} 个运行中的服务各立即执行一次吗？按次计费的会各扣一次费用。`
+          : `确定暂停「${platform}」上 ${services} 个运行中的服务吗？每个用户都会收到通知，需要他们自己重新启动。`,
     unitLabels: { runs: '次数', days: '天数' } as Record<string, string>,
     row: (by: string, at: number) => `${by} · ${dateTime(at)}`,
     progress: (done: number, failed: number, total: number) =>
@@ -303,10 +324,17 @@ export const signedInMessages = {
     platform: '平台批量操作',
     failures: '失败的条目',
     noFailures: '没有失败的条目',
+    allDone: (n: number) => `任务已完成：${n} 项全部成功，没有失败的条目`,
     failuresCsv: '下载失败条目',
     outputCsv: '下载导出文件',
     failureRow: (seq: number, error: string) => `第 ${seq} 项 · ${error}`,
-    csvHelp: '第一行为表头 userAccount,amount，之后每行一个账号和数量。整个文件检查通过才会开始。',
+    csvHelp: '第一行是表头 userAccount,amount（照抄英文列名），之后每行一个账号和数量。整个文件检查通过才会开始。',
+    csvHeader: '表头（第一行）',
+    csvColumn: '列名',
+    csvMeaning: '含义',
+    csvExample: '示例',
+    csvAccount: '用户账号',
+    csvAmount: '发放数量',
     pickFile: '选择 CSV 文件',
     csvPlaceholder: 'userAccount,amount\nalice_01,5\nbob_02,3',
   },
@@ -341,6 +369,7 @@ export const signedInMessages = {
     title: (name: string, account: string) => `${name}（${account}）`,
     extra: (price: string, status: string) => `${price} · ${status}`,
     confirmPaid: '确认收款',
+    copyNo: '复制订单号',
     cancel: '取消订单',
     confirmPaidAsk: (name: string, account: string, price: string, coins: number) =>
       `确认已收到 ${account} 购买「${name}」的 ${price}？确认后 ${coins} 积分立即到账。`,
@@ -357,6 +386,7 @@ export const signedInMessages = {
     times: (n: number) => `${n} 次`,
     days: (n: number) => `${n} 天`,
     unavailable: '该平台暂未开放',
+    notOpen: '未开放',
     unavailableHint: '管理员上架后就可以在这里开通服务。',
     billingUnits: { per_run: '每次执行', per_day: '每天', one_off: '一次性' } as Record<string, string>,
     price: (coins: number, unit: string) => `${coins} 积分 / ${unit}`,
@@ -407,6 +437,8 @@ export const signedInMessages = {
     run: (ms: number, trigger: string, attempts: number) =>
       `${dateTime(ms)} · ${trigger}${attempts > 1 ? ` · 第 ${attempts} 次尝试` : ''}`,
     charged: (n: number) => (n > 0 ? `扣 ${n} 积分` : ''),
+    /** A run the user's free quota paid: no coins moved. */
+    paidByQuota: '免费额度',
     myServices: '我的服务',
     noServices: '还没有开通任何平台服务。从下面已开放的平台中选一个开始吧。',
     openPlatforms: '已开放的平台',
@@ -422,16 +454,17 @@ export const signedInMessages = {
     onShelfDone: '已上架',
     offShelfDone: '已下架',
     confirmOffShelf: (name: string) => `确定下架「${name}」吗？下架后不再安排新的执行，用户看到“该平台暂未开放”。`,
-    row: (kind: string, price: string, services: number) => `${kind} · ${price} · 服务 ${services}`,
+    row: (kind: string, price: string, services: number, active: number) =>
+      `${kind} · ${price} · 服务 ${services} 个（运行中 ${active} 个）`,
     services: '服务',
     runsOf: '执行记录',
     empty: '还没有平台',
     serviceRow: (platform: string, next: string) => `${platform} · 下次执行 ${next}`,
-    serviceCounts: (ok: number, failed: number) => `成功 ${ok} · 失败 ${failed}`,
+    serviceCounts: (ok: number, failed: number) => `成功 ${ok} 次 · 失败 ${failed} 次`,
     noServicesAdmin: '没有符合条件的服务',
     pauseAsk: (account: string, platform: string) => `确定暂停 ${account} 在「${platform}」上的服务吗？`,
-    sandbox: (mode: string) => `沙箱：${mode}`,
-    sandboxSet: '沙箱模式已设置',
+    sandbox: (mode: string) => `模拟结果：${mode}`,
+    sandboxSet: '模拟结果已设置',
     runRow: (account: string, platform: string) => `${platform} · ${account}`,
     noRunsAdmin: '没有符合条件的执行记录',
     state: '状态',

@@ -2,11 +2,10 @@
 // one place; words only signed-in screens show are beside it, in ./zh-CN-signed-in.ts. Another language is one more
 // module of each shape.
 
-const pad = (n: number) => String(n).padStart(2, '0');
-const dateTime = (ms: number) => {
-  const d = new Date(ms);
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
-};
+import { siteDateTime } from './site-zone';
+
+/** A moment as yyyy-mm-dd HH:mm in the site's time zone (site-zone.ts), labelled when the phone's zone differs. */
+const dateTime = (ms: number) => siteDateTime(ms);
 
 export const zhCN = {
   http: {
@@ -55,6 +54,7 @@ export const zhCN = {
     toRegister: '没有账号？去注册',
     toLogin: '已有账号？去登录',
     registered: '注册成功，请登录',
+    registeredIn: '注册成功，已为你登录',
     loggedOut: '已退出登录',
     required: (field: string) => `请填写${field}`,
     accountRule: '账号为 4–16 位字母、数字或下划线',

@@ -1,6 +1,7 @@
+import { copyText } from '../feedback/copy';
 import { useEffect, useRef, useState } from 'react';
 import { LoadFailed } from '../shell/LoadFailed';
-import { Button, List } from 'antd-mobile';
+import { Button, List, Result } from 'antd-mobile';
 import { useNavigate, useSearchParams } from 'react-router-dom';
 import type { DetailField, DetailScreen, ListScreen, Progress, RowAction } from '../config/types';
 import { api } from '../api';
@@ -29,8 +30,9 @@ function display(value: unknown, field: DetailField): string {
 
 type Data = Record<string, unknown>;
 /** The map checked every callback against the operation's answer (detailScreen); here the record is only passed on. */
-type ErasedDetail = Omit<DetailScreen, 'progress' | 'poll' | 'actions' | 'downloads'> & {
+type ErasedDetail = Omit<DetailScreen, 'progress' | 'poll' | 'actions' | 'downloads' | 'instead'> & {
   progress?: (data: Data) => Progress;
+  instead?: (data: Data) => string | null;
   poll?: { everyMs: number; while: (data: Data) => boolean };
   actions?: readonly RowAction<Data>[];
   downloads?: readonly { label: string; href: (data: Data) => string; when?: (data: Data) => boolean }[];
@@ -94,8 +96,10 @@ export function DetailRenderer({ screen: typed }: { screen: DetailScreen<any> })
   const act = (action: RowAction<Data>) =>
     press(action.label, async () => {
       if ('to' in action) return navigate(action.to(data));
+      if ('copy' in action) return copyText(action.copy(data));
       if (await runAction(action, data)) setAttempt((n) => n + 1);
     });
+  const insteadOfBelow = screen.instead?.(data);
   return (
     <>
       {screen.progress && (
@@ -131,7 +135,11 @@ export function DetailRenderer({ screen: typed }: { screen: DetailScreen<any> })
           ))}
         </div>
       )}
-      {screen.below?.kind === 'list' && <ListRenderer screen={screen.below as ListScreen} />}
+      {insteadOfBelow ? (
+        <Result status="success" title={insteadOfBelow} className="detail-instead" />
+      ) : (
+        screen.below?.kind === 'list' && <ListRenderer screen={screen.below as ListScreen} />
+      )}
     </>
   );
 }

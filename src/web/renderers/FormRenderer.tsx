@@ -42,6 +42,16 @@ export function FormRenderer({ screen, onDone }: { screen: AnyFormScreen; onDone
     return out;
   }, [fieldActions, formData, setField]);
   if (controller.status === 'missing') return <MissingRecord listPath={screen.recordOf} purpose="edit" />;
+  if (controller.status === 'unavailable') {
+    return (
+      <ErrorBlock
+        status="empty"
+        title={controller.title}
+        description={controller.description}
+        className="composed-unavailable"
+      />
+    );
+  }
   if (controller.status === 'failed') {
     return (
       <ErrorBlock

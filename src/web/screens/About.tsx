@@ -1,3 +1,4 @@
+import { copyText } from '../feedback/copy';
 import { useEffect } from 'react';
 import { Badge, Button, Input, List, Tag } from 'antd-mobile';
 import { useForm } from 'react-hook-form';
@@ -66,14 +67,7 @@ function RedeemCode() {
   );
 }
 
-async function copy(text: string) {
-  try {
-    await navigator.clipboard.writeText(text);
-    toast(w.user.copied);
-  } catch {
-    toast(text);
-  }
-}
+const copy = copyText;
 
 /** My page: who I am, my invitation link, and the areas my role may use. '退出' is in the header (screen map). */
 export default function About() {

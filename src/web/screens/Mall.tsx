@@ -100,7 +100,16 @@ export default function Mall() {
           <Skeleton.Paragraph lineCount={4} animated />
         </div>
       ) : packages.length === 0 ? (
-        <ErrorBlock status="empty" title={w.mall.empty} description={w.mall.emptyHint} />
+        // An admin reads how to fill the mall (and is given the way there); a user, that it is coming.
+        user?.userRole === 'admin' ? (
+          <ErrorBlock status="empty" title={w.mall.empty} description={w.mall.emptyHintAdmin}>
+            <Link to="/add_mall" className="mall-empty-add">
+              {w.mall.add}
+            </Link>
+          </ErrorBlock>
+        ) : (
+          <ErrorBlock status="empty" title={w.mall.empty} description={w.mall.emptyHint} />
+        )
       ) : (
         <ul className="mall-grid">
           {packages.map((p) => (

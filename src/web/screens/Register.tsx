@@ -3,6 +3,7 @@ import { useNavigate, useSearchParams } from 'react-router-dom';
 import { useOperation } from '../operations/useOperation';
 import { toast } from '../feedback';
 import { messages as t } from '../i18n/zh-CN';
+import { signIn } from '../state/session';
 import { accountField, passwordField } from './auth-fields';
 import { AuthField } from './AuthField';
 import { AuthPage } from './AuthPage';
@@ -33,10 +34,23 @@ export default function Register() {
   });
 
   const registration = useOperation('userRegister');
+  const login = useOperation('userLogin');
 
+  // A new account is signed in at once with the password just chosen: registering is the way in, not a detour back
+  // to /login. Should that sign-in not go through, /login opens with the account filled in, as before.
   const onSubmit = async ({ invitationCode, ...rest }: RegisterForm) => {
     const answer = await registration.run({ body: { ...rest, ...(invitationCode ? { invitationCode } : {}) } });
     if (!answer.ok) return;
+    const signedIn = await login.run(
+      { body: { userAccount: rest.userAccount, userPassword: rest.userPassword } },
+      { report: () => true },
+    );
+    if (signedIn.ok) {
+      signIn(signedIn.data);
+      toast(t.auth.registeredIn, 'success');
+      void navigate('/', { replace: true });
+      return;
+    }
     toast(t.auth.registered, 'success');
     void navigate(`/login?account=${encodeURIComponent(rest.userAccount)}`, { replace: true });
   };

@@ -10,6 +10,7 @@ import { useOperation } from '../operations/useOperation';
 import { refreshSession } from '../state/refresh-session';
 import { fitsText, wholeNumberWithin } from './rules';
 import { sessionStore } from '../state/session';
+import { siteStore } from '../state/site';
 import { useStore } from '../state/store';
 
 interface TransferForm {
@@ -25,6 +26,8 @@ const coinOf = (amount: string) => wholeNumberWithin(contractRules.CoinAmount, a
  */
 export default function TransferCoin() {
   const { user } = useStore(sessionStore);
+  // The site's cap on one transfer (0: none), said before the payer confirms rather than refused after.
+  const cap = useStore(siteStore)?.amount ?? 0;
   // An agent topping up a subordinate arrives with ?to=<account>.
   const [search] = useSearchParams();
   const { register, handleSubmit, setValue, watch } = useForm<TransferForm>({
@@ -44,9 +47,15 @@ export default function TransferCoin() {
   const transfer = useOperation('userTransferCoin');
   const busy = lookup.busy || transfer.busy;
   const coin = coinOf(amount);
+  const own = user !== null && account.trim().toLowerCase() === user.userAccount.toLowerCase();
+  const overCap = coin !== undefined && cap > 0 && coin > cap;
 
   const lookUp = async () => {
     setPayee(null);
+    if (own) {
+      toast(w.coins.notToSelf);
+      return;
+    }
     const found = await lookup.run({ query: { userAccount: account.trim() } });
     if (found.ok) setPayee(found.data);
   };
@@ -58,6 +67,10 @@ export default function TransferCoin() {
       return;
     }
     const sending = coinOf(values.amount)!; // the amount's rule has passed
+    if (cap > 0 && sending > cap) {
+      toast(w.coins.overCap(cap));
+      return;
+    }
     if (!(await confirm(w.coins.confirmTransfer(payee.maskedName, payee.userAccount, sending)))) return;
     const sent = await transfer.run({ body: { userAccount: payee.userAccount, coin: sending } });
     if (!sent.ok) return;
@@ -75,7 +88,7 @@ export default function TransferCoin() {
           color="primary"
           size="large"
           loading={transfer.busy}
-          disabled={busy || !payee || coin === undefined}
+          disabled={busy || !payee || coin === undefined || overCap || own}
           onClick={handleSubmit(send, (errors) => toast(errors.amount?.message ?? w.coins.amountRule))}
         >
           {w.coins.transfer}
@@ -87,14 +100,22 @@ export default function TransferCoin() {
       </Form.Item>
       <Form.Item
         label={w.coins.payee}
-        description={payee ? w.coins.payeeFound(payee.maskedName) : undefined}
+        description={
+          own ? (
+            <span role="alert" className="form-field-error">
+              {w.coins.notToSelf}
+            </span>
+          ) : payee ? (
+            w.coins.payeeFound(payee.maskedName)
+          ) : undefined
+        }
         extra={
           <Button
             size="small"
             color="primary"
             fill="outline"
             loading={lookup.busy}
-            disabled={busy || !fitsText(contractRules.UserAccount, account.trim())}
+            disabled={busy || own || !fitsText(contractRules.UserAccount, account.trim())}
             onClick={lookUp}
           >
             {w.coins.lookUp}
@@ -111,7 +132,18 @@ export default function TransferCoin() {
           autoComplete="off"
         />
       </Form.Item>
-      <Form.Item label={w.coins.amount}>
+      <Form.Item
+        label={w.coins.amount}
+        description={
+          overCap ? (
+            <span role="alert" className="form-field-error">
+              {w.coins.overCap(cap)}
+            </span>
+          ) : (
+            w.coins.capHint(cap)
+          )
+        }
+      >
         <Input
           value={amount}
           onChange={(v) => setValue('amount', v)}

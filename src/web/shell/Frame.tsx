@@ -14,6 +14,7 @@ import { useAnnouncementOnce } from './announcement';
 import { AnnouncementDialog } from './AnnouncementDialog';
 import { BottomTabs } from './BottomTabs';
 import { HeaderBar } from './HeaderBar';
+import { upFrom } from './up';
 
 // The draggable bubble brings a gesture and an animation library (23 KB): it comes after the page, never before it.
 const AnnouncementBubble = lazy(async () => ({ default: (await import('./AnnouncementBubble')).AnnouncementBubble }));
@@ -39,10 +40,13 @@ function useAfterFirstPaint(): boolean {
 const WATERMARK_INK = { light: 'rgba(0, 0, 0, 0.15)', dark: 'rgba(255, 255, 255, 0.15)' } as const;
 import { SubjectLine } from './SubjectLine';
 
-/** Back if the app has history of its own, home otherwise (a deep link opened from a chat app). */
-function useBack() {
+/** Back if the app has history of its own; otherwise (a deep link opened from a chat app) up to the page it belongs to. */
+function useBack(pathname: string, recordOf: string | undefined) {
   const navigate = useNavigate();
-  return () => ((window.history.state as { idx?: number } | null)?.idx ? navigate(-1) : navigate('/'));
+  return () =>
+    (window.history.state as { idx?: number } | null)?.idx
+      ? navigate(-1)
+      : navigate(upFrom(pathname, recordOf), { replace: true });
 }
 
 function LogoutButton() {
@@ -73,7 +77,7 @@ function LogoutButton() {
  */
 export default function Frame({ screen, children }: { screen: FrameScreen | undefined; children: ReactNode }) {
   const { pathname } = useLocation();
-  const back = useBack();
+  const back = useBack(pathname, screen?.recordOf);
   const session = useStore(sessionStore);
   const site = useStore(siteStore);
   const scheme = useColorScheme();

@@ -9,14 +9,15 @@ async function tell(trx: Db, notice: NewNotice, now: number): Promise<NewNotice>
   return notice;
 }
 
-export const runSucceeded = (trx: Db, e: { userId: number; platformName: string; runId: number }, now: number) =>
+/** `when`: the run's scheduled time in the site's time zone, the way its user knows it. */
+export const runSucceeded = (trx: Db, e: { userId: number; platformName: string; when: string }, now: number) =>
   tell(
     trx,
     {
       userId: e.userId,
       kind: 'run_succeeded',
       title: '执行成功',
-      body: `${e.platformName}的执行 #${e.runId} 已成功完成。`,
+      body: `${e.platformName} ${e.when} 的执行已成功完成。`,
     },
     now,
   );

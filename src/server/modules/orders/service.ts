@@ -1,6 +1,7 @@
 import * as events from '../notices/events.js';
 import type { Schemas } from '../../../api/operations.js';
-import { timeOrderedId } from '../security/tokens.js';
+import { readableOrderNo } from '../security/tokens.js';
+import { siteDay } from '../../lib/site-time.js';
 import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import { mapPage, type Page } from '../../db/paging.js';
@@ -56,7 +57,7 @@ export async function submit(
     }
     const now = app.now();
     const id = await repo.insertOrder(trx, {
-      orderNo: timeOrderedId('O', now),
+      orderNo: readableOrderNo(siteDay(now, app.config.jobs.timeZone)),
       userId: actor.id,
       packageId: pkg.id,
       coinName: pkg.coinName,

@@ -17,7 +17,7 @@ function filtered(db: Db, query: PlatformListQuery = {}) {
   return q;
 }
 
-/** Platforms with the number of services on each, by sort value then id. */
+/** Platforms with the number of services on each (all, and active), by sort value then id. */
 const withServiceCount = (db: Db, query?: PlatformListQuery) =>
   filtered(db, query)
     .selectAll('platforms')
@@ -27,6 +27,15 @@ const withServiceCount = (db: Db, query?: PlatformListQuery) =>
         .select((s) => s.fn.countAll<number>().as('n'))
         .whereRef('services.platformId', '=', 'platforms.id')
         .as('services'),
+    )
+    // What a platform batch (run all, pause all) touches: the admin is told this number before confirming.
+    .select((eb) =>
+      eb
+        .selectFrom('services')
+        .select((s) => s.fn.countAll<number>().as('n'))
+        .whereRef('services.platformId', '=', 'platforms.id')
+        .where('services.state', '=', 'active')
+        .as('activeServices'),
     )
     .orderBy('platforms.sort')
     .orderBy('platforms.id');

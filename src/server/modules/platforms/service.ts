@@ -26,6 +26,7 @@ export const toView = (r: repo.PlatformRow): Schemas['Platform'] => {
     status: Number(r.onShelf) as 0 | 1,
     sort: Number(r.sort),
     services: Number(r.services ?? 0),
+    activeServices: Number(r.activeServices ?? 0),
     createdAt: Number(r.createdAt),
     updatedAt: Number(r.updatedAt),
   };

@@ -26,6 +26,7 @@ export const toView = (r: repo.RunRow): Schemas['Run'] => ({
   nextAttemptAt: r.state === 'due' && Number(r.attempts) > 0 ? Number(r.nextAttemptAt) : null,
   result: r.result,
   charged: Number(r.charged),
+  paidByQuota: r.quotaGrantId !== null,
   chargeReference: r.chargeReference,
   refundReference: r.refundReference,
   createdAt: Number(r.createdAt),

@@ -12,6 +12,17 @@ export const keyedHash = (secret: string, value: string): string =>
  */
 export const timeOrderedId = (prefix: string, now: number): string => `${prefix}${now.toString(36)}${randomHex(6)}`;
 
+/** Letters and digits a person reads aloud and types back without a mix-up: no 0/O, 1/I/L. */
+const READABLE = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
+
+/**
+ * An order number a person can read out, copy and find again: the site day (yymmdd, so numbers of one day share a
+ * start) then 8 characters of READABLE drawn from the CSPRNG (31^8, about 8.5e11 a day: a repeat, which the unique
+ * column would refuse, is out of reach at any realistic number of orders). 14 characters, e.g. 261126K7P2MQXA.
+ */
+export const readableOrderNo = (siteDay: string): string =>
+  siteDay.replace(/-/g, '').slice(2) + Array.from({ length: 8 }, () => READABLE[randomInt(READABLE.length)]).join('');
+
 /**
  * Random bytes taken from a block the operating system's CSPRNG refills when it runs out: the same randomness as
  * randomBytes, without a call into it per id (a visible share of a coin transfer's CPU). Each byte is handed out once.

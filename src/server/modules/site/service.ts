@@ -14,7 +14,8 @@ export const LIVE_SITE_ID = 1;
 
 type Fields = Omit<Schemas['BasicInformationUpdateRequest'], 'id'>;
 
-const toView = (r: SiteInformationRow): Schemas['BasicInformation'] => ({
+/** `timeZone`: the site's (TZ_SITE), which the web app shows every time in. */
+const toView = (r: SiteInformationRow, timeZone: string): Schemas['BasicInformation'] => ({
   id: r.id,
   websiteName: r.websiteName,
   noticeBar: r.noticeBar,
@@ -29,6 +30,7 @@ const toView = (r: SiteInformationRow): Schemas['BasicInformation'] => ({
   analyticsUrl: r.analyticsUrl,
   userId: r.userId,
   updatedAt: r.updatedAt,
+  timeZone,
 });
 
 /** Only the fields the caller sent, so an update never blanks what it did not mention. */
@@ -57,8 +59,9 @@ async function requireSite(app: AppContext, id: number): Promise<SiteInformation
 
 /** The live record comes from memory for up to a second (live-site-cache.ts); drafts (admins only) from the table. */
 export async function get(app: AppContext, id: number): Promise<Schemas['BasicInformation']> {
-  if (id === LIVE_SITE_ID) return liveSiteFromMemory(app.db, async () => toView(await requireSite(app, id)));
-  return toView(await requireSite(app, id));
+  if (id === LIVE_SITE_ID)
+    return liveSiteFromMemory(app.db, async () => toView(await requireSite(app, id), app.config.jobs.timeZone));
+  return toView(await requireSite(app, id), app.config.jobs.timeZone);
 }
 
 export async function add(
@@ -129,16 +132,22 @@ export async function remove(app: AppContext, actor: SessionUser, id: number): P
     await repo.deleteSite(trx, id);
     await writeAudit(
       trx,
-      { actorId: actor.id, action: 'site.delete', targetType: 'site', targetId: id, before: toView(before) },
+      {
+        actorId: actor.id,
+        action: 'site.delete',
+        targetType: 'site',
+        targetId: id,
+        before: toView(before, app.config.jobs.timeZone),
+      },
       now,
     );
   });
 }
 
 export async function list(app: AppContext, query: repo.SiteListQuery): Promise<Schemas['BasicInformation'][]> {
-  return (await repo.listSites(app.db, query, false)).records.map(toView);
+  return (await repo.listSites(app.db, query, false)).records.map((r) => toView(r, app.config.jobs.timeZone));
 }
 
 export async function listPage(app: AppContext, query: repo.SiteListQuery): Promise<Page<Schemas['BasicInformation']>> {
-  return mapPage(await repo.listSites(app.db, query, true), toView);
+  return mapPage(await repo.listSites(app.db, query, true), (r) => toView(r, app.config.jobs.timeZone));
 }

@@ -1,6 +1,7 @@
-import { useRef, useState, type TouchEvent } from 'react';
+import { useEffect, useRef, useState, type TouchEvent } from 'react';
 import { Button, CalendarPickerView } from 'antd-mobile';
 import type { CalendarPart, ListItem, ListPart, Tone } from '../../config/types';
+import { siteToday } from '../../i18n/site-zone';
 import { signedInMessages as w } from '../../i18n/zh-CN-signed-in';
 import { ListPartView } from './ListPartView';
 import { PartStatus } from './PartStatus';
@@ -37,10 +38,15 @@ const SWIPE_PX = 48;
 /** A month calendar marking days by the operation's marks; swipe or the arrows turn months; a tapped day lists its runs. */
 export function CalendarPartView({ part: typed, data }: { part: CalendarPart<Data>; data: Data }) {
   const part = typed as unknown as ErasedCalendar;
-  const now = new Date();
-  const [month, setMonth] = useState(monthOf(now.getFullYear(), now.getMonth() + 1));
+  // The site's current month (TZ_SITE), as the server counts runs: the phone may be in another zone.
+  const [month, setMonth] = useState(() => siteToday().slice(0, 7));
   const [picked, setPicked] = useState<string | null>(null);
   const swipeFrom = useRef<number | null>(null);
+  const dayList = useRef<HTMLDivElement>(null);
+  // A tapped day's runs are listed under the calendar, below the fold on a phone: bring them into view.
+  useEffect(() => {
+    if (picked !== null) dayList.current?.scrollIntoView({ behavior: 'smooth', block: 'start' });
+  }, [picked]);
   const args = part.args(month, data);
   const state = usePartData<{ days: readonly { day: string; mark: string }[] }>(part.operation, args);
   if (args === null) return null;
@@ -105,21 +111,23 @@ export function CalendarPartView({ part: typed, data }: { part: CalendarPart<Dat
       {picked === null ? (
         <div className="stats-note">{w.calendar.pickDay}</div>
       ) : (
-        <ListPartView
-          key={picked}
-          part={
-            {
-              type: 'list',
-              title: w.calendar.dayRuns(picked),
-              operation: part.day.operation,
-              filter: (d: Data) => part.day.filter(picked, d),
-              item: part.day.item,
-              empty: part.day.empty,
-            } as unknown as ListPart<Data>
-          }
-          data={data}
-          onSettled={() => {}}
-        />
+        <div ref={dayList} className="scroll-target" data-testid="calendar-day-runs">
+          <ListPartView
+            key={picked}
+            part={
+              {
+                type: 'list',
+                title: w.calendar.dayRuns(picked),
+                operation: part.day.operation,
+                filter: (d: Data) => part.day.filter(picked, d),
+                item: part.day.item,
+                empty: part.day.empty,
+              } as unknown as ListPart<Data>
+            }
+            data={data}
+            onSettled={() => {}}
+          />
+        </div>
       )}
     </section>
   );

@@ -1,3 +1,4 @@
+import { copyText } from '../../feedback/copy';
 import { Button, Card, List } from 'antd-mobile';
 import { useNavigate } from 'react-router-dom';
 import type { DetailPart, RowAction } from '../../config/types';
@@ -29,6 +30,7 @@ export function DetailPartView({
   const act = (action: RowAction<Data>) =>
     press(action.label, async () => {
       if ('to' in action) return navigate(action.to(data));
+      if ('copy' in action) return copyText(action.copy(data));
       if (await runAction(action, data)) onChanged();
     });
 

@@ -1,5 +1,6 @@
 import type { RJSFSchema, UiSchema } from '@rjsf/utils';
 import { formPatternMessages, formSchemas, type FormSchemaId } from '../../../api/generated/forms.gen';
+import { contractRules } from '../../../api/generated/rules.gen';
 import type { FormOperation, FormScreen } from '../../config/types';
 import { signedInMessages as w } from '../../i18n/zh-CN-signed-in';
 
@@ -51,6 +52,31 @@ interface PropertySchema {
   title?: string;
   writeOnly?: boolean;
   enum?: readonly unknown[];
+  pattern?: string;
+  properties?: Record<string, PropertySchema>;
+  items?: PropertySchema;
+}
+
+/** A time of day as the contract writes it (TimeOfDay): such a field is picked on a wheel, never typed. */
+const isTimeOfDay = (property: PropertySchema) =>
+  property.type === 'string' && property.pattern === contractRules.TimeOfDay.pattern;
+
+/**
+ * The fields of an array's items (a platform's courses): a time picked on a wheel, text with a placeholder saying
+ * what goes there, so an added row is not a set of blank boxes.
+ */
+function itemsUi(items: PropertySchema | undefined): Record<string, unknown> | undefined {
+  if (!items?.properties) return undefined;
+  return Object.fromEntries(
+    Object.entries(items.properties).map(([name, property]) => [
+      name,
+      isTimeOfDay(property)
+        ? { 'ui:widget': 'time' }
+        : property.type === 'string' && !property.enum
+          ? { 'ui:placeholder': w.form.placeholder(property.title ?? name) }
+          : {},
+    ]),
+  );
 }
 
 function fieldUi(
@@ -74,6 +100,9 @@ function fieldUi(
   if (widget === 'password')
     return { 'ui:widget': 'password', 'ui:placeholder': w.form.keepSecret, 'ui:autocomplete': 'off' };
   if (widget) return { 'ui:widget': widget };
+  if (isTimeOfDay(property)) return { 'ui:widget': 'time' };
+  const items = property.type === 'array' ? itemsUi(property.items) : undefined;
+  if (items) return { items };
   const choices = screen.choices?.[name];
   if (choices) return { 'ui:widget': 'choices', 'ui:options': { choices, multiple: property.type === 'array' } };
   if (property.enum) {

@@ -4,10 +4,10 @@ import { createPrecompiledValidator, type ValidatorFunctions } from '@rjsf/valid
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useLocation, useNavigate, useSearchParams } from 'react-router-dom';
 import { ApiError, type OperationInput } from '../../../api/client';
-import type { OperationId } from '../../../api/operations';
+import type { OperationId, ResponseData } from '../../../api/operations';
 import { api } from '../../api';
-import type { FormLoad, FormOperation } from '../../config/types';
-import { toast } from '../../feedback';
+import type { FormConfirm, FormLoad, FormOperation } from '../../config/types';
+import { confirm, toast } from '../../feedback';
 import { messages as t } from '../../i18n/zh-CN';
 import { signedInMessages as w } from '../../i18n/zh-CN-signed-in';
 import { useOperation } from '../../operations/useOperation';
@@ -79,20 +79,39 @@ function missingFixed(form: ResolvedForm, fixed: Data): string[] {
   });
 }
 
+/**
+ * The screen's question before sending, worded from what the server says the submission touches; true when the user
+ * confirms (or the screen asks nothing). A failure to read it is told by the client and sends nothing.
+ */
+async function confirmed<L extends OperationId>(ask: FormConfirm<never, L> | undefined, body: Data): Promise<boolean> {
+  if (!ask) return true;
+  let data: ResponseData<L>;
+  try {
+    data = await api.call(ask.operation, { ...ask.args(body as never), quiet: false });
+  } catch {
+    return false;
+  }
+  return confirm(ask.text(body as never, data));
+}
+
 // Generic in L, so the load's args and pick are those of its own operation.
 async function readRecord<L extends OperationId>(
   load: FormLoad<never, L>,
   search: string,
   signal: AbortSignal,
-): Promise<unknown> {
+): Promise<{ record: unknown; unavailable: Unavailable | null }> {
   const data = await api.call(load.operation, { ...load.args(new URLSearchParams(search)), signal, quiet: true });
-  return load.pick ? load.pick(data) : data;
+  return { record: load.pick ? load.pick(data) : data, unavailable: load.unavailable?.(data) ?? null };
 }
+
+type Unavailable = { title: string; description: string };
 
 export type FormController =
   | { status: 'failed'; failure: string; retry: () => void }
   /** Opened without the record it edits (no id in the link): nothing to load or retry. */
   | { status: 'missing' }
+  /** The record says it cannot be saved now (its platform is off shelf): the words instead of the form. */
+  | ({ status: 'unavailable' } & Unavailable)
   | { status: 'loading' }
   | {
       status: 'ready';
@@ -135,6 +154,7 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
   const [extraErrors, setExtraErrors] = useState<ErrorSchema>({});
   const [submitted, setSubmitted] = useState(false);
   const [beside, setBeside] = useState<Data>({});
+  const [unavailable, setUnavailable] = useState<Unavailable | null>(null);
 
   // The validator and, for an edit form, the record to edit; the form shows once both are here.
   useEffect(() => {
@@ -143,10 +163,13 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
     setFailure(null);
     setFormData(null);
     const load = screen.load as FormLoad<never> | undefined;
-    const record = load ? readRecord(load, search, controller.signal) : Promise.resolve({});
+    const record = load
+      ? readRecord(load, search, controller.signal)
+      : Promise.resolve({ record: {}, unavailable: null });
     Promise.all([loadValidator(form), record]).then(
-      ([v, loaded]) => {
+      ([v, { record: loaded, unavailable: closed }]) => {
         if (controller.signal.aborted) return;
+        setUnavailable(closed);
         const values = prefill(form, loaded);
         // A settings form sends its values as one body field; the load's other fields (the platform) go beside it.
         if (form.into && loaded && typeof loaded === 'object') {
@@ -214,6 +237,7 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
       };
       // The form was drawn and validated from this operation's own body schema: here its erased values meet the call.
       const body = form.into ? { ...beside, ...fixed, [form.into]: values } : { ...values, ...fixed };
+      if (!(await confirmed(screen.confirm as FormConfirm<never> | undefined, body))) return;
       const input = { body } as OperationInput<FormOperation>;
       const outcome = await run(input, { report: onField });
       if (!outcome.ok) return;
@@ -237,6 +261,7 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
   );
 
   if (missing) return { status: 'missing' };
+  if (unavailable) return { status: 'unavailable', ...unavailable };
   if (failure) return { status: 'failed', failure, retry: () => setAttempt((n) => n + 1) };
   if (!validator || !formData) return { status: 'loading' };
   return {

@@ -2,6 +2,8 @@ import { useEffect, useState } from 'react';
 import type { RegistryWidgetsType, WidgetProps } from '@rjsf/utils';
 import { Input, Selector, Switch, TextArea } from 'antd-mobile';
 import { signedInMessages as w } from '../../i18n/zh-CN-signed-in';
+import { PlatformWidget } from './PlatformWidget';
+import { TimeWidget } from './TimeWidget';
 
 // The widget registry of the antd-mobile theme: each rjsf widget name mapped once to an antd-mobile input. Values
 // leave the widgets as rjsf expects them: '' becomes the field's empty value (absent), numbers leave as text and
@@ -181,26 +183,61 @@ function YuanWidget(props: WidgetProps) {
   );
 }
 
+/** The columns a quota CSV's header names, with the words a person reads them by: the file keeps the real names. */
+const CSV_COLUMNS = [
+  { name: 'userAccount', words: w.tasks.csvAccount, example: 'alice_01' },
+  { name: 'amount', words: w.tasks.csvAmount, example: '5' },
+] as const;
+
 /**
  * A CSV pasted or read from a chosen file (`ui:widget: 'csvFile'`): the file's text lands in the same text area, so
- * the admin sees (and may fix) what will be sent; the server checks it line by line.
+ * the admin sees (and may fix) what will be sent; the server checks it line by line. The file is chosen with one
+ * styled button (the browser's own file input, with its English words, is hidden behind it but still takes the focus),
+ * and the expected header is shown column by column, its real name beside its meaning in words.
  */
 function CsvFileWidget(props: WidgetProps) {
+  const disabled = props.disabled || props.readonly;
   return (
     <div className="csv-file-widget">
       <TextareaWidget {...props} />
-      <label className="csv-file-pick">
-        {w.tasks.pickFile}
+      <label className={`csv-file-pick${disabled ? ' csv-file-pick-disabled' : ''}`}>
         <input
           type="file"
+          className="visually-hidden"
           accept=".csv,text/csv,text/plain"
-          disabled={props.disabled || props.readonly}
+          disabled={disabled}
           onChange={(event) => {
             const file = event.target.files?.[0];
             if (file) void file.text().then((text) => props.onChange(emptyAs(props, text)));
+            // Choosing the same file again (after fixing it) must read it again.
+            event.target.value = '';
           }}
         />
+        {w.tasks.pickFile}
       </label>
+      <table className="csv-file-columns">
+        <caption>{w.tasks.csvHeader}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{w.tasks.csvColumn}</th>
+            <th scope="col">{w.tasks.csvMeaning}</th>
+            <th scope="col">{w.tasks.csvExample}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {CSV_COLUMNS.map((c) => (
+            <tr key={c.name}>
+              <td>
+                <code>{c.name}</code>
+              </td>
+              <td>{c.words}</td>
+              <td>
+                <code>{c.example}</code>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
       <div className="csv-file-help">{w.tasks.csvHelp}</div>
     </div>
   );
@@ -208,6 +245,8 @@ function CsvFileWidget(props: WidgetProps) {
 
 export const widgets: RegistryWidgetsType = {
   csvFile: CsvFileWidget,
+  platform: PlatformWidget,
+  time: TimeWidget,
   expiry: ExpiryWidget,
   choices: ChoicesWidget,
   yuan: YuanWidget,

@@ -1,3 +1,4 @@
+import { copyText } from '../../feedback/copy';
 import { ErrorBlock, InfiniteScroll, List, Skeleton, SwipeAction } from 'antd-mobile';
 import { LoadFailed } from '../../shell/LoadFailed';
 import { Fragment } from 'react';
@@ -83,6 +84,7 @@ export function ListRows({
 
   const act = async (action: RowAction<Row>, row: Row) => {
     if ('to' in action) return navigate(action.to(row));
+    if ('copy' in action) return copyText(action.copy(row));
     if (await runAction(action, row)) await (onChanged ?? list.reload)();
   };
 

@@ -54,9 +54,9 @@ export class SandboxConnector implements Connector {
     const latency = this.config.latencyMs * (0.5 + draw(this.config.seed, run.id, run.attempt, 2));
     if (outcome === 'timeout') await hang(signal);
     await sleep(Math.round(latency), signal);
-    if (outcome === 'transient') return { outcome, message: '沙箱平台暂时繁忙，稍后重试' };
-    if (outcome === 'permanent') return { outcome, message: '沙箱平台拒绝了这次请求' };
+    if (outcome === 'transient') return { outcome, message: '平台暂时繁忙，稍后重试' };
+    if (outcome === 'permanent') return { outcome, message: '平台拒绝了这次请求' };
     await receiveCheckin(this.db, service.id, run.id, this.now());
-    return { outcome: 'ok', message: '沙箱平台已收到' };
+    return { outcome: 'ok', message: '平台已收到' };
   }
 }
