@@ -24,6 +24,9 @@ import { Scheduler } from './jobs/scheduler.js';
 import { seedKinds } from './modules/platforms/service.js';
 import { SettingsValidator } from './modules/services/settings.js';
 import { startLive } from './live/live.js';
+import { countDue } from './jobs/queue.js';
+import { attachMetrics, createMetrics } from './metrics/metrics.js';
+import { countRequests, metricsRoute } from './metrics/serve.js';
 import { forgetLiveSite } from './modules/site/live-site-cache.js';
 
 export interface BuildOptions {
@@ -78,16 +81,25 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   const mailer = options.mailer ?? createMailer(config.smtpUrl, config.mailFrom, fastify.log);
   const openapi = loadOpenApi(options.openapiPath ?? OPENAPI_PATH);
   const validator = new RequestValidator(openapi);
+  const now = options.now ?? Date.now;
+  const metrics = createMetrics({
+    pool: database.poolStats,
+    busyRetries: database.busyRetries,
+    runsDue: () => countDue(database.db, now()),
+    openStreams: () => liveEvents.hub.size,
+  });
+  attachMetrics(database.db, metrics);
   const context: AppContext = {
     db: database.db,
     config,
     mailer,
     log: fastify.log,
-    now: options.now ?? Date.now,
+    now,
     live,
     settings: new SettingsValidator((family) => validator.compile({ $ref: `${SCHEMAS_ID}#/$defs/${family}` }, 'body')),
     lookupHost: systemLookup,
     streams: liveEvents.hub,
+    metrics,
   };
   // A save on another process: this one's copy of the live site record is stale from now, not a second from now.
   liveEvents.bus.onEvent(({ event }) => {
@@ -109,6 +121,8 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   registerSecurityHeaders(fastify, headersFor);
   const hasWebApp = existsSync(join(config.webRoot, 'index.html'));
   registerErrorHandling(fastify, { spaFallback: hasWebApp });
+  countRequests(fastify, metrics);
+  metricsRoute(fastify, metrics, config.metrics.token);
   const operations = listOperations(openapi);
   registerOperations(fastify, operations, handlers, context);
 

@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import type { DatabaseConfig } from './config.js';
 import { ConfigError, integer } from './lib/config-values.js';
+import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue, type Registry } from 'prom-client';
 
 // WORKERS=N: N copies of the same stateless server under node:cluster, sharing one port (the primary hands each new
 // connection to a worker in turn). They are the processes the multi-process tests already run side by side on one
@@ -54,4 +55,55 @@ export function runPrimary(count: number, log: (message: string) => void): void 
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   for (let i = 0; i < count; i++) fork();
+}
+
+// /metrics with several workers (METRICS_PORT): the primary asks every worker for its figures over the cluster's IPC
+// channel and sums them with prom-client's aggregation, so one scrape sees the whole group.
+
+interface MetricsAsk {
+  type: 'points-mall:metrics?';
+  id: number;
+}
+interface MetricsAnswer {
+  type: 'points-mall:metrics';
+  id: number;
+  metrics: MetricObjectWithValues<MetricValue<string>>[];
+}
+
+/** In a worker: answers the primary's asks with this process's registry. */
+export function answerMetricsAsks(registry: Registry): void {
+  process.on('message', (message: Partial<MetricsAsk> | null) => {
+    if (message?.type !== 'points-mall:metrics?' || typeof message.id !== 'number') return;
+    void registry.getMetricsAsJSON().then((metrics) => {
+      const answer: MetricsAnswer = { type: 'points-mall:metrics', id: message.id!, metrics };
+      process.send?.(answer);
+    });
+  });
+}
+
+let asks = 0;
+/** In the primary: every worker's figures, summed (a worker that does not answer within a second is left out). */
+export async function clusterMetrics(): Promise<string> {
+  const id = ++asks;
+  const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+  const answers = await Promise.all(
+    workers.map(
+      (worker) =>
+        new Promise<MetricsAnswer['metrics'] | null>((done) => {
+          const timer = setTimeout(() => {
+            worker.off('message', onMessage);
+            done(null);
+          }, 1000);
+          function onMessage(message: Partial<MetricsAnswer> | null) {
+            if (message?.type !== 'points-mall:metrics' || message.id !== id) return;
+            clearTimeout(timer);
+            worker.off('message', onMessage);
+            done(message.metrics ?? []);
+          }
+          worker.on('message', onMessage);
+          worker.send({ type: 'points-mall:metrics?', id } satisfies MetricsAsk);
+        }),
+    ),
+  );
+  return AggregatorRegistry.aggregate(answers.filter((a) => a !== null)).metrics();
 }

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { loadJobsConfig, type JobsConfig } from './jobs/config.js';
 import { loadLiveConfig, type LiveConfig } from './live/config.js';
+import { loadMetricsConfig, type MetricsConfig } from './metrics/config.js';
 import { ConfigError, flag, integer } from './lib/config-values.js';
 
 /** Where the database lives: the embedded SQLite file by default, PostgreSQL when DATABASE_URL says so. */
@@ -58,6 +59,8 @@ export interface AppConfig {
   jobs: JobsConfig;
   /** The event stream (GET /api/events): heartbeat, caps, replay window. */
   live: LiveConfig;
+  /** Prometheus' /metrics: behind a bearer token, or on a loopback port of its own. */
+  metrics: MetricsConfig;
 }
 
 export function parseDatabaseUrl(raw: string | undefined, poolSize = 10): DatabaseConfig {
@@ -145,5 +148,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webRoot: resolve(env.WEB_ROOT ?? './dist/web'),
     jobs: loadJobsConfig(env),
     live: loadLiveConfig(env),
+    metrics: loadMetricsConfig(env),
   };
 }

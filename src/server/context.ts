@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AppConfig } from './config.js';
 import type { Db } from './db/database.js';
 import type { LiveHub } from './live/hub.js';
+import type { Metrics } from './metrics/metrics.js';
 import type { LookupHost } from './modules/ai/target-guard.js';
 import type { Mailer } from './modules/email/mailer.js';
 import type { SettingsValidator } from './modules/services/settings.js';
@@ -21,4 +22,6 @@ export interface AppContext {
   lookupHost: LookupHost;
   /** This process's event streams (GET /api/events); services publish with live/events.ts `publish`, not through it. */
   streams: LiveHub;
+  /** What /metrics reports; parts of the app count into it (metrics/metrics.ts). */
+  metrics: Metrics;
 }

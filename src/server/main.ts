@@ -1,7 +1,8 @@
 import cluster from 'node:cluster';
 import { rmSync, writeFileSync } from 'node:fs';
 import { buildApp } from './app.js';
-import { runPrimary, workerCount } from './cluster.js';
+import { answerMetricsAsks, clusterMetrics, runPrimary, workerCount } from './cluster.js';
+import { metricsServer } from './metrics/serve.js';
 import { serverPidFile } from './db/sqlite-backup.js';
 import { loadConfig } from './config.js';
 import { ConfigError } from './lib/config-values.js';
@@ -16,6 +17,8 @@ async function main(): Promise<void> {
   const workers = workerCount(process.env, config.database);
   if (workers > 1 && cluster.isPrimary) {
     runPrimary(workers, (message) => console.log(`[primary ${process.pid}] ${message}`));
+    // One scrape for the whole group: the primary sums what each worker counts.
+    if (config.metrics.port) await metricsServer(config.metrics.port, clusterMetrics);
     console.log(
       `积分商城启动 ${workers} 个工作进程：http://${config.host.replace('127.0.0.1', 'localhost')}:${config.port}`,
     );
@@ -40,12 +43,14 @@ async function main(): Promise<void> {
   housekeeping.unref();
 
   let removePidFile = () => {};
+  let stopScrapes = () => {};
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
     fastify.log.info({ signal }, 'shutting down');
     clearInterval(housekeeping);
+    stopScrapes();
     // In-flight requests finish; new connections are refused; the scheduler stops claiming and waits (bounded) for its
     // runs; the database closes last (onClose).
     fastify.close().then(
@@ -65,6 +70,11 @@ async function main(): Promise<void> {
   if (cluster.isWorker) process.on('disconnect', () => shutdown('disconnect'));
 
   const address = await fastify.listen({ host: config.host, port: config.port });
+  if (cluster.isWorker) answerMetricsAsks(context.metrics.registry);
+  else if (config.metrics.port) {
+    const scrape = await metricsServer(config.metrics.port, () => context.metrics.registry.metrics());
+    stopScrapes = () => scrape.close();
+  }
   // On SQLite the server says it is using the file, so `npm run db:restore` refuses to put a backup under it.
   const pidFile = config.database.kind === 'sqlite' ? serverPidFile(config.database.path) : undefined;
   if (pidFile) writeFileSync(pidFile, `${process.pid}\n`);

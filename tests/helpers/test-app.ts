@@ -111,6 +111,7 @@ export function testConfig(database: TestDatabase['config'], overrides: Partial<
     webRoot: '/nonexistent',
     jobs: TEST_JOBS_CONFIG,
     live: loadLiveConfig({}),
+    metrics: { token: '', port: 0 },
     ...overrides,
   };
 }

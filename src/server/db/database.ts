@@ -33,6 +33,10 @@ export interface DatabaseHandle {
    * need: its NOTIFY is itself delivered on commit.
    */
   afterCommit?: (work: () => void) => void;
+  /** PostgreSQL: the pool's connections now (for /metrics). */
+  poolStats?: () => { total: number; idle: number; waiting: number };
+  /** SQLite: writes that met a lock held elsewhere and were tried again so far (for /metrics). */
+  busyRetries?: () => number;
   close(): Promise<void>;
 }
 
@@ -81,7 +85,7 @@ export const applicationName = (schema?: string) => (schema ? `points-mall:${sch
 function postgresDialect(
   config: Extract<DatabaseConfig, { kind: 'postgres' }>,
   onPoolError: (error: Error) => void,
-): Dialect {
+): Dialect & { pool: pg.Pool } {
   const { statementTimeoutMs, lockTimeoutMs, acquireTimeoutMs } = { ...DATABASE_TIMEOUTS, ...config };
   const settings = [
     `-c statement_timeout=${statementTimeoutMs}`,
@@ -112,6 +116,7 @@ function postgresDialect(
   const postgres = new PostgresDialect({ pool });
   // Kysely's own dialect, with a driver that sends a transaction's live-event NOTIFYs with its COMMIT.
   return {
+    pool,
     createAdapter: () => postgres.createAdapter(),
     createDriver: () => new NotifyOnCommitDriver(postgres.createDriver()),
     createIntrospector: (db) => postgres.createIntrospector(db),
@@ -121,13 +126,28 @@ function postgresDialect(
 
 export function openDatabase(config: DatabaseConfig, onPoolError: (error: Error) => void = () => {}): DatabaseHandle {
   const sqlite = config.kind === 'sqlite' ? sqliteDialect(config) : undefined;
-  const dialect = config.kind === 'sqlite' ? sqlite! : postgresDialect(config, onPoolError);
+  const postgres = config.kind === 'postgres' ? postgresDialect(config, onPoolError) : undefined;
+  const dialect = sqlite ?? postgres!;
   const db = new Kysely<Database>({ dialect, plugins: [new CamelCasePlugin()] });
   return {
     db,
     kind: config.kind,
     schema: config.kind === 'postgres' ? config.schema : undefined,
-    ...(sqlite ? { afterCommit: (work: () => void) => sqlite.driver.afterCommit(work) } : {}),
+    ...(sqlite
+      ? {
+          afterCommit: (work: () => void) => sqlite.driver.afterCommit(work),
+          busyRetries: () => sqlite.driver.busyRetries,
+        }
+      : {}),
+    ...(postgres
+      ? {
+          poolStats: () => ({
+            total: postgres.pool.totalCount,
+            idle: postgres.pool.idleCount,
+            waiting: postgres.pool.waitingCount,
+          }),
+        }
+      : {}),
     close: () => db.destroy(),
   };
 }

@@ -53,6 +53,9 @@ export class ResilientSqliteDriver implements Driver {
   #afterCommit: (() => void)[] = [];
   constructor(private readonly connections: SqliteConnections) {}
 
+  /** Statements that met a lock held elsewhere and were tried again (/metrics: sqlite_busy_retries_total). */
+  busyRetries = 0;
+
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
@@ -67,6 +70,7 @@ export class ResilientSqliteDriver implements Driver {
         return await attempt();
       } catch (error) {
         if (!isSqliteBusy(error) || Date.now() + pause > deadline) throw error;
+        this.busyRetries++;
       }
       await sleep(pause);
     }

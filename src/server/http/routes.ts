@@ -85,6 +85,7 @@ export function registerOperations(
     fastify.route({
       method: op.method,
       url: op.path,
+      config: { operationId: op.operationId },
       ...(op.bodyLimit ? { bodyLimit: op.bodyLimit } : {}),
       schema: {
         ...(op.querySchema ? { querystring: op.querySchema } : {}),

@@ -183,3 +183,14 @@ export async function releaseExpiredLeases(db: Db, now: number): Promise<number>
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
+
+/** Runs whose time has come and that no process has claimed (/metrics): the claim's own index, counted. */
+export async function countDue(db: Db, now: number): Promise<number> {
+  const row = await db
+    .selectFrom('runs')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('state', '=', 'due')
+    .where('nextAttemptAt', '<=', now)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -14,6 +14,7 @@ import {
 import { notifyChannel, type NotifyChannel } from '../modules/services/notification.js';
 import { OFF_SHELF_SKIP } from '../modules/services/shelving.js';
 import { runChanged } from '../modules/runs/live.js';
+import { LATE_AFTER_SECONDS } from '../metrics/metrics.js';
 import { siteClock } from '../lib/site-time.js';
 import type { Connector, ConnectorResult } from './connectors/connector.js';
 import { claimContext, lockNextClaimable, paymentOf, recordOnService, updateRun, type ClaimContext } from './queue.js';
@@ -131,6 +132,7 @@ export class Worker {
       return { run: { ...run, ...paid }, attempt };
     });
     if (notice) await mailNotice(app, channel, notice);
+    countClaim(app, claimed, now);
     return claimed;
   }
 
@@ -164,7 +166,10 @@ export class Worker {
     const { app } = this;
     const now = app.now();
     const held = { state: 'running' as const, leaseOwner: this.owner };
+    // How this attempt ended, once its transaction has committed (for /metrics); none when the lease was lost.
+    let outcome: 'succeeded' | 'retried' | 'failed' | 'refunded' | undefined;
     const notice = await app.db.transaction().execute(async (trx): Promise<NewNotice | undefined> => {
+      outcome = undefined;
       if (result.outcome === 'ok') {
         if (
           await updateRun(trx, run.id, held, {
@@ -177,6 +182,7 @@ export class Worker {
         ) {
           await recordOnService(trx, run.serviceId, 'succeeded', now);
           await runChanged(trx, run, 'finished');
+          outcome = 'succeeded';
           // A success is told only when the service's settings ask for notices.
           if (wantsNotice(notifyChannel(run.settings)))
             return events.runSucceeded(
@@ -197,6 +203,7 @@ export class Worker {
         });
         // Due again after the backoff: planned, as far as the screens are concerned.
         await runChanged(trx, run, 'planned');
+        outcome = 'retried';
         return;
       }
       // The state change first: if the lease was lost, another process owns the outcome and nothing is refunded here.
@@ -243,6 +250,7 @@ export class Worker {
       }
       await recordOnService(trx, run.serviceId, refunded ? 'refunded' : 'failed', now);
       await runChanged(trx, run, 'finished');
+      outcome = refunded ? 'refunded' : 'failed';
       const failed: NewNotice = {
         userId: run.userId,
         kind: 'run_failed',
@@ -260,6 +268,17 @@ export class Worker {
       await insertNotice(trx, failed, now);
       return failed;
     });
+    if (outcome) app.metrics.runsFinished.inc({ outcome });
     if (notice) await mailNotice(app, notifyChannel(run.settings), notice);
   }
+}
+
+/** A claim's figures for /metrics, counted once its transaction has committed. */
+function countClaim(app: AppContext, claimed: Claimed | null | 'settled', now: number): void {
+  if (claimed === 'settled') app.metrics.runsFinished.inc({ outcome: 'skipped' });
+  if (claimed === null || claimed === 'settled') return;
+  const lagSeconds = Math.max(0, now - Number(claimed.run.scheduledAt)) / 1000;
+  app.metrics.runsClaimed.inc();
+  app.metrics.runLagSeconds.observe(lagSeconds);
+  if (lagSeconds > LATE_AFTER_SECONDS) app.metrics.runsLate.inc();
 }

@@ -79,10 +79,11 @@ export class BatchRunner {
     return worked;
   }
 
-  private chunk(id: number, limit: number): Promise<ChunkOutcome> {
+  private async chunk(id: number, limit: number): Promise<ChunkOutcome> {
     const { app } = this;
     const now = app.now();
-    return app.db.transaction().execute(async (trx): Promise<ChunkOutcome> => {
+    let failed = 0;
+    const outcome = await app.db.transaction().execute(async (trx): Promise<ChunkOutcome> => {
       const held = await repo.holdBatch(trx, id, this.owner, now + this.leaseMs);
       if (!held) return 'lost';
       const batch: HeldBatch = { ...held, cursor: Number(held.cursor), params: JSON.parse(held.params) };
@@ -103,8 +104,15 @@ export class BatchRunner {
       await repo.advance(trx, id, items.at(-1)!.seq, items.length - failures.size, failures.size);
       // Progress replaces polling: the task list and detail read again when a chunk commits.
       await taskMoved(trx, id);
+      failed = failures.size;
       return items.length;
     });
+    // Counted once the chunk has committed (/metrics).
+    if (typeof outcome === 'number') {
+      app.metrics.batchItems.inc({ state: 'done' }, outcome - failed);
+      if (failed > 0) app.metrics.batchItems.inc({ state: 'failed' }, failed);
+    }
+    return outcome;
   }
 
   /** The next item throws even alone: it is recorded failed with a plain reason and the batch moves past it. */

@@ -1,5 +1,6 @@
 import { isPostgresDb, type Db } from '../../db/database.js';
 import { publish, publishAll } from '../../live/events.js';
+import { metricsOf } from '../../metrics/metrics.js';
 import { moveCoinsOnPostgres, transferOnPostgres } from './ledger-postgres.js';
 import { moveCoinsOnSqlite, transferOnSqlite } from './ledger-sqlite.js';
 import { orderedPostings, type Movement, type TransferDone, type TransferRequest } from './ledger-types.js';
@@ -24,6 +25,8 @@ export async function moveCoins(trx: Db, movement: Movement): Promise<Map<number
     ? await moveCoinsOnPostgres(trx, movement, postings)
     : await moveCoinsOnSqlite(trx, movement, postings);
   await balanceChanged(trx, [...balances.keys()]);
+  const counted = metricsOf(trx)?.coinMovements;
+  for (const p of postings) counted?.inc({ kind: p.kind });
   return balances;
 }
 
@@ -45,5 +48,8 @@ export async function transferCoins(trx: Db, request: TransferRequest): Promise<
   // event goes with the balances (one NOTIFY: the transfer stays a short transaction).
   const notice = { event: { kind: 'notice', action: 'created' }, audience: { users: [done.payee.id] } } as const;
   await publishAll(trx, postgres ? [balances, notice] : [balances]);
+  const counted = metricsOf(trx)?.coinMovements;
+  counted?.inc({ kind: 'transfer_out' });
+  counted?.inc({ kind: 'transfer_in' });
   return done;
 }
