@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { Secret, TOTP } from 'otpauth';
 import { describe, expect, it } from 'vitest';
 import { auditTrail } from '../helpers/audit.js';
@@ -229,6 +230,33 @@ describe('ADMIN_2FA=required', () => {
     await next.ok('userLoginSecondStep', { body: { challenge: answer.challenge, code: codeAt(key, t.clock.now()) } });
     expect((await next.call('userListPage', { query: { current: 1, pageSize: 10 } })).code).toBe(0);
     t.clock.advance(STEP);
+  });
+
+  it('an admin locked out of its 2FA is reset from the command line, then asked to enrol again', async () => {
+    const t = app();
+    // The admin enrolled in the first test of this block: its password alone answers a challenge.
+    expect((await t.client().ok('userLogin', { body: ADMIN })).challenge).toBeDefined();
+    const config = t.db.config;
+    const run = spawnSync('npx', ['tsx', 'src/server/cli/reset-2fa.ts', ADMIN.userAccount], {
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        DATABASE_URL: config.kind === 'sqlite' ? `sqlite:${config.path}` : config.url,
+        ...(config.kind === 'postgres' && config.schema ? { DATABASE_SCHEMA: config.schema } : {}),
+        SESSION_SECRET: 'test-secret-test-secret-test-secret!',
+      },
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain('reset');
+
+    const c = t.client();
+    const me = await c.ok('userLogin', { body: ADMIN });
+    expect(me).toMatchObject({ userAccount: ADMIN.userAccount, twoFactor: false, enrolTwoFactor: true });
+    const trail = await auditTrail(t, 'user', me.id);
+    expect(trail.at(-1)).toMatchObject({ action: 'user.twoFactorReset', actorId: null });
+    // Its inbox tells it (read from the database: until it enrols again the admin may read nothing else).
+    const notices = await t.built.context.db.selectFrom('notices').select('kind').where('userId', '=', me.id).execute();
+    expect(notices.map((n) => n.kind)).toContain('two_factor_reset');
   });
 
   it('users and agents are not asked to enrol', async () => {

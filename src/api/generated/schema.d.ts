@@ -2333,7 +2333,7 @@ export interface components {
         /**
          * @description 密码正确、还需要第二步；challenge 不是会话，只能交给 userLoginSecondStep
          * @example {
-         *       "challenge": "2.1795000300000.3f1c9a0e5b7d2c4a6e8f0a1b3c5d7e9f1a2b3c4d5e6f708192a3b4c5d6e7f8091",
+         *       "challenge": "2.1795000300000.3f1c9a0e5b7d2c4a6e8f0a1b3c5d7e9f1a2b3c4d5e6f708192a3b4c5d6e7f809",
          *       "expiresAt": 1795000300000,
          *       "methods": [
          *         "totp",
@@ -4097,7 +4097,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "challenge": "2.1795000300000.3f1c9a0e5b7d2c4a6e8f0a1b3c5d7e9f1a2b3c4d5e6f708192a3b4c5d6e7f8091",
+                 *       "challenge": "2.1795000300000.3f1c9a0e5b7d2c4a6e8f0a1b3c5d7e9f1a2b3c4d5e6f708192a3b4c5d6e7f809",
                  *       "code": "492039"
                  *     }
                  */

@@ -181,13 +181,25 @@ export async function reset(app: AppContext, actor: SessionUser, id: number): Pr
   if (id === actor.id) throw badParams('不能重置自己的两步验证');
   const target = await requireLive(app, id);
   if (target.twoFactorAt === null) throw conflict('该用户没有开启两步验证');
-  const now = app.now();
-  await app.db.transaction().execute(async (trx) => {
+  await resetTwoFactor(app.db, target, actor.id, app.now());
+}
+
+/**
+ * Turns the user's two-factor sign-in off, audited (`actorId` null: the server's command line, for an admin locked
+ * out with no other admin to reset it) and told in the user's inbox, in one transaction.
+ */
+export async function resetTwoFactor(
+  db: Db,
+  target: Pick<UserRow, 'id' | 'twoFactorAt'>,
+  actorId: number | null,
+  now: number,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
     await repo.removeAll(trx, target.id);
     await writeAudit(
       trx,
       {
-        actorId: actor.id,
+        actorId,
         action: 'user.twoFactorReset',
         targetType: 'user',
         targetId: target.id,
