@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database';
 import { kill, startServer, type Server } from '../helpers/server-process';
 import { ADMIN } from '../helpers/test-app';
+import { axeViolations, describeViolation, smallTouchTargets, structureProblems } from './a11y-checks';
 import { launchBrowser, overlaysSettled, pathOf, shot } from './helpers';
 
 // ADMIN_2FA=required on a fresh install (a server of its own: the suite's shared one runs `optional`): the seeded
@@ -44,6 +45,16 @@ async function phone(): Promise<{ context: BrowserContext; page: Page }> {
   return { context, page: await context.newPage() };
 }
 
+/** The checks the a11y suite makes of every route, on these screens in the states it does not reach. */
+async function accessible(page: Page) {
+  const problems = [
+    ...(await axeViolations(page)).map(describeViolation),
+    ...(await structureProblems(page)),
+    ...(await smallTouchTargets(page)).map((s) => `${s.what}: ${s.width}×${s.height}`),
+  ];
+  expect(problems, problems.join('\n')).toEqual([]);
+}
+
 async function password(page: Page) {
   await page.goto('/login');
   await page.locator('#field-userAccount').fill(ADMIN.userAccount);
@@ -71,6 +82,7 @@ describe('two-factor sign-in for the seeded admin (ADMIN_2FA=required)', () => {
       expect(key).toMatch(/^[A-Z2-7]{32}$/);
       await overlaysSettled(page);
       await shot(page, 'two-factor-enrol');
+      await accessible(page);
 
       await page.locator('#two-factor-code').fill(codeAt(key, Date.now()));
       await page.getByRole('button', { name: '确认开启' }).click();
@@ -80,6 +92,7 @@ describe('two-factor sign-in for the seeded admin (ADMIN_2FA=required)', () => {
       expect(recoveryCodes).toHaveLength(10);
       await overlaysSettled(page);
       await shot(page, 'two-factor-recovery-codes');
+      await accessible(page);
 
       await page.getByRole('button', { name: '我已保存' }).click();
       await page.waitForURL((u) => u.pathname === '/');
@@ -98,6 +111,7 @@ describe('two-factor sign-in for the seeded admin (ADMIN_2FA=required)', () => {
       expect(pathOf(page)).toBe('/login');
       await overlaysSettled(page);
       await shot(page, 'two-factor-second-step');
+      await accessible(page);
       // The enrolment took this step's code; the next step's is within the drift the server allows.
       await page.locator('#field-code').fill(codeAt(key, Date.now() + 30_000));
       await page.getByRole('button', { name: '验证并登录' }).click();
@@ -116,6 +130,9 @@ describe('two-factor sign-in for the seeded admin (ADMIN_2FA=required)', () => {
       await page.waitForURL((u) => u.pathname === '/');
       await page.goto('/two_factor');
       await page.getByText('剩余恢复码 9 个').waitFor();
+      await overlaysSettled(page);
+      await shot(page, 'two-factor-on');
+      await accessible(page);
     } finally {
       await context.close();
     }
