@@ -162,7 +162,10 @@ export async function regenerateRecoveryCodes(
   input: Schemas['TwoFactorCodeRequest'],
 ): Promise<Schemas['RecoveryCodes']> {
   const user = await requireEnabled(app, actor, input.code);
-  return { codes: await newRecoveryCodes(app.db, app.config.sessionSecret, user.id) };
+  // The old codes go and the new ones come in one transaction: never a moment with none, or with both.
+  return app.db
+    .transaction()
+    .execute(async (trx) => ({ codes: await newRecoveryCodes(trx, app.config.sessionSecret, user.id) }));
 }
 
 export async function disable(
