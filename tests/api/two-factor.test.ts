@@ -3,6 +3,8 @@ import { Secret, TOTP } from 'otpauth';
 import { describe, expect, it } from 'vitest';
 import { auditTrail } from '../helpers/audit.js';
 import type { ApiClient } from '../helpers/client.js';
+import { operations } from '../helpers/contract.js';
+import type { OperationId } from '../../src/api/operations.js';
 import { ADMIN, PASSWORD, useTestApp, type TestApp } from '../helpers/test-app.js';
 
 // Two-factor sign-in (TOTP, RFC 6238): enrolment confirmed by a code, the login's second step (a challenge that is
@@ -206,6 +208,20 @@ describe('two-factor sign-in, ADMIN_2FA=optional', () => {
 
 describe('ADMIN_2FA=required', () => {
   const app = useTestApp({ admin2fa: 'required' }, { startAt: START });
+
+  it('refuses an admin that must enrol every operation but enrolment, with 403 / 40102 as the contract declares', async () => {
+    const t = app();
+    const c = t.client();
+    await c.ok('userLogin', { body: ADMIN });
+    // Read from the contract: every admin operation not marked x-before-two-factor (and not open to visitors).
+    const closed = operations.filter((op) => op.roles.includes('admin') && !op.roles.includes('visitor'));
+    const open = closed.filter((op) => op.beforeTwoFactor).map((op) => op.operationId);
+    expect(open.sort()).toEqual(['twoFactorEnable', 'twoFactorGet', 'twoFactorSetup', 'userGetLogin']);
+    for (const op of closed.filter((o) => !o.beforeTwoFactor)) {
+      const answer = await c.call(op.operationId as OperationId);
+      expect([op.operationId, answer.status, answer.code]).toEqual([op.operationId, 403, 40102]);
+    }
+  });
 
   it('an admin without 2FA may only enrol until done; then signs in with a code and can do everything', async () => {
     const t = app();
