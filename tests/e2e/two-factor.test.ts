@@ -1,5 +1,7 @@
 import { Secret, TOTP } from 'otpauth';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { OPERATIONS } from '../../src/api/generated/operations.gen';
+import type { OperationId } from '../../src/api/operations';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database';
 import { kill, startServer, type Server } from '../helpers/server-process';
@@ -53,6 +55,31 @@ async function accessible(page: Page) {
     ...(await smallTouchTargets(page)).map((s) => `${s.what}: ${s.width}×${s.height}`),
   ];
   expect(problems, problems.join('\n')).toEqual([]);
+}
+
+/** The API of this test's server by operationId, keeping the `sid` cookie; answers the data of a success. */
+function apiOf() {
+  let sid: string | undefined;
+  const ok = async (operationId: OperationId, body?: unknown): Promise<any> => {
+    const { method, path } = OPERATIONS[operationId];
+    const response = await fetch(new URL(path, server.base), {
+      method: method.toUpperCase(),
+      headers: {
+        'X-Requested-With': 'XMLHttpRequest',
+        ...(sid ? { cookie: `sid=${sid}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    for (const cookie of response.headers.getSetCookie()) {
+      const [pair = ''] = cookie.split(';');
+      if (pair.startsWith('sid=')) sid = pair.slice(4) || undefined;
+    }
+    const json = (await response.json()) as { code: number; message: string; data: unknown };
+    if (json.code !== 0) throw new Error(`${operationId}: ${json.code} ${json.message}`);
+    return json.data;
+  };
+  return { ok, sid: () => sid };
 }
 
 async function password(page: Page) {
@@ -145,6 +172,41 @@ describe('two-factor sign-in for the seeded admin (ADMIN_2FA=required)', () => {
       expect(pathOf(again.page)).toBe('/login');
     } finally {
       await again.context.close();
+    }
+  });
+
+  it('resets a user’s 2FA from 用户详情 (the admin signed in with a recovery code)', async () => {
+    const admin = apiOf();
+    const challenge = await admin.ok('userLogin', ADMIN);
+    await admin.ok('userLoginSecondStep', { challenge: challenge.challenge, code: recoveryCodes[1] });
+    const userAccount = `tfa_${Date.now().toString(36).slice(-6)}`;
+    const id = await admin.ok('userAdd', { userAccount, userPassword: ADMIN.userPassword });
+    const user = apiOf();
+    await user.ok('userLogin', { userAccount, userPassword: ADMIN.userPassword });
+    const { key: userKey } = await user.ok('twoFactorSetup');
+    await user.ok('twoFactorEnable', { code: codeAt(userKey, Date.now()) });
+
+    const { context, page } = await phone();
+    try {
+      await context.addCookies([
+        { name: 'sid', value: admin.sid()!, url: server.base, httpOnly: true, sameSite: 'Lax' },
+      ]);
+      await page.goto(`/user_detail?id=${id}`);
+      await page.locator('.adm-list-item', { hasText: '两步验证' }).getByText('已开启').waitFor();
+      await page.getByRole('button', { name: '重置两步验证' }).click();
+      const confirm = page.locator('.adm-dialog .adm-dialog-body');
+      await confirm.waitFor();
+      await overlaysSettled(page);
+      await shot(page, 'two-factor-reset-confirm');
+      await confirm.getByRole('button', { name: '确定', exact: true }).click();
+      await page.locator('.adm-toast-main', { hasText: '两步验证已重置' }).waitFor();
+      // The user signs in with its password alone, and its inbox tells it.
+      const again = apiOf();
+      expect((await again.ok('userLogin', { userAccount, userPassword: ADMIN.userPassword })).twoFactor).toBe(false);
+      const inbox = await again.ok('noticeMy', { current: 1, pageSize: 10 });
+      expect(inbox.records.map((n: { kind: string }) => n.kind)).toContain('two_factor_reset');
+    } finally {
+      await context.close();
     }
   });
 });
