@@ -593,6 +593,16 @@ export const screens: Screen[] = [
     icon: { name: 'MailOutline', tint: 'cyan' },
     screen: 'bindEmail',
   },
+  {
+    // TWO_FACTOR_PATH (src/web/state/two-factor.ts): where an admin that must turn it on is sent after its password.
+    path: '/two_factor',
+    title: '两步验证',
+    access: SIGNED_IN,
+    kind: 'custom',
+    menu: 'account',
+    icon: { name: 'LockOutline', tint: 'orange' },
+    screen: 'twoFactor',
+  },
 
   // Agents
   listScreen({
@@ -841,8 +851,19 @@ export const screens: Screen[] = [
       { key: 'createdAt', label: '注册时间', format: 'time' },
       { key: 'lastLoginAt', label: '最近登录', format: 'time' },
       { key: 'banPausedServices', label: '封禁时暂停的服务' },
+      { key: 'twoFactor', label: '两步验证', labels: w.twoFactor.states },
     ],
-    actions: [{ label: w.devices.link, to: (u) => `/user_sessions?userId=${u.id}` }],
+    actions: [
+      { label: w.devices.link, to: (u) => `/user_sessions?userId=${u.id}` },
+      {
+        label: w.twoFactor.reset,
+        color: 'danger',
+        when: (u) => u.twoFactor,
+        confirm: (u) => w.twoFactor.resetAsk(userRow(u)),
+        done: w.twoFactor.resetDone,
+        call: { operation: 'twoFactorReset', args: (u) => ({ body: { id: u.id } }) },
+      },
+    ],
   }),
   listScreen({
     path: '/user_sessions',

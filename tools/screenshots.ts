@@ -2,7 +2,8 @@
 // the public pages as a visitor), for a person to look at: not a test. Also writes contact sheets (six screens a
 // sheet) beside them, quicker to look through.
 //
-//   npm run build && (start the server on a fresh database) &&
+//   npm run build && (start the server on a fresh database, with ADMIN_2FA=optional: the admin signs in with its
+//   password alone) &&
 //   SHOTS_BASE_URL=http://127.0.0.1:9701 ADMIN_PASSWORD=… npx tsx tools/screenshots.ts [out-dir] [path-filter]
 //
 // The out-dir defaults to /tmp/shots; screenshots never go into the repository. It adds one package to the mall and

@@ -48,6 +48,11 @@ export interface AppConfig {
   adminAccount: string;
   /** Empty: a password is generated and printed once when the admin is first created. */
   adminPassword: string;
+  /**
+   * ADMIN_2FA: `required` (default) refuses an admin without two-factor sign-in everything but enrolling in it;
+   * `optional` leaves it to each admin, as for every other account.
+   */
+  admin2fa: Admin2fa;
   smtpUrl: string;
   mailFrom: string;
   logLevel: string;
@@ -61,6 +66,14 @@ export interface AppConfig {
   live: LiveConfig;
   /** Prometheus' /metrics: behind a bearer token, or on a loopback port of its own. */
   metrics: MetricsConfig;
+}
+
+export type Admin2fa = 'required' | 'optional';
+
+function admin2fa(raw: string | undefined): Admin2fa {
+  if (raw === undefined || raw === '') return 'required';
+  if (raw === 'required' || raw === 'optional') return raw;
+  throw new ConfigError(`ADMIN_2FA must be required or optional, got "${raw}"`);
 }
 
 export function parseDatabaseUrl(raw: string | undefined, poolSize = 10): DatabaseConfig {
@@ -141,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     trustProxy: flag(env.TRUST_PROXY, false),
     adminAccount: env.ADMIN_ACCOUNT || 'admin',
     adminPassword: env.ADMIN_PASSWORD ?? '',
+    admin2fa: admin2fa(env.ADMIN_2FA),
     smtpUrl: env.SMTP_URL ?? '',
     mailFrom: env.MAIL_FROM || '积分商城 <no-reply@localhost>',
     logLevel: env.LOG_LEVEL || 'info',

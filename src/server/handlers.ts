@@ -15,6 +15,7 @@ import { runHandlers } from './modules/runs/handlers.js';
 import { serviceHandlers } from './modules/services/handlers.js';
 import { sessionHandlers } from './modules/sessions/handlers.js';
 import { siteHandlers } from './modules/site/handlers.js';
+import { twoFactorHandlers } from './modules/two-factor/handlers.js';
 import { userHandlers } from './modules/users/handlers.js';
 
 /** Every operation of openapi.yaml, by operationId. */
@@ -22,6 +23,7 @@ export const handlers: Handlers = {
   ...siteHandlers,
   ...userHandlers,
   ...sessionHandlers,
+  ...twoFactorHandlers,
   ...coinHandlers,
   ...mallHandlers,
   ...orderHandlers,

@@ -326,6 +326,8 @@ export async function startAppServer({
     SESSION_SECRET: sessionSecret,
     ADMIN_ACCOUNT: 'admin',
     ADMIN_PASSWORD: adminPassword,
+    // The benches sign the admin in with its password alone.
+    ADMIN_2FA: 'optional',
     LOG_LEVEL: 'warn',
     // A bench's own settings for this run (the scheduler bench's, for one).
     ...extraEnv,

@@ -71,6 +71,8 @@ export default async function setup(project: TestProject) {
       DATABASE_URL: `sqlite:${join(dir, 'app.db')}`,
       SESSION_SECRET_FILE: join(dir, 'secret'),
       ADMIN_PASSWORD,
+      // The suites sign the admin in with its password alone; two-factor.test.ts starts its own server with `required`.
+      ADMIN_2FA: 'optional',
       LOG_LEVEL: 'warn',
       WEB_ROOT: join(ROOT, 'dist/web'),
       // The scheduler runs in this server: it looks for due runs often, and the sandbox platform answers quickly and

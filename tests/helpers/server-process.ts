@@ -89,6 +89,8 @@ export async function startServer(
     SESSION_SECRET: sessionSecret,
     ADMIN_ACCOUNT: ADMIN.userAccount,
     ADMIN_PASSWORD: ADMIN.userPassword,
+    // These tests sign the admin in with its password alone; `extra` may ask for `required` (e2e/two-factor.test.ts).
+    ADMIN_2FA: 'optional',
     LOG_LEVEL: 'warn',
     WEB_ROOT: join(ROOT, 'dist/web'),
     ...extra,

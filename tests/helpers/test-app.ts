@@ -104,6 +104,8 @@ export function testConfig(database: TestDatabase['config'], overrides: Partial<
     trustProxy: false,
     adminAccount: ADMIN.userAccount,
     adminPassword: ADMIN.userPassword,
+    // The suites sign the admin in with its password alone; tests/api/two-factor.test.ts covers `required`.
+    admin2fa: 'optional',
     smtpUrl: '',
     mailFrom: 'test <test@localhost>',
     logLevel: 'silent',

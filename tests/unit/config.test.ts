@@ -47,3 +47,11 @@ describe('database time limits', () => {
     }
   });
 });
+
+describe('ADMIN_2FA', () => {
+  it('is required unless the operator says optional, and refuses anything else', () => {
+    expect(loadConfig(base).admin2fa).toBe('required');
+    expect(loadConfig({ ...base, ADMIN_2FA: 'optional' }).admin2fa).toBe('optional');
+    expect(() => loadConfig({ ...base, ADMIN_2FA: 'off' })).toThrow('ADMIN_2FA');
+  });
+});

@@ -34,6 +34,7 @@ describe('DetailRenderer on /user_detail', () => {
       createdAt: new Date(2026, 10, 1, 8, 5).getTime(),
       lastLoginAt: null,
       banPausedServices: 0,
+      twoFactor: true,
     });
     open('?id=9');
     expect(await view.findByText('bob_0009')).toBeTruthy();
@@ -42,6 +43,7 @@ describe('DetailRenderer on /user_detail', () => {
     expect(view.getByText('已封禁')).toBeTruthy();
     expect(view.getByText('2026-11-01 08:05')).toBeTruthy();
     expect(view.getAllByText('—').length).toBe(3);
+    expect(view.getByText('已开启')).toBeTruthy();
     // User text is shown as text, never as markup.
     expect(view.getByText('<b>鲍勃</b>')).toBeTruthy();
     expect(document.querySelector('b')).toBeNull();

@@ -50,6 +50,8 @@ const me = (userRole: 'user' | 'agent' | 'admin') =>
     invitationCode: 'BBBBBBBB',
     coin: 0,
     createdAt: 0,
+    twoFactor: false,
+    enrolTwoFactor: false,
   });
 
 beforeEach(() => {

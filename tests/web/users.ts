@@ -11,6 +11,8 @@ export const aUser = (fields: Partial<LoginUser> = {}): LoginUser => ({
   invitationCode: 'BBBBBBBB',
   coin: 0,
   createdAt: 0,
+  twoFactor: false,
+  enrolTwoFactor: false,
   ...fields,
 });
 

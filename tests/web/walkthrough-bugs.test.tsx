@@ -47,6 +47,8 @@ const ADMIN = {
   invitationCode: 'BBBBBBBB',
   coin: 0,
   createdAt: 0,
+  twoFactor: false,
+  enrolTwoFactor: false,
 };
 const userView = (id: number, extra: object = {}) => ({
   id,

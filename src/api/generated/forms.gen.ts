@@ -1643,6 +1643,76 @@ export const formSchemas = {
     ],
     "additionalProperties": false
   },
+  twoFactorDisable: {
+    "$id": "twoFactorDisable",
+    "type": "object",
+    "properties": {
+      "code": {
+        "type": "string",
+        "title": "验证码",
+        "description": "验证器上的 6 位数字",
+        "minLength": 6,
+        "maxLength": 6,
+        "pattern": "^[0-9]{6}$"
+      }
+    },
+    "required": [
+      "code"
+    ],
+    "additionalProperties": false
+  },
+  twoFactorEnable: {
+    "$id": "twoFactorEnable",
+    "type": "object",
+    "properties": {
+      "code": {
+        "type": "string",
+        "title": "验证码",
+        "description": "验证器上的 6 位数字",
+        "minLength": 6,
+        "maxLength": 6,
+        "pattern": "^[0-9]{6}$"
+      }
+    },
+    "required": [
+      "code"
+    ],
+    "additionalProperties": false
+  },
+  twoFactorRecoveryCodes: {
+    "$id": "twoFactorRecoveryCodes",
+    "type": "object",
+    "properties": {
+      "code": {
+        "type": "string",
+        "title": "验证码",
+        "description": "验证器上的 6 位数字",
+        "minLength": 6,
+        "maxLength": 6,
+        "pattern": "^[0-9]{6}$"
+      }
+    },
+    "required": [
+      "code"
+    ],
+    "additionalProperties": false
+  },
+  twoFactorReset: {
+    "$id": "twoFactorReset",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      }
+    },
+    "required": [
+      "id"
+    ],
+    "additionalProperties": false
+  },
   userAdd: {
     "$id": "userAdd",
     "type": "object",
@@ -1805,6 +1875,31 @@ export const formSchemas = {
     "required": [
       "userAccount",
       "userPassword"
+    ],
+    "additionalProperties": false
+  },
+  userLoginSecondStep: {
+    "$id": "userLoginSecondStep",
+    "type": "object",
+    "properties": {
+      "challenge": {
+        "type": "string",
+        "title": "第二步凭证",
+        "maxLength": 120,
+        "pattern": "^[0-9]{1,12}\\.[0-9]{13}\\.[0-9a-f]{64}$"
+      },
+      "code": {
+        "type": "string",
+        "title": "验证码或恢复码",
+        "description": "验证器上的 6 位数字，或一个恢复码（如 k7p2m-9qxab，不分大小写，短横可省）",
+        "minLength": 6,
+        "maxLength": 11,
+        "pattern": "^([0-9]{6}|[A-Za-z0-9]{5}-?[A-Za-z0-9]{5})$"
+      }
+    },
+    "required": [
+      "challenge",
+      "code"
     ],
     "additionalProperties": false
   },
@@ -2202,12 +2297,17 @@ export const formPatternMessages: Record<FormSchemaId, Readonly<Record<string, s
   taskListPage: {},
   taskPlatform: {},
   taskQuotaGrant: {"reason":"不能包含控制字符或换行"},
+  twoFactorDisable: {},
+  twoFactorEnable: {},
+  twoFactorRecoveryCodes: {},
+  twoFactorReset: {},
   userAdd: {"userAccount":"只能包含字母、数字和下划线","userName":"不能包含控制字符，首尾不能是空格","userPassword":"只能包含字母、数字和英文符号，不能有空格"},
   userAddCoin: {"description":"不能包含控制字符或换行","userAccount":"只能包含字母、数字和下划线"},
   userBindEmail: {"captcha":"应为 6 位数字"},
   userBossUpdatePassword: {"newPassword":"只能包含字母、数字和英文符号，不能有空格"},
   userDelete: {},
   userLogin: {"userAccount":"只能包含字母、数字和下划线","userPassword":"只能包含字母、数字和英文符号，不能有空格"},
+  userLoginSecondStep: {},
   userReduceCoin: {"description":"不能包含控制字符或换行","userAccount":"只能包含字母、数字和下划线"},
   userRegister: {"checkPassword":"只能包含字母、数字和英文符号，不能有空格","invitationCode":"应为 8 位字母或数字","userAccount":"只能包含字母、数字和下划线","userName":"不能包含控制字符，首尾不能是空格","userPassword":"只能包含字母、数字和英文符号，不能有空格"},
   userSubordinate: {"searchText":"不能包含控制字符"},

@@ -137,7 +137,8 @@ export interface paths {
         /**
          * 登录
          * @description 成功后下发新的会话 cookie。同一账号 15 分钟内失败 5 次、同一地址 15 分钟内失败 20 次后，暂时锁定 15 分钟（429 / 42900）。
-         *     被封禁的账号不能登录（403 / 40300）。
+         *     被封禁的账号不能登录（403 / 40300）。开启了两步验证的账号密码正确时不开始会话，而是答复第二步的凭证
+         *     （LoginSecondStep，5 分钟内有效，只能用于 userLoginSecondStep），再由第二步用验证码或恢复码登录。
          */
         post: operations["userLogin"];
         delete?: never;
@@ -160,6 +161,143 @@ export interface paths {
          * @description 结束当前会话。未登录时也返回成功。
          */
         post: operations["userLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/login/second": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 登录第二步：两步验证码或恢复码
+         * @description 用 userLogin 答复的凭证和验证器上的 6 位验证码（允许前后各一个 30 秒的时钟误差），或一个恢复码，开始会话。 一个验证码只能用一次（同一时间窗内重放被拒）；一个恢复码只能用一次。同一账号 15 分钟内错 5 次后锁定 15 分钟 （429 / 42900）。凭证过期、被改过或密码已改得到 400 / 40000，请重新输入密码。
+         */
+        post: operations["userLoginSecondStep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/twoFactor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** 我的两步验证：是否开启、剩余恢复码 */
+        get: operations["twoFactorGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/twoFactor/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 开始开启两步验证：生成密钥与二维码
+         * @description 生成新的密钥（替换尚未确认的旧密钥），答复二维码（SVG）与密钥文本，只在这一次答复；密钥加密保存，之后不再答复。 用 twoFactorEnable 输入一个正确的验证码后才生效。已开启时 409 / 40900。
+         */
+        post: operations["twoFactorSetup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/twoFactor/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 确认开启两步验证，得到 10 个恢复码
+         * @description 用验证器上的一个正确验证码确认 twoFactorSetup 的密钥。答复 10 个一次性恢复码，只显示这一次（服务器只存其散列）。 没有开始或已开启 409 / 40900；验证码错误 400 / 40000，15 分钟内错 5 次锁定 15 分钟（429 / 42900）。
+         */
+        post: operations["twoFactorEnable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/twoFactor/recoveryCodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 重新生成恢复码（旧的全部作废）
+         * @description 需要一个正确的验证码。未开启时 409 / 40900；验证码错误 400 / 40000，错 5 次锁定（429 / 42900）。
+         */
+        post: operations["twoFactorRecoveryCodes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/twoFactor/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 关闭自己的两步验证
+         * @description 需要一个正确的验证码；密钥与恢复码一并删除。ADMIN_2FA=required 时管理员不能关闭（400 / 40000）。 未开启时 409 / 40900；验证码错误 400 / 40000，错 5 次锁定（429 / 42900）。
+         */
+        post: operations["twoFactorDisable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/twoFactor/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员重置用户的两步验证
+         * @description 删除该用户的密钥与恢复码（丢了手机的用户因此可以只用密码登录，再重新开启；ADMIN_2FA=required 时管理员登录后须重新开启）。 写入审计日志，并在该用户的站内信里告知。不能重置自己（400 / 40000）；未开启时 409 / 40900。
+         */
+        post: operations["twoFactorReset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1947,7 +2085,7 @@ export interface components {
         };
         ErrorEnvelope: {
             /** @enum {integer} */
-            code: 40000 | 40001 | 40100 | 40101 | 40300 | 40400 | 40900 | 42900 | 50000 | 50001;
+            code: 40000 | 40001 | 40100 | 40101 | 40102 | 40300 | 40400 | 40900 | 42900 | 50000 | 50001;
             /** @description 给用户看的一句中文 */
             message: string;
             data: null;
@@ -2238,6 +2376,69 @@ export interface components {
             ended: number;
         };
         /**
+         * @description 密码正确、还需要第二步；challenge 不是会话，只能交给 userLoginSecondStep
+         * @example {
+         *       "challenge": "2.1795000300000.3f1c9a0e5b7d2c4a6e8f0a1b3c5d7e9f1a2b3c4d5e6f708192a3b4c5d6e7f809",
+         *       "expiresAt": 1795000300000,
+         *       "methods": [
+         *         "totp",
+         *         "recovery"
+         *       ]
+         *     }
+         */
+        LoginSecondStep: {
+            challenge: components["schemas"]["LoginChallenge"];
+            expiresAt: components["schemas"]["Timestamp"];
+            /** @description 第二步可用的方式（以后可加通行密钥） */
+            methods: ("totp" | "recovery")[];
+        };
+        /** 第二步凭证 */
+        LoginChallenge: string;
+        /**
+         * 验证码
+         * @description 验证器上的 6 位数字
+         */
+        TotpCode: string;
+        /**
+         * 验证码或恢复码
+         * @description 验证器上的 6 位数字，或一个恢复码（如 k7p2m-9qxab，不分大小写，短横可省）
+         */
+        SecondStepCode: string;
+        UserLoginSecondStepRequest: {
+            challenge: components["schemas"]["LoginChallenge"];
+            code: components["schemas"]["SecondStepCode"];
+        };
+        TwoFactorCodeRequest: {
+            code: components["schemas"]["TotpCode"];
+        };
+        TwoFactorStatus: {
+            /** 已开启 */
+            enabled: boolean;
+            /** 开启时间 */
+            enabledAt: number | null;
+            /** 剩余恢复码 */
+            recoveryCodesLeft: number;
+            /**
+             * 必须开启
+             * @description 管理员在 ADMIN_2FA=required 下必须开启，也不能关闭
+             */
+            required: boolean;
+        };
+        TwoFactorSetup: {
+            /**
+             * 密钥
+             * @description Base32，可手动输入验证器
+             */
+            key: string;
+            /** otpauth 链接 */
+            otpauthUri: string;
+            /** 二维码（SVG） */
+            qrSvg: string;
+        };
+        RecoveryCodes: {
+            codes: string[];
+        };
+        /**
          * @example {
          *       "id": 2,
          *       "userAccount": "alice_01",
@@ -2246,7 +2447,9 @@ export interface components {
          *       "email": null,
          *       "invitationCode": "K7P2M9QX",
          *       "coin": 0,
-         *       "createdAt": 1795000000000
+         *       "createdAt": 1795000000000,
+         *       "twoFactor": false,
+         *       "enrolTwoFactor": false
          *     }
          */
         LoginUser: {
@@ -2263,6 +2466,13 @@ export interface components {
             /** 积分余额 */
             coin: number;
             createdAt: components["schemas"]["Timestamp"];
+            /** 已开启两步验证 */
+            twoFactor: boolean;
+            /**
+             * 须先开启两步验证
+             * @description 为 true 时（ADMIN_2FA=required 下未开启的管理员）只能调用 x-before-two-factor 的操作，其余 403 / 40102
+             */
+            enrolTwoFactor: boolean;
         };
         UserAdminView: {
             id: components["schemas"]["Id"];
@@ -2288,6 +2498,11 @@ export interface components {
              * @description 最近一次封禁暂停的服务数（解封后服务仍保持暂停，由用户自己恢复）
              */
             banPausedServices: number;
+            /**
+             * 两步验证
+             * @description 是否已开启两步验证
+             */
+            twoFactor: boolean;
         };
         UserPage: {
             records: components["schemas"]["UserAdminView"][];
@@ -3272,7 +3487,7 @@ export interface components {
          * 消息类型
          * @enum {string}
          */
-        NoticeKind: "run_succeeded" | "run_failed" | "run_skipped" | "service_paused" | "order_confirmed" | "order_cancelled" | "coins_received" | "new_sign_in" | "redeem_used" | "quota_granted" | "broadcast";
+        NoticeKind: "run_succeeded" | "run_failed" | "run_skipped" | "service_paused" | "order_confirmed" | "order_cancelled" | "coins_received" | "new_sign_in" | "two_factor_reset" | "redeem_used" | "quota_granted" | "broadcast";
         Notice: {
             id: components["schemas"]["Id"];
             kind: components["schemas"]["NoticeKind"];
@@ -3527,6 +3742,37 @@ export interface components {
                  */
                 "application/json": components["schemas"]["Envelope"] & {
                     data: components["schemas"]["Id"];
+                };
+            };
+        };
+        /** @description 10 个一次性恢复码，只显示这一次 */
+        RecoveryCodesAnswer: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": 0,
+                 *       "message": "ok",
+                 *       "data": {
+                 *         "codes": [
+                 *           "k7p2m-9qxab",
+                 *           "c3d4e-f5g6h",
+                 *           "j7k8m-n9p2q",
+                 *           "r3s4t-u5v6w",
+                 *           "x7y8z-a2b3c",
+                 *           "d4e5f-g6h7j",
+                 *           "k8m9n-p2q3r",
+                 *           "s4t5u-v6w7x",
+                 *           "y8z2a-b3c4d",
+                 *           "e5f6g-h7j8k"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Envelope"] & {
+                    data: components["schemas"]["RecoveryCodes"];
                 };
             };
         };
@@ -3915,15 +4161,17 @@ export interface operations {
             };
         };
         responses: {
-            /** @description 当前登录用户 */
+            /** @description 当前登录用户；或者，开启了两步验证时，第二步的凭证 */
             200: {
                 headers: {
-                    /** @description 会话 cookie `sid`（HttpOnly; SameSite=Lax; Path=/） */
+                    /** @description 会话 cookie `sid`（HttpOnly; SameSite=Lax; Path=/）；需要第二步时不下发 */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LoginUserResponse"];
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["LoginUser"] | components["schemas"]["LoginSecondStep"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3943,6 +4191,224 @@ export interface operations {
         responses: {
             200: components["responses"]["OkBoolean"];
             403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    userLoginSecondStep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "challenge": "2.1795000300000.3f1c9a0e5b7d2c4a6e8f0a1b3c5d7e9f1a2b3c4d5e6f708192a3b4c5d6e7f809",
+                 *       "code": "492039"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserLoginSecondStepRequest"];
+            };
+        };
+        responses: {
+            /** @description 当前登录用户 */
+            200: {
+                headers: {
+                    /** @description 会话 cookie `sid`（HttpOnly; SameSite=Lax; Path=/） */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoginUserResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    twoFactorGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 两步验证的状态 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 0,
+                     *       "message": "ok",
+                     *       "data": {
+                     *         "enabled": true,
+                     *         "enabledAt": 1795000000000,
+                     *         "recoveryCodesLeft": 9,
+                     *         "required": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["TwoFactorStatus"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    twoFactorSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 密钥与二维码 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 0,
+                     *       "message": "ok",
+                     *       "data": {
+                     *         "key": "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP",
+                     *         "otpauthUri": "otpauth://totp/%E7%A7%AF%E5%88%86%E5%95%86%E5%9F%8E:alice_01?issuer=%E7%A7%AF%E5%88%86%E5%95%86%E5%9F%8E&secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30",
+                     *         "qrSvg": "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 37 37\">…</svg>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["TwoFactorSetup"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    twoFactorEnable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "492039"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TwoFactorCodeRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["RecoveryCodesAnswer"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    twoFactorRecoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "492039"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TwoFactorCodeRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["RecoveryCodesAnswer"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    twoFactorDisable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "492039"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TwoFactorCodeRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkBoolean"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    twoFactorReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 2
+                 *     }
+                 */
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkBoolean"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -4258,6 +4724,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["ServerError"];
         };
@@ -4434,6 +4901,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -4779,6 +5247,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -6566,6 +7035,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["ServerError"];
         };
     };

@@ -32,6 +32,8 @@ export interface UsersTable {
   entryCount: Generated<number>;
   /** How many services the user's latest ban paused (modules/users setBanned); 0 until a ban pauses any. */
   banPausedServices: Generated<number>;
+  /** When the account turned two-factor sign-in on; null while it is off (modules/two-factor). */
+  twoFactorAt: EpochMs | null;
 }
 
 export type CoinEntryKind =
@@ -344,6 +346,8 @@ export interface Database extends QuotaAiTables {
   users: UsersTable;
   sessions: SessionsTable;
   userBrowsers: UserBrowsersTable;
+  twoFactorKeys: TwoFactorKeysTable;
+  recoveryCodes: RecoveryCodesTable;
   siteInformation: SiteInformationTable;
   emailCaptchas: EmailCaptchasTable;
   rateLimits: RateLimitsTable;
@@ -371,3 +375,19 @@ export type NewUser = Insertable<UsersTable>;
 export type UserPatch = Updateable<UsersTable>;
 export type SiteInformationRow = Selectable<SiteInformationTable>;
 export type SessionRow = Selectable<SessionsTable>;
+
+/** An account's TOTP key, sealed; present from the start of enrolment (a new start replaces an unconfirmed one). */
+export interface TwoFactorKeysTable {
+  userId: number;
+  sealedKey: string;
+  /** The newest time step a code was accepted in: a code of that step or an older one is refused (no replay). */
+  lastStep: number | null;
+  createdAt: EpochMs;
+}
+
+/** One of an account's ten one-time recovery codes, as its keyed hash. */
+export interface RecoveryCodesTable {
+  userId: number;
+  codeHash: string;
+  usedAt: EpochMs | null;
+}

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { resolveSession, type RevokeReason, type SessionState } from '../modules/sessions/service.js';
 import { AppError, ErrorCode, noPermission } from '../lib/errors.js';
+import { mustEnrolTwoFactor } from '../modules/two-factor/policy.js';
 import type { OperationSpec } from './openapi.js';
 import { readSessionCookie } from './session-cookie.js';
 
@@ -70,5 +71,7 @@ export async function guard(
   if (state.kind === 'ended') throw new AppError(ErrorCode.SESSION_INVALID, ENDED_MESSAGES[state.reason]);
   if (state.kind === 'none') throw new AppError(ErrorCode.NOT_LOGGED_IN, '请先登录');
   if (!op.roles.includes(state.user.userRole)) throw noPermission();
+  if (!op.beforeTwoFactor && mustEnrolTwoFactor(app.config, state.user))
+    throw new AppError(ErrorCode.ENROL_TWO_FACTOR, '请先开启两步验证');
   return state;
 }

@@ -14,6 +14,8 @@ export interface OperationSpec {
   roles: readonly Role[];
   /** Needs the anti-CSRF header: every POST, and the seed's GETs that change state. */
   stateChanging: boolean;
+  /** `x-before-two-factor`: open to an admin who must still turn two-factor sign-in on (ADMIN_2FA=required). */
+  beforeTwoFactor: boolean;
   querySchema?: JsonSchema;
   /** Declared request headers (e.g. Idempotency-Key), by their lower-case names. */
   headersSchema?: JsonSchema;
@@ -110,6 +112,7 @@ export function listOperations(doc: OpenApiDocument): OperationSpec[] {
         path,
         roles,
         stateChanging: generatedInfo(op.operationId).stateChanging,
+        beforeTwoFactor: op['x-before-two-factor'] === true,
         querySchema: querySchemaOf(doc, op.parameters),
         headersSchema: headersSchemaOf(doc, op.parameters),
         bodySchema: body ? rebaseRefs(body) : undefined,

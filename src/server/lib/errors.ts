@@ -7,6 +7,8 @@ export const ErrorCode = {
   SESSION_INVALID: 40001,
   NOT_LOGGED_IN: 40100,
   NO_PERMISSION: 40101,
+  /** An admin without two-factor sign-in under ADMIN_2FA=required: only enrolment is open to it. */
+  ENROL_TWO_FACTOR: 40102,
   FORBIDDEN: 40300,
   NOT_FOUND: 40400,
   CONFLICT: 40900,
@@ -22,6 +24,7 @@ const HTTP_STATUS: Record<ErrorCodeValue, number> = {
   40001: 401,
   40100: 401,
   40101: 403,
+  40102: 403,
   40300: 403,
   40400: 404,
   40900: 409,

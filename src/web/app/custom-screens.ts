@@ -19,4 +19,5 @@ export const customScreens: Record<CustomScreenName, ScreenModule> = {
   bindEmail: () => import('../screens/BindEmail'),
   coinChange: () => import('../screens/CoinChange'),
   redeemGenerate: () => import('../screens/RedeemGenerate'),
+  twoFactor: () => import('../screens/TwoFactor'),
 };

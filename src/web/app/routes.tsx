@@ -7,6 +7,7 @@ import type { RouteEntry, Screen } from '../config/types';
 import { safeRedirect } from '../screens/safe-redirect';
 import { toast } from '../feedback';
 import { sessionStore, signIn, signOut } from '../state/session';
+import { TWO_FACTOR_PATH } from '../state/two-factor';
 import { Loading } from '../shell/Loading';
 import { loadFrame, loadSiteInformation, Root } from '../shell/Root';
 import { RouteError } from '../shell/RouteError';
@@ -63,7 +64,6 @@ async function currentUserLoader({ request }: { request: Request }) {
   try {
     const user = await api.call('userGetLogin', { signal: request.signal, quiet: true, probe: !known });
     signIn(user);
-    return null;
   } catch (error) {
     // A server fault says nothing about the session: /500 keeps the frame of whoever was signed in (their
     // watermark and the bubble), as every other framed page does.
@@ -79,6 +79,10 @@ async function currentUserLoader({ request }: { request: Request }) {
     }
     throw error;
   }
+  // An admin that must turn two-factor sign-in on first may open nothing else (the server refuses the rest: 40102).
+  if (sessionStore.get().user?.enrolTwoFactor && new URL(request.url).pathname !== TWO_FACTOR_PATH)
+    throw redirect(TWO_FACTOR_PATH);
+  return null;
 }
 
 /** The site record, waited for at most a second: an API that hangs on it must not hold the page back. */

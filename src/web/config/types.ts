@@ -376,7 +376,8 @@ export type CustomScreenName =
   | 'transferCoin'
   | 'bindEmail'
   | 'coinChange'
-  | 'redeemGenerate';
+  | 'redeemGenerate'
+  | 'twoFactor';
 
 /**
  * What the web app does when a screen tells it something happened (src/web/app/behaviours.ts registers each), named

@@ -35,6 +35,7 @@ export const routeTable: readonly RouteEntry[] = [
   { path: "/update_password", access: ["user","agent","admin"], kind: "form" },
   { path: "/sessions", access: ["user","agent","admin"], kind: "list" },
   { path: "/bind_email", access: ["user","agent","admin"], kind: "custom", screen: "bindEmail" },
+  { path: "/two_factor", access: ["user","agent","admin"], kind: "custom", screen: "twoFactor" },
   { path: "/subordinate", access: ["agent","admin"], kind: "list" },
   { path: "/dashboard", access: ["admin"], kind: "composed" },
   { path: "/system", access: ["admin"], kind: "form" },

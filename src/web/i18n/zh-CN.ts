@@ -61,6 +61,13 @@ export const zhCN = {
     passwordRule: '密码为 8–32 位字母、数字或英文符号',
     passwordMismatch: '两次输入的密码不一致',
     invitationRule: '邀请码是 8 位字母或数字',
+    secondStep: '两步验证',
+    secondStepHint: '打开验证器，输入显示的 6 位验证码；手机不在身边时可以输入一个恢复码。',
+    code: '验证码或恢复码',
+    codePlaceholder: '6 位验证码，或恢复码如 k7p2m-9qxab',
+    codeRule: '请输入 6 位数字验证码，或 10 位恢复码',
+    verify: '验证并登录',
+    backToPassword: '返回重新输入密码',
   },
   format: {
     dateTime,

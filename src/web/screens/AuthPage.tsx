@@ -10,12 +10,14 @@ interface Props {
   onSubmit: (event: SyntheticEvent<HTMLFormElement>) => void;
   submitting: boolean;
   /** The other auth page: login links to register and back. */
-  switchTo: { to: string; label: string };
+  switchTo: { to: string; label: string } | { onClick: () => void; label: string };
+  /** The submit button's words, when they are not the title. */
+  submitLabel?: string;
   children: ReactNode;
 }
 
 /** The frame-less page of login and register: site name, a card with the fields, the submit button, the other page. */
-export function AuthPage({ title, onSubmit, submitting, switchTo, children }: Props) {
+export function AuthPage({ title, onSubmit, submitting, switchTo, submitLabel, children }: Props) {
   const site = useStore(siteStore);
   return (
     <main className="auth-page">
@@ -25,12 +27,18 @@ export function AuthPage({ title, onSubmit, submitting, switchTo, children }: Pr
         {children}
         <div className="auth-actions">
           <button type="submit" className="auth-submit" disabled={submitting} aria-busy={submitting}>
-            {submitting ? t.shell.loading : title}
+            {submitting ? t.shell.loading : (submitLabel ?? title)}
           </button>
         </div>
-        <Link className="auth-switch" to={switchTo.to}>
-          {switchTo.label}
-        </Link>
+        {'to' in switchTo ? (
+          <Link className="auth-switch" to={switchTo.to}>
+            {switchTo.label}
+          </Link>
+        ) : (
+          <button type="button" className="auth-switch auth-switch-button" onClick={switchTo.onClick}>
+            {switchTo.label}
+          </button>
+        )}
       </form>
     </main>
   );

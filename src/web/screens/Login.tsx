@@ -1,11 +1,15 @@
+import { useState } from 'react';
 import { useForm } from 'react-hook-form';
+import type { Schemas } from '../../api/operations';
 import { useNavigate, useSearchParams } from 'react-router-dom';
 import { useOperation } from '../operations/useOperation';
 import { messages as t } from '../i18n/zh-CN';
-import { signIn } from '../state/session';
+import { signIn, type LoginUser } from '../state/session';
+import { TWO_FACTOR_PATH } from '../state/two-factor';
 import { accountField, passwordField } from './auth-fields';
 import { AuthField } from './AuthField';
 import { AuthPage } from './AuthPage';
+import { LoginSecondStep } from './LoginSecondStep';
 import { accountRules, passwordRules } from './rules';
 import { safeRedirect } from './safe-redirect';
 
@@ -26,13 +30,23 @@ export default function Login() {
   } = useForm<LoginForm>({ defaultValues: { userAccount: search.get('account') ?? '', userPassword: '' } });
 
   const login = useOperation('userLogin');
+  // Set when the password was right and the account asks for a second step (two-factor sign-in).
+  const [secondStep, setSecondStep] = useState<Schemas['LoginSecondStep'] | null>(null);
+
+  const signedIn = (user: LoginUser) => {
+    signIn(user);
+    // An admin who must turn two-factor sign-in on first goes to it; the guard would send it there anyway.
+    void navigate(user.enrolTwoFactor ? TWO_FACTOR_PATH : safeRedirect(search.get('redirect')), { replace: true });
+  };
 
   const onSubmit = async (body: LoginForm) => {
     const answer = await login.run({ body });
     if (!answer.ok) return;
-    signIn(answer.data);
-    void navigate(safeRedirect(search.get('redirect')), { replace: true });
+    if ('challenge' in answer.data) setSecondStep(answer.data);
+    else signedIn(answer.data);
   };
+
+  if (secondStep) return <LoginSecondStep step={secondStep} onSignedIn={signedIn} onBack={() => setSecondStep(null)} />;
 
   return (
     <AuthPage

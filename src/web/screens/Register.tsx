@@ -45,7 +45,8 @@ export default function Register() {
       { body: { userAccount: rest.userAccount, userPassword: rest.userPassword } },
       { report: () => true },
     );
-    if (signedIn.ok) {
+    // A new account has no two-factor sign-in yet, so the answer is the user; a second step would be /login's to ask.
+    if (signedIn.ok && !('challenge' in signedIn.data)) {
       signIn(signedIn.data);
       toast(t.auth.registeredIn, 'success');
       void navigate('/', { replace: true });

@@ -17,6 +17,7 @@ import * as transferBatches from './2026_11_23_0015_transfer_batches.js';
 import * as transferWithoutBatches from './2026_11_25_0016_transfer_without_batches.js';
 import * as banPausedServices from './2026_11_25_0017_ban_paused_services.js';
 import * as sessionDevices from './2026_11_26_0018_session_devices.js';
+import * as twoFactor from './2026_11_26_0019_two_factor.js';
 
 /** Listed statically so the bundled server carries its migrations; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0016_transfer_without_batches': transferWithoutBatches,
   '2026_11_25_0017_ban_paused_services': banPausedServices,
   '2026_11_26_0018_session_devices': sessionDevices,
+  '2026_11_26_0019_two_factor': twoFactor,
 };

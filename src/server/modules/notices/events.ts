@@ -117,3 +117,16 @@ export const newSignIn = (trx: Db, e: { userId: number; device: string; address:
     },
     now,
   );
+
+/** An admin turned the user's two-factor sign-in off (a lost phone): the user learns it, and may turn it on again. */
+export const twoFactorReset = (trx: Db, e: { userId: number }, now: number) =>
+  tell(
+    trx,
+    {
+      userId: e.userId,
+      kind: 'two_factor_reset',
+      title: '两步验证已被重置',
+      body: '管理员重置了你的两步验证，现在登录只需要密码。请尽快在“我的 → 两步验证”中重新开启；如果不是你本人申请的，请立即修改密码并联系管理员。',
+    },
+    now,
+  );

@@ -14,6 +14,7 @@ export type NoticeKind =
   | 'order_cancelled'
   | 'coins_received'
   | 'new_sign_in'
+  | 'two_factor_reset'
   | 'redeem_used'
   | 'quota_granted'
   | 'broadcast';

@@ -101,6 +101,7 @@ const sessionWithUser = (db: Db, tokenHash: string) =>
       'users.invitationCode',
       'users.coin',
       'users.createdAt as userCreatedAt',
+      'users.twoFactorAt',
     ])
     .where('sessions.tokenHash', '=', tokenHash);
 

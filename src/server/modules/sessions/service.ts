@@ -24,6 +24,8 @@ export interface SessionUser {
   invitationCode: string;
   coin: number;
   createdAt: number;
+  /** Whether the account has two-factor sign-in on (an admin without it may have to enrol first: two-factor/policy). */
+  twoFactor: boolean;
 }
 
 export type SessionState =
@@ -117,6 +119,7 @@ export async function resolveSession(db: Db, secret: string, token: string, now:
       invitationCode: row.invitationCode,
       coin: row.coin,
       createdAt: row.userCreatedAt,
+      twoFactor: row.twoFactorAt !== null,
     },
   };
 }

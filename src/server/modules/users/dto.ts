@@ -1,10 +1,12 @@
 import type { Schemas } from '../../../api/operations.js';
+import type { AppConfig } from '../../config.js';
 import type { UserRow } from '../../db/types.js';
+import { mustEnrolTwoFactor } from '../two-factor/policy.js';
 import type { UserWithInviter } from './repo.js';
 
 // Responses are built field by field from rows: a new column (a hash, a token) can never leak by accident.
 
-export const toLoginUser = (u: UserRow): Schemas['LoginUser'] => ({
+export const toLoginUser = (u: UserRow, config: Pick<AppConfig, 'admin2fa'>): Schemas['LoginUser'] => ({
   id: u.id,
   userAccount: u.userAccount,
   userName: u.userName,
@@ -13,6 +15,8 @@ export const toLoginUser = (u: UserRow): Schemas['LoginUser'] => ({
   invitationCode: u.invitationCode,
   coin: u.coin,
   createdAt: u.createdAt,
+  twoFactor: u.twoFactorAt !== null,
+  enrolTwoFactor: mustEnrolTwoFactor(config, { userRole: u.userRole, twoFactor: u.twoFactorAt !== null }),
 });
 
 export const toAdminView = (u: UserWithInviter): Schemas['UserAdminView'] => ({
@@ -28,6 +32,7 @@ export const toAdminView = (u: UserWithInviter): Schemas['UserAdminView'] => ({
   createdAt: u.createdAt,
   lastLoginAt: u.lastLoginAt,
   banPausedServices: u.banPausedServices,
+  twoFactor: u.twoFactorAt !== null,
 });
 
 export const toSubordinate = (u: UserRow): Schemas['Subordinate'] => ({

@@ -1,4 +1,6 @@
-import type { Handlers } from '../handler-types.js';
+import type { HandlerContext, Handlers } from '../handler-types.js';
+import { mustEnrolTwoFactor } from '../two-factor/policy.js';
+import * as twoFactor from '../two-factor/service.js';
 import { endSession } from '../sessions/service.js';
 import * as email from '../email/service.js';
 import * as users from './service.js';
@@ -25,19 +27,30 @@ type UserHandlers = Omit<
   | 'healthGet'
   | `session${string}`
   | 'events'
+  | `twoFactor${string}`
 >;
+
+/** A new session id at every login: a token planted before login is never promoted. */
+async function replaceSession(ctx: HandlerContext<'userLogin' | 'userLoginSecondStep'>, token: string) {
+  const previous = await ctx.session();
+  if (previous.kind === 'active') await endSession(ctx.app.db, previous.tokenHash, ctx.app.now());
+  ctx.setSessionCookie(token);
+}
 
 export const userHandlers: UserHandlers = {
   userRegister: ({ app, body, ip }) => users.register(app, body, ip),
   userLogin: async (ctx) => {
-    const { user, token } = await users.login(ctx.app, ctx.body, {
+    const answer = await users.login(ctx.app, ctx.body, { userAgent: ctx.header('user-agent'), address: ctx.ip });
+    if ('secondStep' in answer) return answer.secondStep;
+    await replaceSession(ctx, answer.token);
+    return answer.user;
+  },
+  userLoginSecondStep: async (ctx) => {
+    const { user, token } = await twoFactor.secondStep(ctx.app, ctx.body, {
       userAgent: ctx.header('user-agent'),
       address: ctx.ip,
     });
-    // A new session id at every login: a token planted before login is never promoted.
-    const previous = await ctx.session();
-    if (previous.kind === 'active') await endSession(ctx.app.db, previous.tokenHash, ctx.app.now());
-    ctx.setSessionCookie(token);
+    await replaceSession(ctx, token);
     return user;
   },
   userLogout: async (ctx) => {
@@ -47,7 +60,7 @@ export const userHandlers: UserHandlers = {
     return true;
   },
   // The session lookup already read the user: answering needs no second query.
-  userGetLogin: async ({ actor }) => actor,
+  userGetLogin: async ({ app, actor }) => ({ ...actor, enrolTwoFactor: mustEnrolTwoFactor(app.config, actor) }),
   userAdd: ({ app, actor, body }) => users.addUser(app, actor, body),
   userDelete: async ({ app, actor, body }) => (await users.deleteUser(app, actor, body.id), true),
   userBan: async ({ app, actor, query }) => (await users.setBanned(app, actor, query.id, true), true),

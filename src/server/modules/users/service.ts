@@ -14,6 +14,7 @@ import { endUserSessions, startSession, type SessionUser, type SignInClient } fr
 import { moveCoins } from '../coins/ledger.js';
 import { findSite } from '../site/repo.js';
 import { LIVE_SITE_ID } from '../site/service.js';
+import { issueChallenge } from '../two-factor/challenge.js';
 import { toAdminView, toLoginUser, toSubordinate, maskName } from './dto.js';
 import * as repo from './repo.js';
 
@@ -135,7 +136,7 @@ export async function login(
   app: AppContext,
   input: Schemas['UserLoginRequest'],
   client: SignInClient,
-): Promise<{ user: Schemas['LoginUser']; token: string }> {
+): Promise<{ user: Schemas['LoginUser']; token: string } | { secondStep: Schemas['LoginSecondStep'] }> {
   const ip = client.address;
   // Both attempts count as failures until the password is checked, so guesses sent at once cannot pass the lock.
   const [byAccount, byAddress] = await limits.beginAttempts(
@@ -163,9 +164,15 @@ export async function login(
   await limits.cancelAttempt(app.db, byAddress);
   if (user.status === 'banned') throw forbidden('账号已被封禁，请联系管理员');
   const now = app.now();
+  // Two-factor sign-in: the password alone starts no session, only the right to offer a code (two-factor/service).
+  // A passkey could later satisfy the same second step (another entry of `methods`).
+  if (user.twoFactorAt !== null) {
+    const issued = issueChallenge(app.config.sessionSecret, { ...user, userId: user.id }, now);
+    return { secondStep: { ...issued, methods: ['totp', 'recovery'] } };
+  }
   await repo.updateUser(app.db, user.id, { lastLoginAt: now });
   const token = await startSession(app.db, app.config.sessionSecret, user.id, now, client);
-  return { user: toLoginUser(user), token };
+  return { user: toLoginUser(user, app.config), token };
 }
 
 export async function addUser(app: AppContext, actor: SessionUser, input: Schemas['UserAddRequest']): Promise<number> {
