@@ -60,7 +60,14 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     clientErrorHandler: clientErrorHandler(headersFor),
     logger: options.logger ?? { level: config.logLevel },
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
-    trustProxy: config.trustProxy,
+    // A number of proxies in front: the first that many hops are believed (fastify's types take it as a function).
+    trustProxy:
+      typeof config.trustProxy === 'number'
+        ? (
+            (hops: number) => (_address: string, hop: number) =>
+              hop < hops
+          )(config.trustProxy)
+        : config.trustProxy,
     bodyLimit: 256 * 1024,
     routerOptions: { ignoreTrailingSlash: true },
   });

@@ -43,8 +43,11 @@ export interface AppConfig {
   sessionSecret: string;
   /** Mark cookies Secure; on by default only when the operator says the site is served over HTTPS. */
   cookieSecure: boolean;
-  /** Trust X-Forwarded-For from a reverse proxy when computing the client address for rate limits. */
-  trustProxy: boolean;
+  /**
+   * Which X-Forwarded-For hops to believe for the client address (rate limits, 登录设备): false, a number of proxies
+   * in front (TRUST_PROXY=true is one), or their addresses. Never "all": the leftmost entry is whatever the client sent.
+   */
+  trustProxy: false | number | string;
   adminAccount: string;
   /** Empty: a password is generated and printed once when the admin is first created. */
   adminPassword: string;
@@ -136,6 +139,20 @@ function timeouts(env: NodeJS.ProcessEnv): DatabaseTimeouts {
   };
 }
 
+/**
+ * TRUST_PROXY: `true` trusts the one proxy in front (the address it appends to X-Forwarded-For is the client's); a
+ * number trusts that many hops; a comma-separated list of addresses or CIDR ranges trusts those proxies only.
+ */
+export function trustedProxies(raw: string | undefined): false | number | string {
+  const value = raw?.trim() ?? '';
+  if (value === '' || ['0', 'false', 'no', 'off'].includes(value.toLowerCase())) return false;
+  if (['true', 'yes', 'on'].includes(value.toLowerCase())) return 1;
+  if (/^\d+$/.test(value)) return integer('TRUST_PROXY', value, 1, 1, 10);
+  if (!/^[0-9a-fA-F.:/,\s]+$/.test(value))
+    throw new ConfigError('TRUST_PROXY must be true, a number of proxies, or their addresses (e.g. 10.0.0.0/8)');
+  return value;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const database = parseDatabaseUrl(
     env.DATABASE_URL,
@@ -151,7 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ),
     sessionSecret: loadSessionSecret(env),
     cookieSecure: flag(env.COOKIE_SECURE, false),
-    trustProxy: flag(env.TRUST_PROXY, false),
+    trustProxy: trustedProxies(env.TRUST_PROXY),
     adminAccount: env.ADMIN_ACCOUNT || 'admin',
     adminPassword: env.ADMIN_PASSWORD ?? '',
     admin2fa: admin2fa(env.ADMIN_2FA),

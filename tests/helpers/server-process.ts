@@ -69,7 +69,8 @@ export async function startServer(
   sessionSecret: string,
   extra: Record<string, string> = {},
 ): Promise<Server> {
-  const port = await freePort();
+  // A port of the test's own choosing (a process restarted in its place behind a proxy), or a free one.
+  const port = extra.PORT ? Number(extra.PORT) : await freePort();
   const base = `http://127.0.0.1:${port}`;
   // The server's settings are these alone, none inherited from the shell.
   const env = Object.fromEntries(

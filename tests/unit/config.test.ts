@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DATABASE_TIMEOUTS, loadConfig } from '../../src/server/config.js';
+import { DATABASE_TIMEOUTS, loadConfig, trustedProxies } from '../../src/server/config.js';
 
 // The database time limits an operator sets in the environment (README's configuration table).
 
@@ -53,5 +53,16 @@ describe('ADMIN_2FA', () => {
     expect(loadConfig(base).admin2fa).toBe('required');
     expect(loadConfig({ ...base, ADMIN_2FA: 'optional' }).admin2fa).toBe('optional');
     expect(() => loadConfig({ ...base, ADMIN_2FA: 'off' })).toThrow('ADMIN_2FA');
+  });
+});
+
+describe('TRUST_PROXY', () => {
+  it('trusts no hop by default, one for true, a count, or the proxies named; never every hop', () => {
+    expect(trustedProxies(undefined)).toBe(false);
+    expect(trustedProxies('false')).toBe(false);
+    expect(trustedProxies('true')).toBe(1);
+    expect(trustedProxies('2')).toBe(2);
+    expect(trustedProxies('10.0.0.0/8, 192.168.1.5')).toBe('10.0.0.0/8, 192.168.1.5');
+    expect(() => trustedProxies('everyone')).toThrow(/TRUST_PROXY/);
   });
 });
