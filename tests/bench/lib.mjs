@@ -771,3 +771,36 @@ export async function createPostgresSchema(url, prefix = 'bench') {
 }
 
 if (process.argv[1] === THIS_FILE && process.argv[2] === '--bare-server') runBareServer(Number(process.argv[3]));
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Setup calls over the API (outside any measured load)
+
+/**
+ * One API call for a bench's setup: JSON in and out, the session cookie and an Idempotency-Key when given. Anything
+ * but the success envelope stops the bench. Answers the data and the `sid` cookie a login set.
+ */
+export async function api(base, path, { body, cookie, key, method = 'POST' } = {}) {
+  const headers = { 'x-requested-with': 'bench' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (cookie) headers.cookie = cookie;
+  if (key) headers['idempotency-key'] = key;
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await response.text();
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new BenchError(`${path} answered HTTP ${response.status}: ${text.slice(0, 200)}`);
+  }
+  if (json.code !== 0) throw new BenchError(`${path} answered HTTP ${response.status} ${json.code} ${json.message}`);
+  const sid = response.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0].trim())
+    .find((c) => c.startsWith('sid='));
+  return { data: json.data, sid };
+}

@@ -32,29 +32,10 @@ import {
   stopChild,
   table,
   writeResults,
+  api,
 } from './lib.mjs';
 
 const FINAL = `('succeeded', 'failed', 'refunded', 'skipped')`;
-
-async function api(base, path, { body, cookie, key, method = 'POST' } = {}) {
-  const headers = { 'x-requested-with': 'bench' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (cookie) headers.cookie = cookie;
-  if (key) headers['idempotency-key'] = key;
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(30_000),
-  });
-  const json = JSON.parse(await response.text());
-  if (json.code !== 0) throw new BenchError(`${path} answered HTTP ${response.status} ${json.code} ${json.message}`);
-  const sid = response.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0].trim())
-    .find((c) => c.startsWith('sid='));
-  return { data: json.data, sid };
-}
 
 /** The queue's database, opened beside the server: SQLite's file (WAL) or the PostgreSQL schema. */
 async function openQueue(target) {

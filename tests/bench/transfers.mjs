@@ -56,6 +56,7 @@ import {
   stopChild,
   table,
   writeResults,
+  api,
 } from './lib.mjs';
 import { paced } from './paced.mjs';
 import { CEILING_MODES, measureCeiling } from './transfer-ceiling.mjs';
@@ -84,32 +85,6 @@ const PATH = '/api/user/transferCoin';
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Setup over the API: the admin creates and funds the users; each logs in once.
-
-async function api(base, path, { body, cookie, key, method = 'POST' } = {}) {
-  const headers = { 'x-requested-with': 'bench' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (cookie) headers.cookie = cookie;
-  if (key) headers['idempotency-key'] = key;
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(30_000),
-  });
-  const text = await response.text();
-  let json;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new BenchError(`${path} answered HTTP ${response.status}: ${text.slice(0, 200)}`);
-  }
-  if (json.code !== 0) throw new BenchError(`${path} answered HTTP ${response.status} ${json.code} ${json.message}`);
-  const sid = response.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0].trim())
-    .find((c) => c.startsWith('sid='));
-  return { data: json.data, sid };
-}
 
 async function prepareUsers(base, adminPassword, count) {
   const { sid: admin } = await api(base, '/api/user/login', {

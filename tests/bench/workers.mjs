@@ -34,6 +34,7 @@ import {
   summary,
   table,
   writeResults,
+  api,
 } from './lib.mjs';
 
 const TRANSFER = '/api/user/transferCoin';
@@ -48,26 +49,6 @@ function groupCpuSeconds(pid) {
     // no /proc: the primary's own alone
   }
   return [pid, ...children.map(Number)].reduce((sum, p) => sum + (processCpuSeconds(p) ?? 0), 0);
-}
-
-async function api(base, path, { body, cookie, key, method = 'POST' } = {}) {
-  const headers = { 'x-requested-with': 'bench' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (cookie) headers.cookie = cookie;
-  if (key) headers['idempotency-key'] = key;
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(30_000),
-  });
-  const json = JSON.parse(await response.text());
-  if (json.code !== 0) throw new BenchError(`${path} answered ${json.code} ${json.message}`);
-  const sid = response.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0].trim())
-    .find((c) => c.startsWith('sid='));
-  return { data: json.data, sid };
 }
 
 /** The admin's session and funded users' sessions, on one server. */
