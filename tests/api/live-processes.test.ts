@@ -87,4 +87,27 @@ describe(`live events across server processes (${dbKind()})`, () => {
       expect(onOne.changes.map((e) => e.data.kind)).toEqual(['balance', 'site']);
     },
   );
+
+  it.skipIf(dbKind() !== 'sqlite')(
+    'on SQLite the one server process carries events in-process: a change through it reaches its streams within 1 s',
+    async () => {
+      await ensureServerBuilt();
+      db = await createTestDatabase();
+      const server = await startServer(db, randomBytes(32).toString('base64url'), { SCHEDULER: 'off' });
+      const admin = new HttpClient(() => server);
+      await admin.ok('userLogin', ADMIN);
+      const userAccount = uniqueAccount('l');
+      await admin.ok('userAdd', { userAccount, userPassword: PASSWORD });
+      const client = new HttpClient(() => server);
+      await client.ok('userLogin', { userAccount, userPassword: PASSWORD });
+      const { reader, opened } = await EventStreamReader.open(server.base, client.cookie);
+      expect(opened.status).toBe(200);
+      readers.push(reader);
+      await reader.next((d) => d.kind === 'ready');
+      const started = Date.now();
+      await admin.ok('userAddCoin', { userAccount, coin: 5, description: '进程内' }, newKey());
+      await reader.next((d) => d.kind === 'balance', 1000);
+      expect(Date.now() - started).toBeLessThan(1000);
+    },
+  );
 });
