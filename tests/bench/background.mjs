@@ -49,6 +49,7 @@ import {
   summary,
   table,
   writeResults,
+  api,
 } from './lib.mjs';
 import { paced } from './paced.mjs';
 import { seedScale } from './seed-scale.mjs';
@@ -76,19 +77,9 @@ async function call(base, cookie, path, body) {
   return json.data;
 }
 
-async function login(base, password) {
-  const response = await fetch(`${base}/api/user/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-requested-with': 'XMLHttpRequest' },
-    body: JSON.stringify({ userAccount: 'admin', userPassword: password }),
-    signal: AbortSignal.timeout(30_000),
-  });
-  if (response.status !== 200) throw new BenchError(`login answered ${response.status}`);
-  return response.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0])
-    .join('; ');
-}
+/** The admin's session cookie (lib.mjs `api`, the benches' one setup call). */
+const login = async (base, password) =>
+  (await api(base, '/api/user/login', { body: { userAccount: 'admin', userPassword: password } })).sid;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
