@@ -5,6 +5,7 @@ import { loadJobsConfig, type JobsConfig } from './jobs/config.js';
 import { loadLiveConfig, type LiveConfig } from './live/config.js';
 import { loadMetricsConfig, type MetricsConfig } from './metrics/config.js';
 import { ConfigError, flag, integer } from './lib/config-values.js';
+import { loadPublicOrigin, type PublicOrigin } from './lib/public-origin.js';
 
 /** Where the database lives: the embedded SQLite file by default, PostgreSQL when DATABASE_URL says so. */
 export type DatabaseConfig =
@@ -56,6 +57,8 @@ export interface AppConfig {
    * `optional` leaves it to each admin, as for every other account.
    */
   admin2fa: Admin2fa;
+  /** PUBLIC_ORIGIN: the address people open; passkeys are bound to it (lib/public-origin.ts). */
+  publicOrigin: PublicOrigin;
   smtpUrl: string;
   mailFrom: string;
   logLevel: string;
@@ -159,19 +162,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 10, 1, 200),
   );
   const limits = timeouts(env);
+  const port = integer('PORT', env.PORT, 8080, 0, 65535);
+  const cookieSecure = flag(env.COOKIE_SECURE, false);
   return {
     host: env.HOST || '127.0.0.1',
-    port: integer('PORT', env.PORT, 8080, 0, 65535),
+    port,
     database: withSchema(
       database.kind === 'sqlite' ? { ...database, lockTimeoutMs: limits.lockTimeoutMs } : { ...database, ...limits },
       env.DATABASE_SCHEMA,
     ),
     sessionSecret: loadSessionSecret(env),
-    cookieSecure: flag(env.COOKIE_SECURE, false),
+    cookieSecure,
     trustProxy: trustedProxies(env.TRUST_PROXY),
     adminAccount: env.ADMIN_ACCOUNT || 'admin',
     adminPassword: env.ADMIN_PASSWORD ?? '',
     admin2fa: admin2fa(env.ADMIN_2FA),
+    publicOrigin: loadPublicOrigin(env, port, cookieSecure),
     smtpUrl: env.SMTP_URL ?? '',
     mailFrom: env.MAIL_FROM || '积分商城 <no-reply@localhost>',
     logLevel: env.LOG_LEVEL || 'info',

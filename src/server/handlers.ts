@@ -16,6 +16,7 @@ import { serviceHandlers } from './modules/services/handlers.js';
 import { sessionHandlers } from './modules/sessions/handlers.js';
 import { siteHandlers } from './modules/site/handlers.js';
 import { twoFactorHandlers } from './modules/two-factor/handlers.js';
+import { passkeyHandlers } from './modules/passkeys/handlers.js';
 import { userHandlers } from './modules/users/handlers.js';
 
 /** Every operation of openapi.yaml, by operationId. */
@@ -24,6 +25,7 @@ export const handlers: Handlers = {
   ...userHandlers,
   ...sessionHandlers,
   ...twoFactorHandlers,
+  ...passkeyHandlers,
   ...coinHandlers,
   ...mallHandlers,
   ...orderHandlers,

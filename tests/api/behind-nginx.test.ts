@@ -178,7 +178,13 @@ describe.skipIf(!withNginx)(`behind nginx, the deploy guide's own config (${dbKi
     // Several processes on PostgreSQL; SQLite has one writer, so one process.
     const count = dbKind() === 'postgres' ? 2 : 1;
     const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
-    const env = (port: number, trust: string) => ({ PORT: String(port), COOKIE_SECURE: 'true', TRUST_PROXY: trust });
+    const env = (port: number, trust: string) => ({
+      PORT: String(port),
+      COOKIE_SECURE: 'true',
+      TRUST_PROXY: trust,
+      // The guide's settings: the https address people open (passkeys are bound to it).
+      PUBLIC_ORIGIN: 'https://localhost',
+    });
     const servers: Server[] = [];
     for (const port of ports) servers.push(await startServer(db, secret, env(port, 'true')));
     proxy = await startNginx(ports);

@@ -57,7 +57,7 @@ export default async function setup(project: TestProject) {
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(
       ([key]) =>
-        !/^(SESSION_SECRET|ADMIN_ACCOUNT|DATABASE_|COOKIE_SECURE|TRUST_PROXY|SMTP_URL|MAIL_FROM|LOG_REQUESTS)/.test(
+        !/^(SESSION_SECRET|ADMIN_ACCOUNT|DATABASE_|COOKIE_SECURE|TRUST_PROXY|PUBLIC_ORIGIN|PASSKEY_RP_ID|SMTP_URL|MAIL_FROM|LOG_REQUESTS)/.test(
           key,
         ),
     ),

@@ -106,6 +106,7 @@ export function testConfig(database: TestDatabase['config'], overrides: Partial<
     adminPassword: ADMIN.userPassword,
     // The suites sign the admin in with its password alone; tests/api/two-factor.test.ts covers `required`.
     admin2fa: 'optional',
+    publicOrigin: { origin: 'http://localhost:8080', rpId: 'localhost' },
     smtpUrl: '',
     mailFrom: 'test <test@localhost>',
     logLevel: 'silent',

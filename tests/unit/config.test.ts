@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DATABASE_TIMEOUTS, loadConfig, trustedProxies } from '../../src/server/config.js';
+import { ConfigError } from '../../src/server/lib/config-values.js';
 
 // The database time limits an operator sets in the environment (README's configuration table).
 
@@ -64,5 +65,41 @@ describe('TRUST_PROXY', () => {
     expect(trustedProxies('2')).toBe(2);
     expect(trustedProxies('10.0.0.0/8, 192.168.1.5')).toBe('10.0.0.0/8, 192.168.1.5');
     expect(() => trustedProxies('everyone')).toThrow(/TRUST_PROXY/);
+  });
+});
+
+// PUBLIC_ORIGIN binds passkeys to the address people open; an inconsistent one must stop the start, with the reason.
+describe('PUBLIC_ORIGIN and PASSKEY_RP_ID', () => {
+  const origin = (env: Record<string, string>) => loadConfig({ ...base, ...env }).publicOrigin;
+
+  it('default to the quick start’s http://localhost:<PORT>', () => {
+    expect(origin({})).toEqual({ origin: 'http://localhost:8080', rpId: 'localhost' });
+    expect(origin({ PORT: '3000' })).toEqual({ origin: 'http://localhost:3000', rpId: 'localhost' });
+  });
+
+  it('take the site’s https origin, and a parent domain as the relying party id', () => {
+    expect(origin({ PUBLIC_ORIGIN: 'https://Mall.Example.com/', COOKIE_SECURE: 'true' })).toEqual({
+      origin: 'https://mall.example.com',
+      rpId: 'mall.example.com',
+    });
+    expect(origin({ PUBLIC_ORIGIN: 'https://mall.example.com:8443', PASSKEY_RP_ID: 'example.com' })).toEqual({
+      origin: 'https://mall.example.com:8443',
+      rpId: 'example.com',
+    });
+  });
+
+  it.each([
+    [{ PUBLIC_ORIGIN: 'mall.example.com' }, /PUBLIC_ORIGIN must be/],
+    [{ PUBLIC_ORIGIN: 'https://mall.example.com/shop' }, /without a path/],
+    [{ PUBLIC_ORIGIN: 'ftp://mall.example.com' }, /http\(s\) origin/],
+    [{ PUBLIC_ORIGIN: 'https://192.168.1.5' }, /IP address/],
+    [{ PUBLIC_ORIGIN: 'http://[::1]:8080' }, /IP address/],
+    [{ PUBLIC_ORIGIN: 'http://mall.example.com' }, /must be https/],
+    [{ PUBLIC_ORIGIN: 'http://localhost:8080', COOKIE_SECURE: 'true' }, /COOKIE_SECURE=true but PUBLIC_ORIGIN is http/],
+    [{ PUBLIC_ORIGIN: 'https://mall.example.com', PASSKEY_RP_ID: 'other.com' }, /parent domain/],
+    [{ PUBLIC_ORIGIN: 'https://mall.example.com', PASSKEY_RP_ID: 'ample.com' }, /parent domain/],
+  ])('refuse an inconsistent setting at start-up: %j', (env, message) => {
+    expect(() => origin(env)).toThrow(ConfigError);
+    expect(() => origin(env)).toThrow(message);
   });
 });

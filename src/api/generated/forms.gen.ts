@@ -760,6 +760,120 @@ export const formSchemas = {
     ],
     "additionalProperties": false
   },
+  passkeyAdd: {
+    "$id": "passkeyAdd",
+    "type": "object",
+    "properties": {
+      "name": {
+        "type": "string",
+        "title": "名称",
+        "description": "自己认得出的名字，如“我的手机”",
+        "minLength": 1,
+        "maxLength": 30
+      },
+      "credential": {
+        "type": "object",
+        "description": "浏览器 navigator.credentials.create 的答复（WebAuthn RegistrationResponseJSON）",
+        "properties": {
+          "id": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 4096,
+            "pattern": "^[A-Za-z0-9_-]+={0,2}$"
+          },
+          "rawId": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 4096,
+            "pattern": "^[A-Za-z0-9_-]+={0,2}$"
+          },
+          "type": {
+            "type": "string",
+            "const": "public-key"
+          },
+          "authenticatorAttachment": {
+            "type": "string",
+            "enum": [
+              "platform",
+              "cross-platform"
+            ]
+          },
+          "clientExtensionResults": {
+            "type": "object",
+            "additionalProperties": true
+          },
+          "response": {
+            "type": "object",
+            "properties": {
+              "clientDataJSON": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 4096,
+                "pattern": "^[A-Za-z0-9_-]+={0,2}$"
+              },
+              "attestationObject": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 16384,
+                "pattern": "^[A-Za-z0-9_-]+={0,2}$"
+              },
+              "authenticatorData": {
+                "type": "string",
+                "maxLength": 16384
+              },
+              "transports": {
+                "type": "array",
+                "items": {
+                  "type": "string",
+                  "maxLength": 20
+                },
+                "maxItems": 10
+              },
+              "publicKeyAlgorithm": {
+                "type": "integer"
+              },
+              "publicKey": {
+                "type": "string",
+                "maxLength": 16384
+              }
+            },
+            "required": [
+              "clientDataJSON",
+              "attestationObject"
+            ]
+          }
+        },
+        "required": [
+          "id",
+          "rawId",
+          "type",
+          "response",
+          "clientExtensionResults"
+        ]
+      }
+    },
+    "required": [
+      "name",
+      "credential"
+    ],
+    "additionalProperties": false
+  },
+  passkeyRemove: {
+    "$id": "passkeyRemove",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      }
+    },
+    "required": [
+      "id"
+    ],
+    "additionalProperties": false
+  },
   platformAdd: {
     "$id": "platformAdd",
     "type": "object",
@@ -1878,6 +1992,88 @@ export const formSchemas = {
     ],
     "additionalProperties": false
   },
+  userLoginPasskey: {
+    "$id": "userLoginPasskey",
+    "type": "object",
+    "properties": {
+      "credential": {
+        "type": "object",
+        "description": "浏览器 navigator.credentials.get 的答复（WebAuthn AuthenticationResponseJSON）",
+        "properties": {
+          "id": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 4096,
+            "pattern": "^[A-Za-z0-9_-]+={0,2}$"
+          },
+          "rawId": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 4096,
+            "pattern": "^[A-Za-z0-9_-]+={0,2}$"
+          },
+          "type": {
+            "type": "string",
+            "const": "public-key"
+          },
+          "authenticatorAttachment": {
+            "type": "string",
+            "enum": [
+              "platform",
+              "cross-platform"
+            ]
+          },
+          "clientExtensionResults": {
+            "type": "object",
+            "additionalProperties": true
+          },
+          "response": {
+            "type": "object",
+            "properties": {
+              "clientDataJSON": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 4096,
+                "pattern": "^[A-Za-z0-9_-]+={0,2}$"
+              },
+              "authenticatorData": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 4096,
+                "pattern": "^[A-Za-z0-9_-]+={0,2}$"
+              },
+              "signature": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 4096,
+                "pattern": "^[A-Za-z0-9_-]+={0,2}$"
+              },
+              "userHandle": {
+                "type": "string",
+                "maxLength": 200
+              }
+            },
+            "required": [
+              "clientDataJSON",
+              "authenticatorData",
+              "signature"
+            ]
+          }
+        },
+        "required": [
+          "id",
+          "rawId",
+          "type",
+          "response",
+          "clientExtensionResults"
+        ]
+      }
+    },
+    "required": [
+      "credential"
+    ],
+    "additionalProperties": false
+  },
   userLoginSecondStep: {
     "$id": "userLoginSecondStep",
     "type": "object",
@@ -2271,6 +2467,8 @@ export const formPatternMessages: Record<FormSchemaId, Readonly<Record<string, s
   orderListPage: {"searchText":"不能包含控制字符"},
   orderMy: {"searchText":"不能包含控制字符"},
   orderSubmit: {},
+  passkeyAdd: {},
+  passkeyRemove: {},
   platformAdd: {"description":"不能包含控制字符","kind":"应为 2–8 个小写字母","name":"不能包含控制字符或换行"},
   platformListPage: {"kind":"应为 2–8 个小写字母","searchText":"不能包含控制字符"},
   platformShelf: {},
@@ -2307,6 +2505,7 @@ export const formPatternMessages: Record<FormSchemaId, Readonly<Record<string, s
   userBossUpdatePassword: {"newPassword":"只能包含字母、数字和英文符号，不能有空格"},
   userDelete: {},
   userLogin: {"userAccount":"只能包含字母、数字和下划线","userPassword":"只能包含字母、数字和英文符号，不能有空格"},
+  userLoginPasskey: {},
   userLoginSecondStep: {},
   userReduceCoin: {"description":"不能包含控制字符或换行","userAccount":"只能包含字母、数字和下划线"},
   userRegister: {"checkPassword":"只能包含字母、数字和英文符号，不能有空格","invitationCode":"应为 8 位字母或数字","userAccount":"只能包含字母、数字和下划线","userName":"不能包含控制字符，首尾不能是空格","userPassword":"只能包含字母、数字和英文符号，不能有空格"},

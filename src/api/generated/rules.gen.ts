@@ -29,6 +29,8 @@ export const contractRules = {
   SingleLineText: {"type":"string","pattern":"^[^\\p{C}]*$","message":"不能包含控制字符或换行"},
   MultiLineText: {"type":"string","pattern":"^[^\\p{Cs}\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$","message":"不能包含控制字符"},
   SessionId: {"type":"string","pattern":"^[A-Za-z0-9_-]{16}$","minLength":16,"maxLength":16,"title":"会话"},
+  Base64Url: {"type":"string","pattern":"^[A-Za-z0-9_-]+={0,2}$","minLength":1,"maxLength":4096},
+  PasskeyName: {"type":"string","minLength":1,"maxLength":30,"title":"名称"},
   LoginChallenge: {"type":"string","pattern":"^[0-9]{1,12}\\.[0-9]{13}\\.[0-9a-f]{64}$","maxLength":120,"title":"第二步凭证"},
   TotpCode: {"type":"string","pattern":"^[0-9]{6}$","minLength":6,"maxLength":6,"title":"验证码"},
   SecondStepCode: {"type":"string","pattern":"^([0-9]{6}|[A-Za-z0-9]{5}-?[A-Za-z0-9]{5})$","minLength":6,"maxLength":11,"title":"验证码或恢复码"},

@@ -187,6 +187,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/user/login/passkey/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 通行密钥登录：取得挑战
+         * @description 答复交给 navigator.credentials.get 的选项（WebAuthn PublicKeyCredentialRequestOptionsJSON）：挑战由服务器签名、 5 分钟内有效，不落库；不限定账号（由通行密钥本身说明是谁），要求在设备上验证用户（指纹、面容或 PIN）。
+         */
+        post: operations["userLoginPasskeyOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/login/passkey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 用通行密钥登录
+         * @description 用浏览器对 userLoginPasskeyOptions 挑战的签名登录。通行密钥算作两步验证（持有设备并在设备上验证了本人）， 开启了两步验证的账号不再要求验证码。一个挑战只能用一次；签名计数器没有增长（疑似被复制的密钥）、 已被移除的通行密钥、签名或来源不符都得到 400 / 40000。同一地址 15 分钟内失败 20 次后锁定 15 分钟（429 / 42900）。 被封禁的账号 403 / 40300。
+         */
+        post: operations["userLoginPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 我的通行密钥
+         * @description 自己添加的通行密钥（最近添加的在前），含名称、添加时间与最近使用时间；公钥与凭据编号从不答复。
+         */
+        get: operations["passkeyList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/passkeys/registration/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 添加通行密钥：取得挑战
+         * @description 答复交给 navigator.credentials.create 的选项（WebAuthn PublicKeyCredentialCreationOptionsJSON）：依赖方为 PUBLIC_ORIGIN 的域名，已添加的通行密钥列在 excludeCredentials 里，要求可发现凭据与设备上的用户验证。 挑战签名绑定本账号，5 分钟内有效。已有 10 个通行密钥时 409 / 40900。
+         */
+        post: operations["passkeyRegistrationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/passkeys/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 添加通行密钥
+         * @description 校验浏览器对 passkeyRegistrationOptions 挑战的答复（来源、依赖方、用户验证），保存公钥，之后可以用它登录。 挑战过期、已用过、不是发给本账号的，或答复无效：400 / 40000；这个通行密钥已添加过、或已有 10 个：409 / 40900。
+         */
+        post: operations["passkeyAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/passkeys/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 移除通行密钥
+         * @description 移除后它不能再登录（设备上留下的凭据也没有用了）。不存在或不是自己的：404 / 40400。
+         */
+        post: operations["passkeyRemove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/user/twoFactor": {
         parameters: {
             query?: never;
@@ -295,7 +415,7 @@ export interface paths {
         put?: never;
         /**
          * 管理员重置用户的两步验证
-         * @description 删除该用户的密钥与恢复码（丢了手机的用户因此可以只用密码登录，再重新开启；ADMIN_2FA=required 时管理员登录后须重新开启）。 写入审计日志，并在该用户的站内信里告知。不能重置自己（400 / 40000）；未开启时 409 / 40900。
+         * @description 删除该用户的密钥与恢复码，并移除其通行密钥（丢了手机的用户因此可以只用密码登录，再重新开启；ADMIN_2FA=required 时管理员登录后须重新开启）。 写入审计日志，并在该用户的站内信里告知。不能重置自己（400 / 40000）；未开启时 409 / 40900。
          */
         post: operations["twoFactorReset"];
         delete?: never;
@@ -2375,6 +2495,126 @@ export interface components {
             /** 结束的会话数 */
             ended: number;
         };
+        Base64Url: string;
+        /**
+         * 名称
+         * @description 自己认得出的名字，如“我的手机”
+         */
+        PasskeyName: string;
+        Passkey: {
+            id: components["schemas"]["Id"];
+            name: components["schemas"]["PasskeyName"];
+            /**
+             * 已同步
+             * @description 由密码管理器在多台设备间同步（备份）的通行密钥
+             */
+            synced: boolean;
+            /** 添加时间 */
+            createdAt: number;
+            /** 最近使用 */
+            lastUsedAt: number | null;
+        };
+        PasskeyPage: {
+            records: components["schemas"]["Passkey"][];
+            total: number;
+            current: number;
+            pageSize: number;
+        };
+        PasskeyCredentialDescriptor: {
+            id: components["schemas"]["Base64Url"];
+            /** @description public-key */
+            type: string;
+            transports?: string[];
+        };
+        /** @description WebAuthn PublicKeyCredentialCreationOptionsJSON（W3C WebAuthn Level 3 §5.4），原样交给浏览器 */
+        PasskeyCreationOptions: {
+            challenge: components["schemas"]["Base64Url"];
+            rp: {
+                name: string;
+                id: string;
+            };
+            user: {
+                id: components["schemas"]["Base64Url"];
+                name: string;
+                displayName: string;
+            };
+            pubKeyCredParams: {
+                alg: number;
+                /** @constant */
+                type: "public-key";
+            }[];
+            timeout?: number;
+            /** @enum {string} */
+            attestation?: "none" | "indirect" | "direct" | "enterprise";
+            excludeCredentials?: components["schemas"]["PasskeyCredentialDescriptor"][];
+            authenticatorSelection?: {
+                /** @enum {string} */
+                residentKey?: "required" | "preferred" | "discouraged";
+                /** @enum {string} */
+                userVerification?: "required" | "preferred" | "discouraged";
+                requireResidentKey?: boolean;
+                /** @enum {string} */
+                authenticatorAttachment?: "platform" | "cross-platform";
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description WebAuthn PublicKeyCredentialRequestOptionsJSON（W3C WebAuthn Level 3 §5.5），原样交给浏览器 */
+        PasskeyRequestOptions: {
+            challenge: components["schemas"]["Base64Url"];
+            rpId: string;
+            timeout?: number;
+            /** @enum {string} */
+            userVerification?: "required" | "preferred" | "discouraged";
+            allowCredentials?: components["schemas"]["PasskeyCredentialDescriptor"][];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description 浏览器 navigator.credentials.create 的答复（WebAuthn RegistrationResponseJSON） */
+        PasskeyRegistrationResponse: {
+            id: components["schemas"]["Base64Url"];
+            rawId: components["schemas"]["Base64Url"];
+            /** @constant */
+            type: "public-key";
+            /** @enum {string} */
+            authenticatorAttachment?: "platform" | "cross-platform";
+            clientExtensionResults: {
+                [key: string]: unknown;
+            };
+            response: {
+                clientDataJSON: components["schemas"]["Base64Url"];
+                attestationObject: string;
+                authenticatorData?: string;
+                transports?: string[];
+                publicKeyAlgorithm?: number;
+                publicKey?: string;
+            };
+        };
+        /** @description 浏览器 navigator.credentials.get 的答复（WebAuthn AuthenticationResponseJSON） */
+        PasskeyAuthenticationResponse: {
+            id: components["schemas"]["Base64Url"];
+            rawId: components["schemas"]["Base64Url"];
+            /** @constant */
+            type: "public-key";
+            /** @enum {string} */
+            authenticatorAttachment?: "platform" | "cross-platform";
+            clientExtensionResults: {
+                [key: string]: unknown;
+            };
+            response: {
+                clientDataJSON: components["schemas"]["Base64Url"];
+                authenticatorData: components["schemas"]["Base64Url"];
+                signature: components["schemas"]["Base64Url"];
+                userHandle?: string;
+            };
+        };
+        PasskeyAddRequest: {
+            name: components["schemas"]["PasskeyName"];
+            credential: components["schemas"]["PasskeyRegistrationResponse"];
+        };
+        PasskeyLoginRequest: {
+            credential: components["schemas"]["PasskeyAuthenticationResponse"];
+        };
         /**
          * @description 密码正确、还需要第二步；challenge 不是会话，只能交给 userLoginSecondStep
          * @example {
@@ -2389,7 +2629,7 @@ export interface components {
         LoginSecondStep: {
             challenge: components["schemas"]["LoginChallenge"];
             expiresAt: components["schemas"]["Timestamp"];
-            /** @description 第二步可用的方式（以后可加通行密钥） */
+            /** @description 第二步可用的方式（通行密钥另有入口 userLoginPasskey，本身即算两步） */
             methods: ("totp" | "recovery")[];
         };
         /** 第二步凭证 */
@@ -4227,6 +4467,293 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    userLoginPasskeyOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 登录选项 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 0,
+                     *       "message": "ok",
+                     *       "data": {
+                     *         "challenge": "bG9naW4uMC4xNzk1MDAwMzAwMDAwLmFiYw",
+                     *         "rpId": "mall.example.com",
+                     *         "timeout": 300000,
+                     *         "userVerification": "required",
+                     *         "allowCredentials": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["PasskeyRequestOptions"];
+                    };
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    userLoginPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "credential": {
+                 *         "id": "3q2-7w",
+                 *         "rawId": "3q2-7w",
+                 *         "type": "public-key",
+                 *         "response": {
+                 *           "clientDataJSON": "eyJ0eXBlIjoid2ViYXV0aG4uZ2V0In0",
+                 *           "authenticatorData": "SZYN5YgO",
+                 *           "signature": "MEUCIQ",
+                 *           "userHandle": "dXNlcg"
+                 *         },
+                 *         "clientExtensionResults": {}
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PasskeyLoginRequest"];
+            };
+        };
+        responses: {
+            /** @description 当前登录用户 */
+            200: {
+                headers: {
+                    /** @description 会话 cookie `sid`（HttpOnly; SameSite=Lax; Path=/） */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoginUserResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    passkeyList: {
+        parameters: {
+            query?: {
+                current?: components["parameters"]["Current"];
+                pageSize?: components["parameters"]["PageSize"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 一页通行密钥 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 0,
+                     *       "message": "ok",
+                     *       "data": {
+                     *         "records": [
+                     *           {
+                     *             "id": 3,
+                     *             "name": "我的手机",
+                     *             "synced": true,
+                     *             "createdAt": 1795000000000,
+                     *             "lastUsedAt": 1795000300000
+                     *           }
+                     *         ],
+                     *         "total": 1,
+                     *         "current": 1,
+                     *         "pageSize": 10
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["PasskeyPage"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    passkeyRegistrationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 注册选项 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 0,
+                     *       "message": "ok",
+                     *       "data": {
+                     *         "challenge": "cmVnaXN0ZXIuMi4xNzk1MDAwMzAwMDAwLmFiYw",
+                     *         "rp": {
+                     *           "name": "积分商城",
+                     *           "id": "mall.example.com"
+                     *         },
+                     *         "user": {
+                     *           "id": "q83vEjRWeJA",
+                     *           "name": "alice_01",
+                     *           "displayName": "alice_01"
+                     *         },
+                     *         "pubKeyCredParams": [
+                     *           {
+                     *             "alg": -8,
+                     *             "type": "public-key"
+                     *           },
+                     *           {
+                     *             "alg": -7,
+                     *             "type": "public-key"
+                     *           },
+                     *           {
+                     *             "alg": -257,
+                     *             "type": "public-key"
+                     *           }
+                     *         ],
+                     *         "timeout": 300000,
+                     *         "attestation": "none",
+                     *         "excludeCredentials": [],
+                     *         "authenticatorSelection": {
+                     *           "residentKey": "required",
+                     *           "userVerification": "required",
+                     *           "requireResidentKey": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["PasskeyCreationOptions"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    passkeyAdd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "我的手机",
+                 *       "credential": {
+                 *         "id": "3q2-7w",
+                 *         "rawId": "3q2-7w",
+                 *         "type": "public-key",
+                 *         "response": {
+                 *           "clientDataJSON": "eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0",
+                 *           "attestationObject": "o2NmbXRkbm9uZQ",
+                 *           "transports": [
+                 *             "internal",
+                 *             "hybrid"
+                 *           ]
+                 *         },
+                 *         "clientExtensionResults": {}
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PasskeyAddRequest"];
+            };
+        };
+        responses: {
+            /** @description 添加的通行密钥 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 0,
+                     *       "message": "ok",
+                     *       "data": {
+                     *         "id": 3,
+                     *         "name": "我的手机",
+                     *         "synced": true,
+                     *         "createdAt": 1795000000000,
+                     *         "lastUsedAt": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["Passkey"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    passkeyRemove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 3
+                 *     }
+                 */
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkBoolean"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["ServerError"];
         };
     };

@@ -87,7 +87,11 @@ export interface SessionsTable {
   system: string;
   /** The client address at sign-in (the proxy's X-Forwarded-For with TRUST_PROXY). */
   address: string;
+  /** How it began: a password alone, a password and a second step, or a passkey (which counts as two factors). */
+  signedInWith: Generated<SignInMethod>;
 }
+
+export type SignInMethod = 'password' | 'two-factor' | 'passkey';
 
 /** The browsers a user has signed in from (name and system, no versions): a new one is told in the inbox. */
 export interface UserBrowsersTable {
@@ -348,6 +352,8 @@ export interface Database extends QuotaAiTables {
   userBrowsers: UserBrowsersTable;
   twoFactorKeys: TwoFactorKeysTable;
   recoveryCodes: RecoveryCodesTable;
+  passkeys: PasskeysTable;
+  passkeyChallengesUsed: PasskeyChallengesUsedTable;
   siteInformation: SiteInformationTable;
   emailCaptchas: EmailCaptchasTable;
   rateLimits: RateLimitsTable;
@@ -383,6 +389,31 @@ export interface TwoFactorKeysTable {
   /** The newest time step a code was accepted in: a code of that step or an older one is refused (no replay). */
   lastStep: number | null;
   createdAt: EpochMs;
+}
+
+/** A passkey (WebAuthn credential) of an account. */
+export interface PasskeysTable {
+  id: Generated<number>;
+  userId: number;
+  /** The credential id as the authenticator answers it (base64url). */
+  credentialId: string;
+  /** The credential's COSE public key, base64url. */
+  publicKey: string;
+  /** The signature counter last seen; 0 for authenticators that do not count. */
+  counter: number;
+  /** The transports the browser reported at registration, comma-separated (hints for the next sign-in). */
+  transports: string;
+  /** 1 when the credential is synced (backed up) by its provider. */
+  backedUp: number;
+  name: string;
+  createdAt: EpochMs;
+  lastUsedAt: EpochMs | null;
+}
+
+/** A passkey challenge already answered (kept until it expires): a second answer to it is refused. */
+export interface PasskeyChallengesUsedTable {
+  challenge: string;
+  expiresAt: EpochMs;
 }
 
 /** One of an account's ten one-time recovery codes, as its keyed hash. */

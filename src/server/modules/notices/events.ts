@@ -126,7 +126,7 @@ export const twoFactorReset = (trx: Db, e: { userId: number }, now: number) =>
       userId: e.userId,
       kind: 'two_factor_reset',
       title: '两步验证已被重置',
-      body: '管理员重置了你的两步验证，现在登录只需要密码。请尽快在“我的 → 两步验证”中重新开启；如果不是你本人申请的，请立即修改密码并联系管理员。',
+      body: '管理员重置了你的两步验证并移除了你的通行密钥，现在登录只需要密码。请尽快在“我的 → 两步验证”中重新开启；如果不是你本人申请的，请立即修改密码并联系管理员。',
     },
     now,
   );

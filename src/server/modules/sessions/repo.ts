@@ -1,5 +1,6 @@
 import { compiledOnce } from '../../db/compiled-once.js';
 import type { Db } from '../../db/database.js';
+import type { SignInMethod } from '../../db/types.js';
 import { paginate, type PageQuery } from '../../db/paging.js';
 
 export async function insertSession(
@@ -12,11 +13,13 @@ export async function insertSession(
     browser: string;
     system: string;
     address: string;
+    signedInWith: SignInMethod;
   },
 ) {
   await db
     .insertInto('sessions')
     .values({
+      signedInWith: row.signedInWith,
       tokenHash: row.tokenHash,
       userId: row.userId,
       createdAt: row.now,
@@ -92,6 +95,7 @@ const sessionWithUser = (db: Db, tokenHash: string) =>
       'sessions.expiresAt',
       'sessions.revokedAt',
       'sessions.revokeReason',
+      'sessions.signedInWith',
       'users.userAccount',
       'users.userName',
       'users.userRole',

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import type { UserRole } from '../../db/types.js';
+import type { SignInMethod, UserRole } from '../../db/types.js';
 import { keyedHash, newToken } from '../security/tokens.js';
 import { newSignIn } from '../notices/events.js';
 import { deviceOf, type Device } from './device.js';
@@ -26,6 +26,8 @@ export interface SessionUser {
   createdAt: number;
   /** Whether the account has two-factor sign-in on (an admin without it may have to enrol first: two-factor/policy). */
   twoFactor: boolean;
+  /** This session began with a passkey, which counts as two factors on its own (two-factor/policy). */
+  signedInWithPasskey: boolean;
 }
 
 export type SessionState =
@@ -70,6 +72,7 @@ export async function startSession(
   userId: number,
   now: number,
   client: SignInClient,
+  signedInWith: SignInMethod = 'password',
 ): Promise<string> {
   const token = newToken();
   const device = deviceOf(client.userAgent);
@@ -82,6 +85,7 @@ export async function startSession(
     browser: device.browser,
     system: device.system,
     address,
+    signedInWith,
   });
   const knewAny = await repo.hasKnownBrowser(db, userId);
   const isNew = await repo.rememberBrowser(db, userId, device.signature, now);
@@ -120,6 +124,7 @@ export async function resolveSession(db: Db, secret: string, token: string, now:
       coin: row.coin,
       createdAt: row.userCreatedAt,
       twoFactor: row.twoFactorAt !== null,
+      signedInWithPasskey: row.signedInWith === 'passkey',
     },
   };
 }

@@ -15,6 +15,7 @@ import { toLoginUser } from '../users/dto.js';
 import * as users from '../users/repo.js';
 import { challengeHolds, challengeUserId } from './challenge.js';
 import { newRecoveryCode, recoveryCodeHash, RECOVERY_CODE_COUNT } from './recovery.js';
+import * as passkeys from '../passkeys/repo.js';
 import * as repo from './repo.js';
 import { newKey, otpauthUri, stepOf } from './totp.js';
 
@@ -91,7 +92,7 @@ export async function secondStep(
   );
   const now = app.now();
   await users.updateUser(app.db, user.id, { lastLoginAt: now });
-  const token = await startSession(app.db, app.config.sessionSecret, user.id, now, client);
+  const token = await startSession(app.db, app.config.sessionSecret, user.id, now, client, 'two-factor');
   return { user: toLoginUser(user, app.config), token };
 }
 
@@ -179,7 +180,10 @@ export async function disable(
   await repo.removeAll(app.db, user.id);
 }
 
-/** Another admin turns a user's two-factor sign-in off (a lost phone): audited, and the user is told in the inbox. */
+/**
+ * Another admin turns a user's two-factor sign-in off (a lost phone), removing its passkeys too: audited, and the
+ * user is told in the inbox.
+ */
 export async function reset(app: AppContext, actor: SessionUser, id: number): Promise<void> {
   if (id === actor.id) throw badParams('不能重置自己的两步验证');
   const target = await requireLive(app, id);
@@ -199,6 +203,8 @@ export async function resetTwoFactor(
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await repo.removeAll(trx, target.id);
+    // A lost phone takes its passkeys with it: they go too (the user adds them again after signing in).
+    const passkeysRemoved = await passkeys.removeAllOfUser(trx, target.id);
     await writeAudit(
       trx,
       {
@@ -207,7 +213,7 @@ export async function resetTwoFactor(
         targetType: 'user',
         targetId: target.id,
         before: { twoFactorAt: target.twoFactorAt },
-        after: { twoFactorAt: null },
+        after: { twoFactorAt: null, passkeysRemoved },
       },
       now,
     );

@@ -6,7 +6,11 @@ import type { UserWithInviter } from './repo.js';
 
 // Responses are built field by field from rows: a new column (a hash, a token) can never leak by accident.
 
-export const toLoginUser = (u: UserRow, config: Pick<AppConfig, 'admin2fa'>): Schemas['LoginUser'] => ({
+export const toLoginUser = (
+  u: UserRow,
+  config: Pick<AppConfig, 'admin2fa'>,
+  signedInWithPasskey = false,
+): Schemas['LoginUser'] => ({
   id: u.id,
   userAccount: u.userAccount,
   userName: u.userName,
@@ -16,7 +20,11 @@ export const toLoginUser = (u: UserRow, config: Pick<AppConfig, 'admin2fa'>): Sc
   coin: u.coin,
   createdAt: u.createdAt,
   twoFactor: u.twoFactorAt !== null,
-  enrolTwoFactor: mustEnrolTwoFactor(config, { userRole: u.userRole, twoFactor: u.twoFactorAt !== null }),
+  enrolTwoFactor: mustEnrolTwoFactor(config, {
+    userRole: u.userRole,
+    twoFactor: u.twoFactorAt !== null,
+    signedInWithPasskey,
+  }),
 });
 
 export const toAdminView = (u: UserWithInviter): Schemas['UserAdminView'] => ({

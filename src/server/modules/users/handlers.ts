@@ -1,6 +1,7 @@
 import type { HandlerContext, Handlers } from '../handler-types.js';
 import { mustEnrolTwoFactor } from '../two-factor/policy.js';
 import * as twoFactor from '../two-factor/service.js';
+import * as passkeys from '../passkeys/service.js';
 import { endSession } from '../sessions/service.js';
 import * as email from '../email/service.js';
 import * as users from './service.js';
@@ -28,10 +29,14 @@ type UserHandlers = Omit<
   | `session${string}`
   | 'events'
   | `twoFactor${string}`
+  | `passkey${string}`
 >;
 
 /** A new session id at every login: a token planted before login is never promoted. */
-async function replaceSession(ctx: HandlerContext<'userLogin' | 'userLoginSecondStep'>, token: string) {
+async function replaceSession(
+  ctx: HandlerContext<'userLogin' | 'userLoginSecondStep' | 'userLoginPasskey'>,
+  token: string,
+) {
   const previous = await ctx.session();
   if (previous.kind === 'active') await endSession(ctx.app.db, previous.tokenHash, ctx.app.now());
   ctx.setSessionCookie(token);
@@ -44,6 +49,15 @@ export const userHandlers: UserHandlers = {
     if ('secondStep' in answer) return answer.secondStep;
     await replaceSession(ctx, answer.token);
     return answer.user;
+  },
+  userLoginPasskeyOptions: ({ app }) => passkeys.loginOptions(app),
+  userLoginPasskey: async (ctx) => {
+    const { user, token } = await passkeys.login(ctx.app, ctx.body, {
+      userAgent: ctx.header('user-agent'),
+      address: ctx.ip,
+    });
+    await replaceSession(ctx, token);
+    return user;
   },
   userLoginSecondStep: async (ctx) => {
     const { user, token } = await twoFactor.secondStep(ctx.app, ctx.body, {
@@ -60,7 +74,10 @@ export const userHandlers: UserHandlers = {
     return true;
   },
   // The session lookup already read the user: answering needs no second query.
-  userGetLogin: async ({ app, actor }) => ({ ...actor, enrolTwoFactor: mustEnrolTwoFactor(app.config, actor) }),
+  userGetLogin: async ({ app, actor }) => {
+    const { signedInWithPasskey: _, ...user } = actor;
+    return { ...user, enrolTwoFactor: mustEnrolTwoFactor(app.config, actor) };
+  },
   userAdd: ({ app, actor, body }) => users.addUser(app, actor, body),
   userDelete: async ({ app, actor, body }) => (await users.deleteUser(app, actor, body.id), true),
   userBan: async ({ app, actor, query }) => (await users.setBanned(app, actor, query.id, true), true),

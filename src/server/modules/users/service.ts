@@ -28,7 +28,7 @@ const loginFailuresByAccount = (account: string): limits.Lockout => ({
   lockMs: FIFTEEN_MINUTES,
   message: '登录失败次数过多，账号已暂时锁定，请 15 分钟后再试',
 });
-const loginFailuresByAddress = (ip: string): limits.Lockout => ({
+export const loginFailuresByAddress = (ip: string): limits.Lockout => ({
   bucket: `login-fail:ip:${ip}`,
   max: 20,
   windowMs: FIFTEEN_MINUTES,

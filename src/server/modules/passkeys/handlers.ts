@@ -1,0 +1,10 @@
+import type { Handlers } from '../handler-types.js';
+import * as passkeys from './service.js';
+
+// The sign-in itself (userLoginPasskey*) is with the other sign-ins in users/handlers.ts: it replaces the session.
+export const passkeyHandlers: Pick<Handlers, `passkey${string}` & keyof Handlers> = {
+  passkeyList: ({ app, actor, query }) => passkeys.list(app, actor, query),
+  passkeyRegistrationOptions: ({ app, actor }) => passkeys.registrationOptions(app, actor),
+  passkeyAdd: ({ app, actor, body }) => passkeys.add(app, actor, body),
+  passkeyRemove: async ({ app, actor, body }) => (await passkeys.remove(app, actor, body.id), true),
+};

@@ -1,0 +1,206 @@
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type AuthenticatorTransport,
+  type RegistrationResponseJSON,
+} from '@simplewebauthn/server';
+import type { Schemas } from '../../../api/operations.js';
+import type { AppContext } from '../../context.js';
+import { lockName } from '../../db/locks.js';
+import type { UserRow } from '../../db/types.js';
+import { badParams, conflict, forbidden, notFound } from '../../lib/errors.js';
+import * as limits from '../limits/service.js';
+import { keyedHash } from '../security/tokens.js';
+import { startSession, type SessionUser, type SignInClient } from '../sessions/service.js';
+import { findSite } from '../site/repo.js';
+import { LIVE_SITE_ID } from '../site/service.js';
+import { toLoginUser } from '../users/dto.js';
+import * as users from '../users/repo.js';
+import { loginFailuresByAddress } from '../users/service.js';
+import { CHALLENGE_MS, challengeExpiry, issueChallenge, type ChallengePurpose } from './challenge.js';
+import * as repo from './repo.js';
+
+// Passkeys (WebAuthn, through @simplewebauthn/server): an account adds, names and removes them; anyone signs in with
+// one without a password, and that counts as two factors (the device, and the user verified on it by fingerprint, face
+// or PIN). The relying party is PUBLIC_ORIGIN (lib/public-origin.ts). Challenges are signed, not stored
+// (challenge.ts); each is taken once when answered (repo.takeChallenge). A signature counter that does not move
+// forward on an authenticator that counts means a copied credential: refused.
+
+const COUNTER_WENT_BACK = '这个通行密钥的签名计数没有增长，可能被复制过；请在“通行密钥”里移除它，再重新添加';
+const UNKNOWN_PASSKEY = '这个通行密钥没有添加到任何账号，或已被移除';
+const STALE_CHALLENGE = '通行密钥的请求已过期或已用过，请重试';
+
+const transportsOf = (stored: string) => (stored ? (stored.split(',') as AuthenticatorTransport[]) : undefined);
+
+/** A stable WebAuthn user handle that does not reveal the account's number (the authenticator may show or sync it). */
+const userHandle = (secret: string, userId: number) =>
+  new Uint8Array(Buffer.from(keyedHash(secret, `webauthn-user\n${userId}`).slice(0, 32), 'hex'));
+
+const toPasskey = (row: Awaited<ReturnType<typeof repo.findOfUser>> & object): Schemas['Passkey'] => ({
+  id: row.id,
+  name: row.name,
+  synced: row.backedUp === 1,
+  createdAt: row.createdAt,
+  lastUsedAt: row.lastUsedAt,
+});
+
+/**
+ * The challenge check handed to simplewebauthn: ours, fresh, for this purpose and account, and answered for the first
+ * time (taken now, so a replayed answer fails even in another process). Remembers why it refused, for the message.
+ */
+function challengeCheck(app: AppContext, purpose: ChallengePurpose, userId: number) {
+  const check = {
+    refused: false,
+    expected: async (answered: string) => {
+      const now = app.now();
+      const expiresAt = challengeExpiry(app.config.sessionSecret, answered, { purpose, userId }, now);
+      const taken = expiresAt !== null && (await repo.takeChallenge(app.db, answered, expiresAt, now));
+      check.refused = !taken;
+      return taken;
+    },
+  };
+  return check;
+}
+
+export async function list(app: AppContext, actor: SessionUser, query: { current?: number; pageSize?: number }) {
+  const page = await repo.listOfUser(app.db, actor.id, query);
+  return { ...page, records: page.records.map(toPasskey) };
+}
+
+export async function registrationOptions(app: AppContext, actor: SessionUser) {
+  if ((await repo.countOfUser(app.db, actor.id)) >= repo.MAX_PASSKEYS)
+    throw conflict(`最多添加 ${repo.MAX_PASSKEYS} 个通行密钥，请先移除不用的`);
+  const existing = await repo.credentialsOfUser(app.db, actor.id);
+  const siteName = (await findSite(app.db, LIVE_SITE_ID))?.websiteName || '积分商城';
+  const options = await generateRegistrationOptions({
+    rpName: siteName,
+    rpID: app.config.publicOrigin.rpId,
+    userName: actor.userAccount,
+    userID: userHandle(app.config.sessionSecret, actor.id),
+    userDisplayName: actor.userName || actor.userAccount,
+    challenge: issueChallenge(app.config.sessionSecret, { purpose: 'register', userId: actor.id }, app.now()),
+    timeout: CHALLENGE_MS,
+    attestationType: 'none',
+    excludeCredentials: existing.map((c) => ({ id: c.credentialId, transports: transportsOf(c.transports) })),
+    // A passkey proper: found by the browser without an account name, and the user verified on the device.
+    authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+  });
+  return { ...options, rp: { name: siteName, id: app.config.publicOrigin.rpId } };
+}
+
+export async function add(
+  app: AppContext,
+  actor: SessionUser,
+  input: Schemas['PasskeyAddRequest'],
+): Promise<Schemas['Passkey']> {
+  const challenge = challengeCheck(app, 'register', actor.id);
+  let verified;
+  try {
+    verified = await verifyRegistrationResponse({
+      response: input.credential as RegistrationResponseJSON,
+      expectedChallenge: challenge.expected,
+      expectedOrigin: app.config.publicOrigin.origin,
+      expectedRPID: app.config.publicOrigin.rpId,
+      requireUserVerification: true,
+    });
+  } catch {
+    throw badParams(challenge.refused ? STALE_CHALLENGE : '无法添加这个通行密钥：浏览器的答复无效，请重试');
+  }
+  if (!verified.verified || !verified.registrationInfo) throw badParams('无法添加这个通行密钥，请重试');
+  const { credential, credentialBackedUp } = verified.registrationInfo;
+  const now = app.now();
+  // The cap holds under concurrent adds: the count and the insert happen under the account's lock.
+  const id = await app.db.transaction().execute(async (trx) => {
+    await lockName(trx, `passkeys:${actor.id}`);
+    if ((await repo.countOfUser(trx, actor.id)) >= repo.MAX_PASSKEYS)
+      throw conflict(`最多添加 ${repo.MAX_PASSKEYS} 个通行密钥，请先移除不用的`);
+    return repo.insert(trx, {
+      userId: actor.id,
+      credentialId: credential.id,
+      publicKey: Buffer.from(credential.publicKey).toString('base64url'),
+      counter: credential.counter,
+      transports: (credential.transports ?? []).join(','),
+      backedUp: credentialBackedUp,
+      name: input.name.trim() || '通行密钥',
+      now,
+    });
+  });
+  if (id === null) throw conflict('这个通行密钥已经添加过了');
+  return { id, name: input.name.trim() || '通行密钥', synced: credentialBackedUp, createdAt: now, lastUsedAt: null };
+}
+
+export async function remove(app: AppContext, actor: SessionUser, id: number): Promise<void> {
+  if (!(await repo.remove(app.db, actor.id, id))) throw notFound('通行密钥不存在');
+}
+
+export async function loginOptions(app: AppContext) {
+  const options = await generateAuthenticationOptions({
+    rpID: app.config.publicOrigin.rpId,
+    challenge: issueChallenge(app.config.sessionSecret, { purpose: 'login', userId: 0 }, app.now()),
+    timeout: CHALLENGE_MS,
+    userVerification: 'required',
+    allowCredentials: [],
+  });
+  return { ...options, rpId: app.config.publicOrigin.rpId };
+}
+
+type SignIn = { user: UserRow } | { refusal: string };
+
+/** Checks the browser's signature with the passkey it names; the message of the refusal when it does not hold. */
+async function verifySignIn(app: AppContext, response: AuthenticationResponseJSON): Promise<SignIn> {
+  const passkey = await repo.findByCredentialId(app.db, response.id);
+  const user = passkey && (await users.findLiveById(app.db, passkey.userId));
+  if (!passkey || !user) return { refusal: UNKNOWN_PASSKEY };
+  const challenge = challengeCheck(app, 'login', 0);
+  try {
+    const verified = await verifyAuthenticationResponse({
+      response,
+      expectedChallenge: challenge.expected,
+      expectedOrigin: app.config.publicOrigin.origin,
+      expectedRPID: app.config.publicOrigin.rpId,
+      credential: {
+        id: passkey.credentialId,
+        publicKey: new Uint8Array(Buffer.from(passkey.publicKey, 'base64url')),
+        counter: passkey.counter,
+        transports: transportsOf(passkey.transports),
+      },
+      requireUserVerification: true,
+    });
+    if (!verified.verified) return { refusal: '通行密钥验证失败' };
+    const counted = await repo.advanceCounter(app.db, passkey.id, verified.authenticationInfo.newCounter, app.now());
+    return counted ? { user } : { refusal: COUNTER_WENT_BACK };
+  } catch (error) {
+    if (challenge.refused) return { refusal: STALE_CHALLENGE };
+    return { refusal: /counter/i.test((error as Error).message) ? COUNTER_WENT_BACK : '通行密钥验证失败' };
+  }
+}
+
+/** Signs in with a passkey: a failed attempt counts against the address like a wrong password. */
+export async function login(
+  app: AppContext,
+  input: Schemas['PasskeyLoginRequest'],
+  client: SignInClient,
+): Promise<{ user: Schemas['LoginUser']; token: string }> {
+  const attempt = await limits.beginAttempt(app.db, loginFailuresByAddress(client.address), app.now());
+  let outcome: SignIn;
+  try {
+    outcome = await verifySignIn(app, input.credential as AuthenticationResponseJSON);
+  } catch (error) {
+    await limits.cancelAttempt(app.db, attempt);
+    throw error;
+  }
+  if ('refusal' in outcome) {
+    await limits.failAttempt(app.db, attempt, app.now());
+    throw badParams(outcome.refusal);
+  }
+  await limits.cancelAttempt(app.db, attempt);
+  const { user } = outcome;
+  if (user.status === 'banned') throw forbidden('账号已被封禁，请联系管理员');
+  const now = app.now();
+  await users.updateUser(app.db, user.id, { lastLoginAt: now });
+  const token = await startSession(app.db, app.config.sessionSecret, user.id, now, client, 'passkey');
+  return { user: toLoginUser(user, app.config, true), token };
+}
