@@ -305,6 +305,21 @@ const endSession: RowAction<Schemas['Session']> = {
   call: { operation: 'sessionEnd', args: (s) => ({ body: { id: s.id, userId: s.userId } }) },
 };
 
+/** One of my passkeys on 通行密钥: its name, when it was added and last used, and whether a password manager syncs it. */
+const passkeyItem: ListItem<Schemas['Passkey']> = {
+  title: (p) => p.name,
+  description: (p) =>
+    w.passkeys.row(t.format.dateTime(p.createdAt), p.lastUsedAt ? t.format.dateTime(p.lastUsedAt) : null),
+  tag: (p) => (p.synced ? { text: w.passkeys.synced, tone: 'success' } : null),
+};
+const removePasskey: RowAction<Schemas['Passkey']> = {
+  label: w.passkeys.remove,
+  color: 'danger',
+  confirm: (p) => w.passkeys.removeAsk(p.name),
+  done: w.passkeys.removed,
+  call: { operation: 'passkeyRemove', args: (p) => ({ body: { id: p.id } }) },
+};
+
 /** The two forms of /coinChange (add, reduce), rendered by the generic form renderer inside one screen. */
 export const coinChangeForms = {
   add: formScreen({
@@ -603,6 +618,33 @@ export const screens: Screen[] = [
     icon: { name: 'LockOutline', tint: 'orange' },
     screen: 'twoFactor',
   },
+
+  listScreen({
+    path: '/passkeys',
+    title: '通行密钥',
+    access: SIGNED_IN,
+    kind: 'list',
+    menu: 'account',
+    icon: { name: 'KeyOutline', tint: 'green' },
+    operation: 'passkeyList',
+    addLink: { label: w.passkeys.add, to: '/passkey_add' },
+    item: passkeyItem,
+    rowActions: [removePasskey],
+    empty: w.passkeys.empty,
+  }),
+  formScreen({
+    path: '/passkey_add',
+    title: w.passkeys.add,
+    access: SIGNED_IN,
+    kind: 'form',
+    submit: 'passkeyAdd',
+    fields: ['name'],
+    // The phone's authenticator makes the passkey once the name is given; its answer is the body's credential.
+    ceremony: { run: 'passkeyRegistration', fills: 'credential' },
+    submitLabel: w.passkeys.create,
+    done: w.passkeys.added,
+    after: '/passkeys',
+  }),
 
   // Agents
   listScreen({

@@ -240,12 +240,13 @@ describe('passkeys', () => {
     const options = await t.client().ok('userLoginPasskeyOptions');
     const forged = authenticator.authenticate(options);
     forged.response.signature = Buffer.from('not a signature').toString('base64url');
-    let last;
+    const codes: number[] = [];
     for (let i = 0; i < 21; i++) {
-      const fresh = { ...forged, response: { ...forged.response } };
-      last = await t.client().call('userLoginPasskey', { body: { credential: fresh }, ip: '10.9.8.7' });
+      const answer = await t.client().call('userLoginPasskey', { body: { credential: forged }, ip: '10.9.8.7' });
+      codes.push(answer.code);
     }
-    expect([last!.status, last!.code]).toEqual([429, 42900]);
+    expect(codes.slice(0, 20)).toEqual(Array(20).fill(40000));
+    expect(codes[20]).toBe(42900);
   });
 });
 

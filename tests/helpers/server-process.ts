@@ -76,7 +76,7 @@ export async function startServer(
   const env = Object.fromEntries(
     Object.entries(process.env).filter(
       ([k]) =>
-        !/^(DATABASE_|SESSION_SECRET|ADMIN_|LOG_|SMTP_|MAIL_|COOKIE_|TRUST_PROXY$|WEB_ROOT$|PORT$|HOST$|SCHEDULER|SANDBOX_|TZ_SITE$)/.test(
+        !/^(DATABASE_|SESSION_SECRET|ADMIN_|LOG_|SMTP_|MAIL_|COOKIE_|TRUST_PROXY$|PUBLIC_ORIGIN$|PASSKEY_RP_ID$|WEB_ROOT$|PORT$|HOST$|SCHEDULER|SANDBOX_|TZ_SITE$)/.test(
           k,
         ),
     ),

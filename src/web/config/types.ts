@@ -320,6 +320,12 @@ export interface FormScreen<K extends FormOperation = FormOperation> extends Scr
    * behaviour of the web app.
    */
   onSaved?: Behaviour;
+  /**
+   * A step on the device after the form is filled and before it is sent (the phone's authenticator making a passkey):
+   * the web app runs it (src/web/app/ceremonies.ts) and sends its result as the body field `fills`, which the form
+   * neither shows nor validates. Cancelled on the device, nothing is sent.
+   */
+  ceremony?: { run: Ceremony; fills: keyof RequestBody<K> & string };
 }
 
 export interface DetailField<Key extends string = string> {
@@ -384,6 +390,9 @@ export type CustomScreenName =
  * so the map imports no state module: the site information changed, the unread count may have.
  */
 export type Behaviour = 'siteChanged' | 'refreshUnread';
+
+/** A step the device takes before a form is sent (FormScreen.ceremony); src/web/app/ceremonies.ts registers each. */
+export type Ceremony = 'passkeyRegistration';
 
 export interface CustomScreen extends ScreenBase {
   kind: 'custom';

@@ -36,6 +36,8 @@ export const routeTable: readonly RouteEntry[] = [
   { path: "/sessions", access: ["user","agent","admin"], kind: "list" },
   { path: "/bind_email", access: ["user","agent","admin"], kind: "custom", screen: "bindEmail" },
   { path: "/two_factor", access: ["user","agent","admin"], kind: "custom", screen: "twoFactor" },
+  { path: "/passkeys", access: ["user","agent","admin"], kind: "list" },
+  { path: "/passkey_add", access: ["user","agent","admin"], kind: "form" },
   { path: "/subordinate", access: ["agent","admin"], kind: "list" },
   { path: "/dashboard", access: ["admin"], kind: "composed" },
   { path: "/system", access: ["admin"], kind: "form" },

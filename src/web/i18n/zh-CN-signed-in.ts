@@ -160,6 +160,24 @@ export const signedInMessages = {
     empty: '没有登录中的设备',
     link: '登录设备',
   },
+  passkeys: {
+    /** Where it was added and last used; a synced one is kept by a password manager on several devices. */
+    row: (createdAt: string, lastUsedAt: string | null) =>
+      `添加于 ${createdAt}\n${lastUsedAt ? `最近使用 ${lastUsedAt}` : '还没有用它登录过'}`,
+    synced: '已同步',
+    add: '添加通行密钥',
+    added: '通行密钥已添加，下次可以用它登录',
+    remove: '移除',
+    removeAsk: (name: string) => `确定移除「${name}」吗？移除后不能再用它登录。`,
+    removed: '通行密钥已移除',
+    empty: '还没有通行密钥。添加后，登录时用指纹、面容或锁屏密码即可，不用输入密码。',
+    namePlaceholder: '如“我的手机”',
+    create: '在本设备上创建',
+    cancelled: '已取消，没有添加通行密钥',
+    already: '这台设备上已有本账号的通行密钥',
+    unsupported: '这个浏览器不支持通行密钥',
+    failed: '这台设备没能创建通行密钥，请重试',
+  },
   twoFactor: {
     on: '两步验证已开启',
     onSince: (at: string) => `开启于 ${at}`,

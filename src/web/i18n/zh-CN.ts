@@ -68,6 +68,9 @@ export const zhCN = {
     codeRule: '请输入 6 位数字验证码，或 10 位恢复码',
     verify: '验证并登录',
     backToPassword: '返回重新输入密码',
+    withPasskey: '使用通行密钥登录',
+    passkeyCancelled: '已取消通行密钥登录',
+    passkeyFailed: '这台设备没能完成通行密钥登录，请重试或用密码登录',
   },
   format: {
     dateTime,

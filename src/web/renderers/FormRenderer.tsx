@@ -78,6 +78,7 @@ export function FormRenderer({ screen, onDone }: { screen: AnyFormScreen; onDone
         onChange={controller.onChange}
         onSubmit={controller.onSubmit}
         onError={controller.onError}
+        transformErrors={controller.transformErrors}
         extraErrors={controller.extraErrors}
         showErrorList={false}
         liveValidate={controller.submitted ? 'onChange' : false}

@@ -13,11 +13,13 @@ interface Props {
   switchTo: { to: string; label: string } | { onClick: () => void; label: string };
   /** The submit button's words, when they are not the title. */
   submitLabel?: string;
+  /** Another way in, under the submit button (使用通行密钥登录). */
+  alternative?: ReactNode;
   children: ReactNode;
 }
 
 /** The frame-less page of login and register: site name, a card with the fields, the submit button, the other page. */
-export function AuthPage({ title, onSubmit, submitting, switchTo, submitLabel, children }: Props) {
+export function AuthPage({ title, onSubmit, submitting, switchTo, submitLabel, alternative, children }: Props) {
   const site = useStore(siteStore);
   return (
     <main className="auth-page">
@@ -29,6 +31,7 @@ export function AuthPage({ title, onSubmit, submitting, switchTo, submitLabel, c
           <button type="submit" className="auth-submit" disabled={submitting} aria-busy={submitting}>
             {submitting ? t.shell.loading : (submitLabel ?? title)}
           </button>
+          {alternative}
         </div>
         {'to' in switchTo ? (
           <Link className="auth-switch" to={switchTo.to}>

@@ -10,6 +10,7 @@ import { accountField, passwordField } from './auth-fields';
 import { AuthField } from './AuthField';
 import { AuthPage } from './AuthPage';
 import { LoginSecondStep } from './LoginSecondStep';
+import { usePasskeySignIn } from '../passkeys/usePasskeySignIn';
 import { accountRules, passwordRules } from './rules';
 import { safeRedirect } from './safe-redirect';
 
@@ -46,6 +47,8 @@ export default function Login() {
     else signedIn(answer.data);
   };
 
+  const passkey = usePasskeySignIn(signedIn);
+
   if (secondStep) return <LoginSecondStep step={secondStep} onSignedIn={signedIn} onBack={() => setSecondStep(null)} />;
 
   return (
@@ -54,6 +57,19 @@ export default function Login() {
       onSubmit={handleSubmit(onSubmit)}
       submitting={isSubmitting}
       switchTo={{ to: '/register', label: t.auth.toRegister }}
+      alternative={
+        passkey.supported && (
+          <button
+            type="button"
+            className="auth-alternative"
+            onClick={() => void passkey.start()}
+            disabled={passkey.busy || isSubmitting}
+            aria-busy={passkey.busy}
+          >
+            {passkey.busy ? t.shell.loading : t.auth.withPasskey}
+          </button>
+        )
+      }
     >
       <AuthField
         registration={register('userAccount', accountRules)}

@@ -5,7 +5,6 @@ import {
   verifyRegistrationResponse,
   type AuthenticationResponseJSON,
   type AuthenticatorTransport,
-  type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
@@ -100,7 +99,7 @@ export async function add(
   let verified;
   try {
     verified = await verifyRegistrationResponse({
-      response: input.credential as RegistrationResponseJSON,
+      response: input.credential,
       expectedChallenge: challenge.expected,
       expectedOrigin: app.config.publicOrigin.origin,
       expectedRPID: app.config.publicOrigin.rpId,
@@ -109,7 +108,7 @@ export async function add(
   } catch {
     throw badParams(challenge.refused ? STALE_CHALLENGE : '无法添加这个通行密钥：浏览器的答复无效，请重试');
   }
-  if (!verified.verified || !verified.registrationInfo) throw badParams('无法添加这个通行密钥，请重试');
+  if (!verified.verified) throw badParams('无法添加这个通行密钥，请重试');
   const { credential, credentialBackedUp } = verified.registrationInfo;
   const now = app.now();
   // The cap holds under concurrent adds: the count and the insert happen under the account's lock.
@@ -187,7 +186,7 @@ export async function login(
   const attempt = await limits.beginAttempt(app.db, loginFailuresByAddress(client.address), app.now());
   let outcome: SignIn;
   try {
-    outcome = await verifySignIn(app, input.credential as AuthenticationResponseJSON);
+    outcome = await verifySignIn(app, input.credential);
   } catch (error) {
     await limits.cancelAttempt(app.db, attempt);
     throw error;

@@ -27,6 +27,8 @@ export interface ResolvedForm {
   fields: string[];
   /** The fields filled from the URL (`fixed`): hidden, and merged into the submission. */
   fixed: string[];
+  /** The field the screen's ceremony fills on the device: not drawn, and not the form's to validate. */
+  ceremonyField?: string;
   /** The contract's wording for each field's pattern failure. */
   patternMessages: Readonly<Record<string, string>>;
   /**
@@ -143,10 +145,13 @@ export function resolveForm(screen: AnyFormScreen): ResolvedForm {
     if (!(name in properties)) throw new Error(`${screen.path}: ${operation} has no field ${name}`);
   }
   const uiSchema: UiSchema = { 'ui:order': [...fields, '*'] };
+  const ceremonyField = screen.ceremony?.fills as string | undefined;
   for (const [name, property] of Object.entries(properties)) {
     uiSchema[name] = fields.includes(name)
       ? fieldUi(screen, name, property, textareas.includes(name))
-      : { 'ui:widget': 'hidden' };
+      : name === ceremonyField
+        ? { 'ui:field': 'byCeremony' } // filled on the device after the form (a passkey): nothing to draw
+        : { 'ui:widget': 'hidden' };
   }
   const shown: Record<string, FieldDisplay> = {};
   const widgets: Readonly<Record<string, string>> = screen.widgets ?? {};
@@ -162,6 +167,7 @@ export function resolveForm(screen: AnyFormScreen): ResolvedForm {
     uiSchema,
     fields,
     fixed,
+    ...(ceremonyField ? { ceremonyField } : {}),
     patternMessages: formPatternMessages[operation],
   };
 }

@@ -15,6 +15,7 @@ import { cameFrom } from '../../state/history';
 import { createLocalizer } from './localize';
 import { resolveForm, type AnyFormScreen, type ResolvedForm } from './resolve';
 import { behaviours } from '../../app/behaviours';
+import { ceremonies } from '../../app/ceremonies';
 
 // The generic form's state, apart from its view (react-admin's useEditController beside its views): the validator,
 // the record to edit, the values, the errors a server answer put on a field, and the submission through useOperation.
@@ -128,7 +129,15 @@ export type FormController =
       setField: (name: string, value: unknown) => void;
       onSubmit: (event: IChangeEvent<Data>) => Promise<void>;
       onError: (errors: RJSFValidationError[]) => void;
+      /** Drops the errors of the field a ceremony fills on the device: it is empty until the form is sent. */
+      transformErrors: (errors: RJSFValidationError[]) => RJSFValidationError[];
     };
+
+/** The top-level field an rjsf error is about ('.credential.response' → 'credential'). */
+const fieldOfError = (e: RJSFValidationError) =>
+  String(e.property ?? '')
+    .replace(/^\./, '')
+    .split('.')[0] ?? '';
 
 /**
  * `onDone`: what a hand screen does with the operation's answer (show the codes just generated, say) instead of the
@@ -211,14 +220,7 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
       setSubmitted(true);
       // Errors show by their fields; one on a field that is not shown (a fixed value from a bad link) needs a toast.
       const shown = new Set(form.fields);
-      const hidden = errors.find(
-        (e) =>
-          !shown.has(
-            String(e.property ?? '')
-              .replace(/^\./, '')
-              .split('.')[0] ?? '',
-          ),
-      );
+      const hidden = errors.find((e) => !shown.has(fieldOfError(e)));
       if (hidden?.message) toast(hidden.message);
     },
     [form],
@@ -238,6 +240,12 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
       // The form was drawn and validated from this operation's own body schema: here its erased values meet the call.
       const body = form.into ? { ...beside, ...fixed, [form.into]: values } : { ...values, ...fixed };
       if (!(await confirmed(screen.confirm as FormConfirm<never> | undefined, body))) return;
+      if (screen.ceremony) {
+        // The device's step (a passkey made on the phone) fills its field; cancelled there, nothing is sent.
+        const filled = await ceremonies[screen.ceremony.run]();
+        if (filled === null) return;
+        body[screen.ceremony.fills] = filled;
+      }
       const input = { body } as OperationInput<FormOperation>;
       const outcome = await run(input, { report: onField });
       if (!outcome.ok) return;
@@ -277,5 +285,7 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
     setField,
     onSubmit,
     onError,
+    transformErrors: (errors) =>
+      form.ceremonyField ? errors.filter((e) => fieldOfError(e) !== form.ceremonyField) : errors,
   };
 }

@@ -38,7 +38,9 @@ function TextInput(props: WidgetProps & { type?: 'text' | 'password' | 'email' |
       autoComplete={autoComplete ?? (props.type === 'password' ? 'new-password' : undefined)}
       value={props.value === undefined || props.value === null ? '' : String(props.value)}
       onChange={(value) => props.onChange(emptyAs(props, value))}
-      clearable={!numeric && props.type !== 'password'}
+      // No clear button: antd-mobile's is a 23 px div with an aria-label and no role (axe: aria-prohibited-attr), too
+      // small to tap and unnamed to a screen reader; the keyboard's delete does the job.
+      clearable={false}
     />
   );
 }
