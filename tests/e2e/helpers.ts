@@ -215,7 +215,7 @@ export async function loginThroughUi(page: Page, userAccount: string, userPasswo
   if (page.url() === 'about:blank' || pathOf(page) !== '/login') await page.goto('/login');
   await page.locator('#field-userAccount').fill(userAccount);
   await page.locator('#field-userPassword').fill(userPassword);
-  await page.getByRole('button', { name: '登录' }).click();
+  await page.getByRole('button', { name: '登录', exact: true }).click();
   await page.waitForURL((u) => u.pathname !== '/login');
 }
 

@@ -121,15 +121,20 @@ describe('passkeys in Chromium (virtual authenticator)', () => {
       await page.locator('.adm-list-item', { hasText: '测试手机' }).getByText('还没有用它登录过').waitFor();
       await shot(page, 'passkeys-one');
       await accessible(page);
-      const [made] = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials as VirtualCredential[];
+      const [made] = (await cdp.send('WebAuthn.getCredentials', { authenticatorId }))
+        .credentials as VirtualCredential[];
       expect(made).toMatchObject({ isResidentCredential: true, rpId: 'localhost' });
 
       // Signed out, the login page's passkey button signs in: no account, no password, no code.
       await signInWithPasskey(page);
       await page.waitForURL((u) => u.pathname === '/');
       await page.goto('/passkeys');
-      await page.locator('.adm-list-item', { hasText: '测试手机' }).getByText(/最近使用/).waitFor();
-      const [used] = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials as VirtualCredential[];
+      await page
+        .locator('.adm-list-item', { hasText: '测试手机' })
+        .getByText(/最近使用/)
+        .waitFor();
+      const [used] = (await cdp.send('WebAuthn.getCredentials', { authenticatorId }))
+        .credentials as VirtualCredential[];
       expect(used!.signCount).toBeGreaterThan(0);
 
       // A copy of the credential on another authenticator, its counter behind the server's: refused.

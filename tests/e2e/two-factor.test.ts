@@ -86,7 +86,7 @@ async function password(page: Page) {
   await page.goto('/login');
   await page.locator('#field-userAccount').fill(ADMIN.userAccount);
   await page.locator('#field-userPassword').fill(ADMIN.userPassword);
-  await page.getByRole('button', { name: '登录' }).click();
+  await page.getByRole('button', { name: '登录', exact: true }).click();
 }
 
 describe('two-factor sign-in for the seeded admin (ADMIN_2FA=required)', () => {

@@ -39,7 +39,7 @@ export class SoftAuthenticator {
   }
 
   /** Answers passkeyRegistrationOptions as navigator.credentials.create would (RegistrationResponseJSON). */
-   
+
   register(options: any, overrides: { origin?: string; again?: number } = {}) {
     // `again`: attest a credential this authenticator made before (the same key and id), as a second registration would.
     const earlier = overrides.again === undefined ? undefined : this.credentials[overrides.again];
@@ -81,7 +81,7 @@ export class SoftAuthenticator {
   }
 
   /** Answers userLoginPasskeyOptions as navigator.credentials.get would, with a credential of this authenticator. */
-   
+
   authenticate(options: any, overrides: { credential?: number; origin?: string; counter?: number } = {}) {
     const credential = this.credentials[overrides.credential ?? this.credentials.length - 1];
     if (!credential) throw new Error('no credential registered');

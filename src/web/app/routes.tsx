@@ -7,7 +7,7 @@ import type { RouteEntry, Screen } from '../config/types';
 import { safeRedirect } from '../screens/safe-redirect';
 import { toast } from '../feedback';
 import { sessionStore, signIn, signOut } from '../state/session';
-import { TWO_FACTOR_PATH } from '../state/two-factor';
+import { ENROLMENT_PATHS, TWO_FACTOR_PATH } from '../state/two-factor';
 import { Loading } from '../shell/Loading';
 import { loadFrame, loadSiteInformation, Root } from '../shell/Root';
 import { RouteError } from '../shell/RouteError';
@@ -79,8 +79,9 @@ async function currentUserLoader({ request }: { request: Request }) {
     }
     throw error;
   }
-  // An admin that must turn two-factor sign-in on first may open nothing else (the server refuses the rest: 40102).
-  if (sessionStore.get().user?.enrolTwoFactor && new URL(request.url).pathname !== TWO_FACTOR_PATH)
+  // An admin that must turn two-factor sign-in on first may open nothing but enrolment, two-factor codes or a passkey
+  // (the server refuses the rest: 40102).
+  if (sessionStore.get().user?.enrolTwoFactor && !ENROLMENT_PATHS.has(new URL(request.url).pathname))
     throw redirect(TWO_FACTOR_PATH);
   return null;
 }

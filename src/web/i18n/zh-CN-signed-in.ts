@@ -185,6 +185,7 @@ export const signedInMessages = {
     offHint:
       '开启后，登录时除了密码还要输入验证器（如 Google Authenticator、Microsoft Authenticator）上的 6 位验证码。',
     required: '管理员必须开启两步验证，开启之前不能使用其他功能。',
+    orPasskey: '也可以添加一个通行密钥，之后用它登录：通行密钥登录本身即算两步验证。',
     start: '开始设置',
     scan: '用验证器扫描二维码，或手动输入下面的密钥：',
     qrAlt: '两步验证二维码',

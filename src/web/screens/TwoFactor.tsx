@@ -174,6 +174,14 @@ export default function TwoFactor() {
           {w.twoFactor.start}
         </Button>
       )}
+      {status.required && (
+        <>
+          <p className="two-factor-hint">{w.twoFactor.orPasskey}</p>
+          <Button block fill="outline" color="primary" disabled={busy} onClick={() => void navigate('/passkeys')}>
+            {w.passkeys.add}
+          </Button>
+        </>
+      )}
     </section>
   );
 }
