@@ -773,6 +773,7 @@ export const formSchemas = {
       },
       "credential": {
         "type": "object",
+        "title": "通行密钥",
         "description": "浏览器 navigator.credentials.create 的答复（WebAuthn RegistrationResponseJSON）",
         "properties": {
           "id": {
@@ -1998,6 +1999,7 @@ export const formSchemas = {
     "properties": {
       "credential": {
         "type": "object",
+        "title": "通行密钥",
         "description": "浏览器 navigator.credentials.get 的答复（WebAuthn AuthenticationResponseJSON）",
         "properties": {
           "id": {

@@ -2610,9 +2610,11 @@ export interface components {
         };
         PasskeyAddRequest: {
             name: components["schemas"]["PasskeyName"];
+            /** 通行密钥 */
             credential: components["schemas"]["PasskeyRegistrationResponse"];
         };
         PasskeyLoginRequest: {
+            /** 通行密钥 */
             credential: components["schemas"]["PasskeyAuthenticationResponse"];
         };
         /**
