@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 import { messages as t } from './src/web/i18n/zh-CN.js';
@@ -31,8 +32,21 @@ function loadingInHtml(): Plugin {
   };
 }
 
+/**
+ * React Router publishes two identical builds that differ in one flag, ENABLE_DEV_WARNINGS, and its package exports
+ * point every bundler at the development one. The production one leaves out the warnings and the "Hey developer"
+ * error page (RouteError.tsx is ours), which every page downloads in the boot chunk.
+ */
+const reactRouterProduction = (file: string) => fileURLToPath(new URL(`node_modules/react-router/dist/production/${file}`, import.meta.url));
+
 export default defineConfig({
   plugins: [react(), loadingInHtml(), pwa()],
+  resolve: {
+    alias: [
+      { find: /^react-router$/, replacement: reactRouterProduction('index.mjs') },
+      { find: /^react-router\/dom$/, replacement: reactRouterProduction('dom-export.mjs') },
+    ],
+  },
   build: {
     outDir: 'dist/web',
     emptyOutDir: true,
