@@ -17,6 +17,12 @@ const BOOT = [
 ];
 
 /**
+ * The sign-in pages' shared pieces (the page, its fields, the contract's rules and their checks): one chunk, not four
+ * of half a kilobyte each, on /login and /register.
+ */
+const AUTH = /src\/(web\/screens\/(AuthPage|AuthField|auth-fields|rules)|api\/generated\/rules\.gen)\.tsx?$/;
+
+/**
  * The loading state in index.html itself (the markup of shell/Loading.tsx, styled by the render-blocking global CSS):
  * the phone paints it as soon as the HTML and CSS arrive instead of a blank page while the scripts download; React
  * replaces it on its first render.
@@ -37,7 +43,8 @@ function loadingInHtml(): Plugin {
  * point every bundler at the development one. The production one leaves out the warnings and the "Hey developer"
  * error page (RouteError.tsx is ours), which every page downloads in the boot chunk.
  */
-const reactRouterProduction = (file: string) => fileURLToPath(new URL(`node_modules/react-router/dist/production/${file}`, import.meta.url));
+const reactRouterProduction = (file: string) =>
+  fileURLToPath(new URL(`node_modules/react-router/dist/production/${file}`, import.meta.url));
 
 export default defineConfig({
   plugins: [react(), loadingInHtml(), pwa()],
@@ -59,7 +66,10 @@ export default defineConfig({
     rolldownOptions: {
       output: {
         codeSplitting: {
-          groups: [{ name: 'boot', test: (id) => BOOT.some((re) => re.test(id.replaceAll('\\', '/'))), priority: 20 }],
+          groups: [
+            { name: 'boot', test: (id) => BOOT.some((re) => re.test(id.replaceAll('\\', '/'))), priority: 20 },
+            { name: 'auth', test: (id) => AUTH.test(id.replaceAll('\\', '/')), priority: 10 },
+          ],
         },
       },
     },

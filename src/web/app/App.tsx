@@ -4,11 +4,6 @@ import { setLoginNavigator } from '../api';
 import { buildRoutes } from './routes';
 import type { RouteEntry, Screen } from '../config/types';
 import { routeTable } from '../generated/route-table.gen';
-import { setSiteTimeZone } from '../i18n/site-zone';
-import { siteStore } from '../state/site';
-
-// Every time on screen is the site's (TZ_SITE), told with the site information: follow it as it arrives.
-siteStore.subscribe(() => setSiteTimeZone(siteStore.get()?.timeZone));
 
 /** A screen's full config from the map, which is fetched (once) when a framed or generic screen first needs it. */
 async function fullScreen(entry: RouteEntry): Promise<Screen> {

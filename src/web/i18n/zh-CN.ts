@@ -2,11 +2,6 @@
 // one place; words only signed-in screens show are beside it, in ./zh-CN-signed-in.ts. Another language is one more
 // module of each shape.
 
-import { siteDateTime } from './site-zone';
-
-/** A moment as yyyy-mm-dd HH:mm in the site's time zone (site-zone.ts), labelled when the phone's zone differs. */
-const dateTime = (ms: number) => siteDateTime(ms);
-
 export const zhCN = {
   http: {
     400: '请求参数错误（400）',
@@ -68,10 +63,6 @@ export const zhCN = {
     codeRule: '请输入 6 位数字验证码，或 10 位恢复码',
     verify: '验证并登录',
     backToPassword: '返回重新输入密码',
-  },
-  format: {
-    dateTime,
-    joinedAt: (ms: number) => `注册于 ${dateTime(ms)}`,
   },
 };
 
