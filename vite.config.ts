@@ -46,8 +46,33 @@ function loadingInHtml(): Plugin {
 const reactRouterProduction = (file: string) =>
   fileURLToPath(new URL(`node_modules/react-router/dist/production/${file}`, import.meta.url));
 
+/**
+ * The global CSS (app/global.css and the two themes, a few KB) inside index.html instead of a render-blocking request:
+ * the phone paints the loading state from the HTML alone, one round trip sooner on every first load (HTML is never
+ * cached, so it costs a visit about 1.6 KB brotli it would have downloaded anyway). The CSP allows inline styles.
+ * Screens' own CSS still comes with their chunks.
+ */
+function globalCssInHtml(): Plugin {
+  return {
+    name: 'points-mall:global-css-in-html',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler(html, { bundle }) {
+        if (!bundle) return html;
+        return html.replace(/<link rel="stylesheet"[^>]*href="\/(assets\/[^"]+\.css)">/g, (tag, file: string) => {
+          const asset = bundle[file];
+          if (asset?.type !== 'asset') return tag;
+          delete bundle[file]; // nothing else refers to it; the service worker's precache then skips it too
+          return `<style>${String(asset.source).replaceAll('</style', '<\\/style')}</style>`;
+        });
+      },
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [react(), loadingInHtml(), pwa()],
+  plugins: [react(), loadingInHtml(), globalCssInHtml(), pwa()],
   resolve: {
     alias: [
       { find: /^react-router$/, replacement: reactRouterProduction('index.mjs') },
