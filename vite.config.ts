@@ -63,7 +63,8 @@ function globalCssInHtml(): Plugin {
         return html.replace(/<link rel="stylesheet"[^>]*href="\/(assets\/[^"]+\.css)">/g, (tag, file: string) => {
           const asset = bundle[file];
           if (asset?.type !== 'asset') return tag;
-          delete bundle[file]; // nothing else refers to it; the service worker's precache then skips it too
+          // Nothing else refers to it; the service worker's precache then skips it too.
+          Reflect.deleteProperty(bundle, file);
           return `<style>${String(asset.source).replaceAll('</style', '<\\/style')}</style>`;
         });
       },
