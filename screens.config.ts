@@ -17,7 +17,6 @@ import {
   type TagValue,
   type Tone,
 } from './src/web/config/types';
-import { messages as t } from './src/web/i18n/zh-CN';
 import { signedInMessages as w } from './src/web/i18n/zh-CN-signed-in';
 
 // The screen map: every route of the app, its title, notice text, frame, access and what renders it. The router,
@@ -76,7 +75,7 @@ const orderTag = (status: Schemas['Order']['status']): TagValue => ({
   text: w.orders.statuses[status] ?? status,
   tone: ORDER_TONES[status],
 });
-const timeOrDash = (ms: number | null) => (ms === null ? '—' : t.format.dateTime(ms));
+const timeOrDash = (ms: number | null) => (ms === null ? '—' : w.format.dateTime(ms));
 
 /** How a run reads in a list (mine on a platform page, everyone's for an admin): its outcome is the tag. */
 const runItem = (title: (r: Schemas['Run']) => string, description: (r: Schemas['Run']) => string) => ({
@@ -293,7 +292,7 @@ const userSubject = (param: string, text: (who: string) => string): Subject => (
 /** A signed-in device, on one's own 登录设备 and on an admin's view of a user's. */
 const sessionItem: ListItem<Schemas['Session']> = {
   title: (s) => w.devices.name(s.browser, s.system),
-  description: (s) => w.devices.row(s.address, t.format.dateTime(s.createdAt), t.format.dateTime(s.lastSeenAt)),
+  description: (s) => w.devices.row(s.address, w.format.dateTime(s.createdAt), w.format.dateTime(s.lastSeenAt)),
   tag: (s) => (s.current ? { text: w.devices.current, tone: 'success' } : null),
 };
 const endSession: RowAction<Schemas['Session']> = {
@@ -309,7 +308,7 @@ const endSession: RowAction<Schemas['Session']> = {
 const passkeyItem: ListItem<Schemas['Passkey']> = {
   title: (p) => p.name,
   description: (p) =>
-    w.passkeys.row(t.format.dateTime(p.createdAt), p.lastUsedAt ? t.format.dateTime(p.lastUsedAt) : null),
+    w.passkeys.row(w.format.dateTime(p.createdAt), p.lastUsedAt ? w.format.dateTime(p.lastUsedAt) : null),
   tag: (p) => (p.synced ? { text: w.passkeys.synced, tone: 'success' } : null),
 };
 const removePasskey: RowAction<Schemas['Passkey']> = {
@@ -513,7 +512,7 @@ export const screens: Screen[] = [
     },
     item: {
       title: (e) => e.description || (w.coins.kinds[e.kind] ?? e.kind),
-      description: (e) => `${w.coins.kinds[e.kind] ?? e.kind} · ${t.format.dateTime(e.createdAt)}`,
+      description: (e) => `${w.coins.kinds[e.kind] ?? e.kind} · ${w.format.dateTime(e.createdAt)}`,
       extra: (e) => `${w.coins.signed(e.amount)}（${w.coins.balanceAfter(e.balanceAfter)}）`,
       // Gained and spent differ in colour and in sign (+/−), never in colour alone.
       extraTone: (e) => (e.amount > 0 ? 'success' : e.amount < 0 ? 'danger' : 'default'),
@@ -531,7 +530,7 @@ export const screens: Screen[] = [
     liveOn: ['notice'],
     item: {
       title: (n) => n.title,
-      description: (n) => `${n.body}\n${t.format.dateTime(n.createdAt)}`,
+      description: (n) => `${n.body}\n${w.format.dateTime(n.createdAt)}`,
     },
     highlight: (n) => !n.read,
     // Opening a notice shows it whole and marks it read.
@@ -658,7 +657,7 @@ export const screens: Screen[] = [
     search: true,
     item: {
       title: (u) => `${u.userName}（${u.userAccount}）`,
-      description: (u) => `${w.coins.balance} ${u.coin} · ${t.format.joinedAt(u.createdAt)}`,
+      description: (u) => `${w.coins.balance} ${u.coin} · ${w.format.joinedAt(u.createdAt)}`,
       extra: (u) => (u.status === 'banned' ? w.user.banned : ''),
     },
     rowActions: [
@@ -824,7 +823,7 @@ export const screens: Screen[] = [
     addLink: { label: '新增用户', to: '/add_user' },
     item: {
       title: userRow,
-      description: (u) => `${w.user.roles[u.userRole]} · ${t.format.joinedAt(u.createdAt)}`,
+      description: (u) => `${w.user.roles[u.userRole]} · ${w.format.joinedAt(u.createdAt)}`,
       extra: (u) => (u.status === 'banned' ? w.user.banned : ''),
     },
     rowActions: [

@@ -7,7 +7,8 @@ import type { ComposedScreen, ListScreen } from '../../src/web/config/types';
 import { ComposedRenderer } from '../../src/web/renderers/ComposedRenderer';
 import { liveStatus, READY_TIMEOUT_MS, startLive, stopLive } from '../../src/web/live/stream';
 import { ListRenderer } from '../../src/web/renderers/ListRenderer';
-import { signIn } from '../../src/web/state/session';
+import { useLiveSession } from '../../src/web/live/useLiveSession';
+import { signIn, signOut } from '../../src/web/state/session';
 import { useUnreadCount } from '../../src/web/state/unread';
 import { anAdmin } from './users';
 
@@ -95,6 +96,23 @@ afterEach(() => {
 });
 
 describe('the event stream in the web app', () => {
+  it('is opened by the signed-in frame, and a sign-out closes it even after the frame is gone (/login has none)', () => {
+    call.mockImplementation(() => Promise.resolve(null));
+    function FrameStandIn() {
+      useLiveSession();
+      return null;
+    }
+    const frame = render(<FrameStandIn />);
+    expect(FakeEventSource.opened).toHaveLength(1);
+    FakeEventSource.opened[0]!.send({ kind: 'ready' });
+    expect(liveStatus.get()).toBe('open');
+    // The frame goes (a sign-out navigates to the bare login page) before or after the store says so.
+    frame.unmount();
+    signOut();
+    expect(liveStatus.get()).toBe('off');
+    expect(FakeEventSource.opened[0]!.readyState).toBe(FakeEventSource.CLOSED);
+  });
+
   it('opens one stream; a task event reads the list again at once, and nothing polls while it is open', async () => {
     let done = 40;
     call.mockImplementation(() => Promise.resolve(page(done)));

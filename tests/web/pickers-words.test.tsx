@@ -6,7 +6,7 @@ import { api } from '../../src/web/api';
 import type { ComposedScreen, DetailScreen, FormScreen } from '../../src/web/config/types';
 import { confirm, toast } from '../../src/web/feedback';
 import { setSiteTimeZone, siteToday } from '../../src/web/i18n/site-zone';
-import { messages as t } from '../../src/web/i18n/zh-CN';
+import { signedInMessages as w } from '../../src/web/i18n/zh-CN-signed-in';
 import { ComposedRenderer } from '../../src/web/renderers/ComposedRenderer';
 import { DetailRenderer } from '../../src/web/renderers/DetailRenderer';
 import { FormRenderer } from '../../src/web/renderers/FormRenderer';
@@ -233,14 +233,14 @@ describe('words', () => {
     // A site in another zone than this machine's (the phone here): its wall clock, and the zone's name.
     if (phone === 'Asia/Shanghai') {
       setSiteTimeZone('UTC');
-      expect(t.format.dateTime(at)).toBe('2026-11-26 10:39（协调世界时）');
+      expect(w.format.dateTime(at)).toBe('2026-11-26 10:39（协调世界时）');
     } else {
       setSiteTimeZone('Asia/Shanghai');
-      expect(t.format.dateTime(at)).toBe('2026-11-26 18:39（中国标准时间）');
+      expect(w.format.dateTime(at)).toBe('2026-11-26 18:39（中国标准时间）');
     }
     // The phone in the site's zone: no label.
     setSiteTimeZone(phone);
-    expect(t.format.dateTime(at)).not.toContain('（');
+    expect(w.format.dateTime(at)).not.toContain('（');
     // "Today" (the month a calendar opens on) is the site's: 17:00 UTC on 30 November is 1 December in Shanghai.
     const evening = Date.UTC(2026, 10, 30, 17, 0);
     setSiteTimeZone('Asia/Shanghai');

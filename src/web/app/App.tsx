@@ -1,14 +1,8 @@
-import { useMemo } from 'react';
 import { createBrowserRouter, RouterProvider } from 'react-router-dom';
 import { setLoginNavigator } from '../api';
 import { buildRoutes } from './routes';
 import type { RouteEntry, Screen } from '../config/types';
 import { routeTable } from '../generated/route-table.gen';
-import { setSiteTimeZone } from '../i18n/site-zone';
-import { siteStore } from '../state/site';
-
-// Every time on screen is the site's (TZ_SITE), told with the site information: follow it as it arrives.
-siteStore.subscribe(() => setSiteTimeZone(siteStore.get()?.timeZone));
 
 /** A screen's full config from the map, which is fetched (once) when a framed or generic screen first needs it. */
 async function fullScreen(entry: RouteEntry): Promise<Screen> {
@@ -18,17 +12,23 @@ async function fullScreen(entry: RouteEntry): Promise<Screen> {
   return screen;
 }
 
-export function App() {
-  const router = useMemo(() => {
-    const r = createBrowserRouter(buildRoutes(routeTable, fullScreen));
-    // Keep where the user was going (the screen being opened, else the current one), as the route guard does; the
-    // client calls this before the guard's own redirect, which then no longer applies.
-    setLoginNavigator(() => {
-      const from = r.state.navigation.location ?? r.state.location;
-      const back = from.pathname === '/login' ? '' : `?redirect=${encodeURIComponent(from.pathname + from.search)}`;
-      void r.navigate(`/login${back}`, { replace: true });
-    });
-    return r;
-  }, []);
+/**
+ * The app's router. Created before React's first render (main.tsx), not inside it: creating it starts the first
+ * page's navigation (its loaders, its screen's and the frame's chunks, the site record), so those requests leave as
+ * soon as the entry has run instead of after a render of the loading state.
+ */
+export function createAppRouter() {
+  const r = createBrowserRouter(buildRoutes(routeTable, fullScreen));
+  // Keep where the user was going (the screen being opened, else the current one), as the route guard does; the
+  // client calls this before the guard's own redirect, which then no longer applies.
+  setLoginNavigator(() => {
+    const from = r.state.navigation.location ?? r.state.location;
+    const back = from.pathname === '/login' ? '' : `?redirect=${encodeURIComponent(from.pathname + from.search)}`;
+    void r.navigate(`/login${back}`, { replace: true });
+  });
+  return r;
+}
+
+export function App({ router }: { router: ReturnType<typeof createAppRouter> }) {
   return <RouterProvider router={router} />;
 }

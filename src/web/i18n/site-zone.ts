@@ -2,6 +2,8 @@
 // is set to: a schedule set for 18:39 reads 18:39 on every phone. When the phone's zone differs, each time says which
 // zone it is in, so a traveller does not read it as their own.
 
+import { siteStore } from '../state/site';
+
 let siteZone: string | undefined;
 
 /** Called when the site information arrives (its `timeZone`); undefined falls back to the phone's own zone. */
@@ -56,3 +58,8 @@ export function siteToday(now = Date.now()): string {
   const part = parts(now, siteZone);
   return `${part('year')}-${part('month')}-${part('day')}`;
 }
+
+// Every time on screen is the site's (TZ_SITE), told with the site information: follow it as it arrives. Loaded with
+// the first screen that shows a time, so it starts from the record already read.
+siteStore.subscribe(() => setSiteTimeZone(siteStore.get()?.timeZone));
+setSiteTimeZone(siteStore.get()?.timeZone);

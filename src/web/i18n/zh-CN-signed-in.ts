@@ -3,11 +3,16 @@
 // which every visitor opens first, do not carry them. Same language, same shape: another language adds a module
 // beside this one too.
 import { coinKindWords, redeemStatusWords } from '../../shared/words';
-import { messages } from './zh-CN';
+import { siteDateTime } from './site-zone';
 
-const { dateTime } = messages.format;
+/**
+ * A moment as yyyy-mm-dd HH:mm in the site's time zone (site-zone.ts), labelled when the phone's zone differs. Only
+ * signed-in screens show times, so the time-zone code is not in /login's download either.
+ */
+const dateTime = (ms: number) => siteDateTime(ms);
 
 export const signedInMessages = {
+  format: { dateTime, joinedAt: (ms: number) => `注册于 ${dateTime(ms)}` },
   notice: {
     serverError: '服务器异常，请联系管理员',
     mallManagement: '向左滑动商品可以管理',

@@ -2,11 +2,6 @@
 // one place; words only signed-in screens show are beside it, in ./zh-CN-signed-in.ts. Another language is one more
 // module of each shape.
 
-import { siteDateTime } from './site-zone';
-
-/** A moment as yyyy-mm-dd HH:mm in the site's time zone (site-zone.ts), labelled when the phone's zone differs. */
-const dateTime = (ms: number) => siteDateTime(ms);
-
 export const zhCN = {
   http: {
     400: '请求参数错误（400）',
@@ -71,10 +66,6 @@ export const zhCN = {
     withPasskey: '使用通行密钥登录',
     passkeyCancelled: '已取消通行密钥登录',
     passkeyFailed: '这台设备没能完成通行密钥登录，请重试或用密码登录',
-  },
-  format: {
-    dateTime,
-    joinedAt: (ms: number) => `注册于 ${dateTime(ms)}`,
   },
 };
 

@@ -5,7 +5,7 @@ import { Button, List, Result } from 'antd-mobile';
 import { useNavigate, useSearchParams } from 'react-router-dom';
 import type { DetailField, DetailScreen, ListScreen, Progress, RowAction } from '../config/types';
 import { api } from '../api';
-import { messages as t } from '../i18n/zh-CN';
+import { signedInMessages as w } from '../i18n/zh-CN-signed-in';
 import { Loading } from '../shell/Loading';
 import { sessionStore } from '../state/session';
 import { useStore } from '../state/store';
@@ -18,7 +18,7 @@ import './list/list.css';
 
 function display(value: unknown, field: DetailField): string {
   if (value === null || value === undefined || value === '') return '—';
-  if (field.format === 'time' && typeof value === 'number') return t.format.dateTime(value);
+  if (field.format === 'time' && typeof value === 'number') return w.format.dateTime(value);
   const text =
     typeof value === 'string'
       ? value

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import type { Schemas } from '../../api/operations';
 import { useNavigate, useSearchParams } from 'react-router-dom';
@@ -9,10 +9,14 @@ import { TWO_FACTOR_PATH } from '../state/two-factor';
 import { accountField, passwordField } from './auth-fields';
 import { AuthField } from './AuthField';
 import { AuthPage } from './AuthPage';
-import { LoginSecondStep } from './LoginSecondStep';
 import { usePasskeySignIn } from '../passkeys/usePasskeySignIn';
 import { accountRules, passwordRules } from './rules';
 import { safeRedirect } from './safe-redirect';
+import { Loading } from '../shell/Loading';
+
+// Only accounts with two-factor sign-in see the second step, after their password: it is fetched then, so /login
+// downloads only the password form.
+const LoginSecondStep = lazy(async () => ({ default: (await import('./LoginSecondStep')).LoginSecondStep }));
 
 interface LoginForm {
   userAccount: string;
@@ -49,7 +53,12 @@ export default function Login() {
 
   const passkey = usePasskeySignIn(signedIn);
 
-  if (secondStep) return <LoginSecondStep step={secondStep} onSignedIn={signedIn} onBack={() => setSecondStep(null)} />;
+  if (secondStep)
+    return (
+      <Suspense fallback={<Loading />}>
+        <LoginSecondStep step={secondStep} onSignedIn={signedIn} onBack={() => setSecondStep(null)} />
+      </Suspense>
+    );
 
   return (
     <AuthPage

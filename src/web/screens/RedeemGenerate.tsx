@@ -4,7 +4,6 @@ import { Link } from 'react-router-dom';
 import { redeemGenerateForm } from '../../../screens.config';
 import type { Schemas } from '../../api/operations';
 import type { FormScreen } from '../config/types';
-import { messages as t } from '../i18n/zh-CN';
 import { signedInMessages as w } from '../i18n/zh-CN-signed-in';
 import { FormRenderer } from '../renderers/FormRenderer';
 import './mall.css';
@@ -36,7 +35,7 @@ export default function RedeemGenerate() {
       <List mode="card" style={{ margin: '0 0 12px' }} header={w.redeem.generated(batch.codes.length)}>
         <List.Item extra={batch.batchId}>{w.redeem.batch}</List.Item>
         <List.Item extra={w.mall.coins(batch.coin)}>{w.redeem.coinEach}</List.Item>
-        <List.Item extra={t.format.dateTime(batch.expiresAt)}>{w.redeem.expiresAt}</List.Item>
+        <List.Item extra={w.format.dateTime(batch.expiresAt)}>{w.redeem.expiresAt}</List.Item>
       </List>
       <section className="app-card" aria-label={w.redeem.codes}>
         <ul className="redeem-codes">

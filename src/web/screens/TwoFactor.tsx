@@ -133,7 +133,7 @@ export default function TwoFactor() {
       <section className="two-factor">
         <h2>{w.twoFactor.on}</h2>
         {status.enabledAt !== null && (
-          <p className="two-factor-hint">{w.twoFactor.onSince(t.format.dateTime(status.enabledAt))}</p>
+          <p className="two-factor-hint">{w.twoFactor.onSince(w.format.dateTime(status.enabledAt))}</p>
         )}
         <p className="two-factor-hint">{w.twoFactor.codesLeft(status.recoveryCodesLeft)}</p>
         {codeInput ?? (

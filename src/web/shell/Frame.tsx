@@ -9,6 +9,7 @@ import { sessionStore, signOut } from '../state/session';
 import { siteStore } from '../state/site';
 import { useStore } from '../state/store';
 import { useColorScheme } from '../app/color-scheme';
+import { useLiveSession } from '../live/useLiveSession';
 import { canOpen } from '../app/screens';
 import { useAnnouncementOnce } from './announcement';
 import { AnnouncementDialog } from './AnnouncementDialog';
@@ -86,6 +87,7 @@ export default function Frame({ screen, children }: { screen: FrameScreen | unde
   const allowed = !screen || canOpen(screen, session.role) || session.role === 'notLogin';
   const dueAnnouncement = useAnnouncementOnce();
   const painted = useAfterFirstPaint();
+  useLiveSession();
   return (
     <div className="app-frame">
       <header className="app-header">

@@ -4,8 +4,6 @@ import { messages as t } from '../i18n/zh-CN';
 import { recordLocation } from '../state/history';
 import { followSiteChanges, reloadSite, siteStore } from '../state/site';
 import { useStore } from '../state/store';
-import { useLive } from '../live/useLive';
-import { useLiveSession } from '../live/useLiveSession';
 import { Loading } from './Loading';
 import { useAnalytics } from './useAnalytics';
 import { useCurrentScreen } from './useCurrentScreen';
@@ -36,17 +34,15 @@ export function loadSiteInformation(): Promise<void> {
 
 /**
  * Reads the site information at start (quietly: /500 must show even when the API is down, and shows the site's name
- * when it is not), then follows saves: from the event stream, from other tabs of this browser, and on a return to the
- * foreground.
+ * when it is not), then follows saves from other tabs of this browser and on a return to the foreground. The event
+ * stream's saves (another admin's phone) are followed by the signed-in frame (live/useLiveSession.ts), so /login
+ * downloads no live-update code.
  */
 function useSiteInformation() {
   useEffect(() => {
     void loadSiteInformation();
     return followSiteChanges();
   }, []);
-  // A save anywhere (another admin's phone, another process) reaches every signed-in tab at once. Never polled: the
-  // record changes a few times a year, and a return to the foreground reads it anyway.
-  useLive(['site'], reloadSite, { fallback: false });
 }
 
 export function Root() {
@@ -58,7 +54,6 @@ export function Root() {
   // switched later, which would remount the screen inside it.
   const [Frame] = useState(() => frameModule?.default ?? LazyFrame);
   useSiteInformation();
-  useLiveSession();
   useEffect(() => recordLocation(location.pathname + location.search), [location.pathname, location.search]);
   useAnalytics(site?.analyticsUrl ?? '', location.pathname);
 
