@@ -17,13 +17,14 @@ import { VitePWA } from 'vite-plugin-pwa';
  *   the network, the first page opened after a deploy is already the new version; no reload prompt is needed, and
  *   none interrupts a form being filled. A tab left open across a deploy that then misses an old chunk reloads once
  *   (src/web/app/reload-on-stale-chunk.ts).
- * - Registered by a small separate script (no inline script: the CSP forbids it) after the page's load, so the precache
- *   never competes with the first screen.
+ * - Registered by src/web/main.tsx after the page's load (no inline script: the CSP forbids it), so the precache never
+ *   competes with the first screen.
  */
 export const pwa = () =>
   VitePWA({
     registerType: 'autoUpdate',
-    injectRegister: 'script-defer',
+    // Registered by src/web/main.tsx itself (no separate registerSW.js request).
+    injectRegister: false,
     manifest: false,
     // The PNG icons (340 KB) are the manifest's and iOS's: the browser fetches them when installing, never offline.
     includeAssets: ['offline.html', 'icons/*.svg'],

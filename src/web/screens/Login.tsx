@@ -9,7 +9,6 @@ import { TWO_FACTOR_PATH } from '../state/two-factor';
 import { accountField, passwordField } from './auth-fields';
 import { AuthField } from './AuthField';
 import { AuthPage } from './AuthPage';
-import { usePasskeySignIn } from '../passkeys/usePasskeySignIn';
 import { accountRules, passwordRules } from './rules';
 import { safeRedirect } from './safe-redirect';
 import { Loading } from '../shell/Loading';
@@ -51,7 +50,17 @@ export default function Login() {
     else signedIn(answer.data);
   };
 
-  const passkey = usePasskeySignIn(signedIn);
+  // 使用通行密钥登录, offered where the browser has WebAuthn; its code is fetched when tapped (passkeys/sign-in.ts).
+  const [passkeyBusy, setPasskeyBusy] = useState(false);
+  const withPasskey = async () => {
+    setPasskeyBusy(true);
+    try {
+      const user = await (await import('../passkeys/sign-in')).signInWithPasskey();
+      if (user) signedIn(user);
+    } finally {
+      setPasskeyBusy(false);
+    }
+  };
 
   if (secondStep)
     return (
@@ -67,15 +76,15 @@ export default function Login() {
       submitting={isSubmitting}
       switchTo={{ to: '/register', label: t.auth.toRegister }}
       alternative={
-        passkey.supported && (
+        typeof window.PublicKeyCredential === 'function' && (
           <button
             type="button"
-            className="auth-alternative"
-            onClick={() => void passkey.start()}
-            disabled={passkey.busy || isSubmitting}
-            aria-busy={passkey.busy}
+            className="auth-submit auth-alternative"
+            onClick={() => void withPasskey()}
+            disabled={passkeyBusy || isSubmitting}
+            aria-busy={passkeyBusy}
           >
-            {passkey.busy ? t.shell.loading : t.auth.withPasskey}
+            {passkeyBusy ? t.shell.loading : t.auth.withPasskey}
           </button>
         )
       }
