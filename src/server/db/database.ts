@@ -17,6 +17,7 @@ import {
 import { DATABASE_TIMEOUTS, type DatabaseConfig } from '../config.js';
 import { ResilientSqliteDriver } from './sqlite-driver.js';
 import { NotifyOnCommitDriver } from './notify-on-commit.js';
+import { namingPool } from './named-statements.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Database } from './types.js';
 import { migrations } from './migrations/index.js';
@@ -113,7 +114,8 @@ function postgresDialect(
   // The pool listens only to idle connections: one that dies while a request holds it (or just as it is handed
   // out) would otherwise throw from the socket's event. Its query fails on its own, and the request answers 503.
   pool.on('connect', (client) => client.on('error', onPoolError));
-  const postgres = new PostgresDialect({ pool });
+  // Each connection parses a statement once and runs it by name after (named-statements.ts).
+  const postgres = new PostgresDialect({ pool: namingPool(pool) });
   // Kysely's own dialect, with a driver that sends a transaction's live-event NOTIFYs with its COMMIT.
   return {
     pool,

@@ -88,9 +88,17 @@ export class ResilientSqliteDriver implements Driver {
     });
   }
 
-  read(query: CompiledQuery): Promise<QueryResult<unknown>> {
+  async read(query: CompiledQuery): Promise<QueryResult<unknown>> {
     const reader = this.connections.reader;
-    return reader ? this.#retrying(async () => run(reader, query)) : this.write(query);
+    if (!reader) return this.write(query);
+    // A read in WAL mode almost never meets a lock (only a checkpoint's brief one): it is tried at once, and only one
+    // that did meet a lock pays for the retry loop's clock, closure and promises.
+    try {
+      return run(reader, query);
+    } catch (error) {
+      if (!isSqliteBusy(error)) throw error;
+    }
+    return this.#retrying(async () => run(reader, query));
   }
 
   /** Takes the write connection and the database's write lock for a transaction; answers the release. */
