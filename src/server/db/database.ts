@@ -50,6 +50,8 @@ const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 const INT8_OID = 20;
 // pg hands any OID to a type parser, not only its TypeId enum's members.
 const anyTypeParser = pg.types.getTypeParser as (oid: number, format?: string) => unknown;
+/** pg asks for a column's parser on every query: one function, not a new one each time. */
+const toNumber = (value: string) => Number(value);
 
 function openSqlite(path: string, busyTimeoutMs: number): BetterSqlite3.Database {
   const database = new BetterSqlite3(path);
@@ -102,9 +104,7 @@ function postgresDialect(
     // Times and counts are bigint columns; every value we store fits a JS number exactly.
     types: {
       getTypeParser: ((oid: number, format?: string): unknown =>
-        oid === INT8_OID
-          ? (value: string) => Number(value)
-          : anyTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+        oid === INT8_OID ? toNumber : anyTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
     options: settings.join(' '),
   });
