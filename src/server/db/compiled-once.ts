@@ -29,6 +29,10 @@ export function compiledOnce<P extends readonly unknown[], R>(
       kept = { query, plugins: executor.plugins.length };
       if (!compiled.has(executor.adapter)) compiled.set(executor.adapter, kept);
     }
-    return (await db.executeQuery<R>({ ...kept.query, parameters: params })).rows;
+    const { query } = kept;
+    // Written out: a spread followed by one more property leaves V8's fast object copy (several times slower).
+    return (
+      await db.executeQuery<R>({ query: query.query, queryId: query.queryId, sql: query.sql, parameters: params })
+    ).rows;
   };
 }

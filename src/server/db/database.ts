@@ -17,6 +17,7 @@ import {
 import { DATABASE_TIMEOUTS, type DatabaseConfig } from '../config.js';
 import { ResilientSqliteDriver } from './sqlite-driver.js';
 import { NotifyOnCommitDriver } from './notify-on-commit.js';
+import { namingPool } from './named-statements.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Database } from './types.js';
 import { migrations } from './migrations/index.js';
@@ -49,6 +50,8 @@ const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 const INT8_OID = 20;
 // pg hands any OID to a type parser, not only its TypeId enum's members.
 const anyTypeParser = pg.types.getTypeParser as (oid: number, format?: string) => unknown;
+/** pg asks for a column's parser on every query: one function, not a new one each time. */
+const toNumber = (value: string) => Number(value);
 
 function openSqlite(path: string, busyTimeoutMs: number): BetterSqlite3.Database {
   const database = new BetterSqlite3(path);
@@ -101,9 +104,7 @@ function postgresDialect(
     // Times and counts are bigint columns; every value we store fits a JS number exactly.
     types: {
       getTypeParser: ((oid: number, format?: string): unknown =>
-        oid === INT8_OID
-          ? (value: string) => Number(value)
-          : anyTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+        oid === INT8_OID ? toNumber : anyTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
     options: settings.join(' '),
   });
@@ -113,7 +114,8 @@ function postgresDialect(
   // The pool listens only to idle connections: one that dies while a request holds it (or just as it is handed
   // out) would otherwise throw from the socket's event. Its query fails on its own, and the request answers 503.
   pool.on('connect', (client) => client.on('error', onPoolError));
-  const postgres = new PostgresDialect({ pool });
+  // Each connection parses a statement once and runs it by name after (named-statements.ts).
+  const postgres = new PostgresDialect({ pool: namingPool(pool) });
   // Kysely's own dialect, with a driver that sends a transaction's live-event NOTIFYs with its COMMIT.
   return {
     pool,

@@ -26,6 +26,9 @@ export const isSqliteBusy = (error: unknown): boolean => {
   return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 };
 
+/** Connection objects kept for reuse: about as many as queries in flight at once. */
+const IDLE_KEPT = 64;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function run(database: Connection, { sql, parameters }: CompiledQuery): QueryResult<unknown> {
@@ -58,8 +61,14 @@ export class ResilientSqliteDriver implements Driver {
 
   async init(): Promise<void> {}
 
+  /**
+   * Connections Kysely gave back, handed out again: it takes one for every query, and a new object each time also
+   * cost an entry in Kysely's own set of the connections it has seen.
+   */
+  readonly #idle: RoutedConnection[] = [];
+
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new RoutedConnection(this);
+    return this.#idle.pop() ?? new RoutedConnection(this);
   }
 
   /** Runs `attempt` until it does not fail on a busy lock, backing off between tries, within the lock timeout. */
@@ -88,9 +97,17 @@ export class ResilientSqliteDriver implements Driver {
     });
   }
 
-  read(query: CompiledQuery): Promise<QueryResult<unknown>> {
+  async read(query: CompiledQuery): Promise<QueryResult<unknown>> {
     const reader = this.connections.reader;
-    return reader ? this.#retrying(async () => run(reader, query)) : this.write(query);
+    if (!reader) return this.write(query);
+    // A read in WAL mode almost never meets a lock (only a checkpoint's brief one): it is tried at once, and only one
+    // that did meet a lock pays for the retry loop's clock, closure and promises.
+    try {
+      return run(reader, query);
+    } catch (error) {
+      if (!isSqliteBusy(error)) throw error;
+    }
+    return this.#retrying(async () => run(reader, query));
   }
 
   /** Takes the write connection and the database's write lock for a transaction; answers the release. */
@@ -136,8 +153,12 @@ export class ResilientSqliteDriver implements Driver {
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const own = routed(connection);
     // A transaction whose commit and rollback both failed must still give the write connection back.
-    routed(connection).release?.();
+    const release = own.release;
+    own.release = undefined;
+    release?.();
+    if (this.#idle.length < IDLE_KEPT) this.#idle.push(own);
   }
 
   async destroy(): Promise<void> {

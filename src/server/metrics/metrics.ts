@@ -9,7 +9,8 @@ import type { Db } from '../db/database.js';
 export interface Metrics {
   registry: Registry;
   requestSeconds: Histogram<'operation' | 'status_class'>;
-  requestsInFlight: Gauge;
+  /** Requests received and not yet answered; a plain count, read by its gauge when scraped (metrics/serve.ts). */
+  requestsInFlight: { value: number };
   runsClaimed: Counter;
   runsLate: Counter;
   runLagSeconds: Histogram;
@@ -44,11 +45,7 @@ export function createMetrics(sources: MetricSources): Metrics {
       buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
     }),
-    requestsInFlight: new Gauge({
-      name: 'http_requests_in_flight',
-      help: 'Requests received and not yet answered (open event streams not counted)',
-      registers: [registry],
-    }),
+    requestsInFlight: { value: 0 },
     runsClaimed: new Counter({
       name: 'scheduler_runs_claimed_total',
       help: 'Runs this process claimed',
@@ -84,6 +81,14 @@ export function createMetrics(sources: MetricSources): Metrics {
       registers: [registry],
     }),
   };
+  new Gauge({
+    name: 'http_requests_in_flight',
+    help: 'Requests received and not yet answered (open event streams not counted)',
+    registers: [registry],
+    collect() {
+      this.set(m.requestsInFlight.value);
+    },
+  });
   new Gauge({
     name: 'scheduler_runs_due',
     help: 'Runs whose time has come and that no process has claimed yet',

@@ -18,26 +18,42 @@ declare module 'fastify' {
   }
 }
 
-const started = new WeakMap<FastifyRequest, number>();
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** When this request arrived (performance.now()), NaN when it is not timed (an event stream); see countRequests. */
+    metricsStart: number;
+    /** Its operationId, or OTHER: read once from the route, for the duration's label. */
+    metricsOperation: string;
+  }
+}
 
-/** Request duration by operation and status class, and requests in flight; an event stream is neither. */
+/**
+ * Request duration by operation and status class, and requests in flight; an event stream is neither. Runs on every
+ * request, so it keeps to plain fields: the request's own (declared once, not a WeakMap entry per request), one read
+ * of the route's options (Fastify builds that object on each read) and a count the in-flight gauge reads when scraped.
+ */
 export function countRequests(fastify: FastifyInstance, metrics: Metrics): void {
+  fastify.decorateRequest('metricsStart', Number.NaN);
+  fastify.decorateRequest('metricsOperation', OTHER);
+  const inFlight = metrics.requestsInFlight;
   fastify.addHook('onRequest', (request, _reply, done) => {
-    if (request.routeOptions.config.operationId !== 'events') {
-      started.set(request, performance.now());
-      metrics.requestsInFlight.inc();
+    const operation = request.routeOptions.config.operationId;
+    if (operation !== 'events') {
+      request.metricsStart = performance.now();
+      if (operation !== undefined) request.metricsOperation = operation;
+      inFlight.value++;
     }
     done();
   });
   const finish = (request: FastifyRequest, statusCode: number) => {
-    const at = started.get(request);
-    if (at === undefined) return;
-    started.delete(request);
-    metrics.requestsInFlight.dec();
+    const at = request.metricsStart;
+    if (Number.isNaN(at)) return;
+    request.metricsStart = Number.NaN;
+    inFlight.value--;
     metrics.requestSeconds.observe(
       {
-        operation: request.routeOptions.config.operationId ?? OTHER,
-        status_class: `${Math.floor(statusCode / 100)}xx`,
+        operation: request.metricsOperation,
+        status_class: STATUS_CLASSES[Math.floor(statusCode / 100)] ?? `${Math.floor(statusCode / 100)}xx`,
       },
       (performance.now() - at) / 1000,
     );
@@ -52,6 +68,9 @@ export function countRequests(fastify: FastifyInstance, metrics: Metrics): void 
     done();
   });
 }
+
+/** The status class labels, built once rather than as a new string on every answer. */
+const STATUS_CLASSES = ['0xx', '1xx', '2xx', '3xx', '4xx', '5xx'];
 
 const sameToken = (given: string, token: string) => {
   const a = Buffer.from(given);
