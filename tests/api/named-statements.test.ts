@@ -89,3 +89,24 @@ describe.skipIf(dbKind() !== 'postgres')('named statements (PostgreSQL)', () => 
     }
   });
 });
+
+// SQLite has no server to keep statements; better-sqlite3 prepares on the connection. The promise that matters is the
+// same: a query repeated after its table changed answers the table as it is now.
+describe.skipIf(dbKind() !== 'sqlite')('statements after a table changed (SQLite)', () => {
+  it('a query repeated after its table gained a column answers the new column', async () => {
+    const database = await createTestDatabase('sqlite');
+    const handle = openDatabase(database.config);
+    try {
+      const db = handle.db.withoutPlugins();
+      await sql`create table things (id integer primary key, label text)`.execute(db);
+      await sql`insert into things values (1, 'one')`.execute(db);
+      const read = () => sql<Record<string, unknown>>`select * from things where id = ${1}`.execute(db);
+      expect((await read()).rows).toEqual([{ id: 1, label: 'one' }]);
+      await sql`alter table things add column note text default 'n'`.execute(db);
+      expect((await read()).rows).toEqual([{ id: 1, label: 'one', note: 'n' }]);
+    } finally {
+      await handle.close();
+      await database.drop();
+    }
+  });
+});
