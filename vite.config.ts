@@ -17,10 +17,10 @@ const BOOT = [
 ];
 
 /**
- * The sign-in pages' shared pieces (the page, its fields, the contract's rules and their checks): one chunk, not four
+ * The sign-in pages' shared pieces (the page, its fields, the visitors' contract rules and their checks): one chunk, not four
  * of half a kilobyte each, on /login and /register.
  */
-const AUTH = /src\/(web\/screens\/(AuthPage|AuthField|auth-fields|rules)|api\/generated\/rules\.gen)\.tsx?$/;
+const AUTH = /src\/(web\/screens\/(AuthPage|AuthField|auth-fields|rules)|api\/generated\/visitor-rules\.gen)\.tsx?$/;
 
 /**
  * The loading state in index.html itself (the markup of shell/Loading.tsx, styled by the render-blocking global CSS):

@@ -46,22 +46,39 @@ ${entries.join('\n')}
 const RULE_KEYWORDS = ['pattern', 'minLength', 'maxLength', 'minimum', 'maximum'];
 
 /**
- * The contract's scalar schemas with limits (UserAccount, Password, CoinAmount, …): a hand screen checks a value
- * against these before sending, instead of a copy of the pattern.
+ * A scalar schema's limits (UserAccount, Password, CoinAmount, …), or null when it has none: a hand screen checks a
+ * value against these before sending, instead of a copy of the pattern.
  */
-function rulesModule(doc) {
-  const entries = [];
-  for (const [name, schema] of Object.entries(doc.components.schemas)) {
-    if (schema.type !== 'string' && schema.type !== 'integer') continue;
-    const rule = Object.fromEntries(RULE_KEYWORDS.filter((k) => schema[k] !== undefined).map((k) => [k, schema[k]]));
-    if (Object.keys(rule).length === 0) continue;
-    if (schema.title) rule.title = schema.title;
-    if (schema['x-message']) rule.message = schema['x-message'];
-    entries.push(`  ${name}: ${JSON.stringify({ type: schema.type, ...rule })},`);
-  }
-  return `${HEADER}// Limits of the contract's scalar schemas, as written in openapi.yaml (components.schemas).
+function ruleOf(schema) {
+  if (schema.type !== 'string' && schema.type !== 'integer') return null;
+  const rule = Object.fromEntries(RULE_KEYWORDS.filter((k) => schema[k] !== undefined).map((k) => [k, schema[k]]));
+  if (Object.keys(rule).length === 0) return null;
+  if (schema.title) rule.title = schema.title;
+  if (schema['x-message']) rule.message = schema['x-message'];
+  return { type: schema.type, ...rule };
+}
 
-export interface ContractRule {
+const schemaName = (ref) => ref?.replace('#/components/schemas/', '');
+
+/**
+ * The scalar schemas the request bodies of visitors' operations (login, register) name: the only rules /login and
+ * /register need, kept apart so their first download does not carry every other form's limits.
+ */
+function visitorRuleNames(doc) {
+  const names = new Set();
+  for (const item of Object.values(doc.paths))
+    for (const op of Object.values(item)) {
+      if (!op?.['x-roles']?.includes('visitor')) continue;
+      const body = doc.components.schemas[schemaName(op.requestBody?.content?.['application/json']?.schema?.$ref)];
+      for (const property of Object.values(body?.properties ?? {})) {
+        const name = schemaName(property.$ref ?? property.allOf?.[0]?.$ref);
+        if (name && ruleOf(doc.components.schemas[name] ?? {})) names.add(name);
+      }
+    }
+  return names;
+}
+
+const RULE_TYPE = `export interface ContractRule {
   type: 'string' | 'integer';
   pattern?: string;
   minLength?: number;
@@ -72,11 +89,36 @@ export interface ContractRule {
   /** The contract's x-message: what follows the title when the pattern does not match. */
   message?: string;
 }
+`;
 
-export const contractRules = {
-${entries.join('\n')}
+function rulesModules(doc) {
+  const visitors = visitorRuleNames(doc);
+  const visitorEntries = [];
+  const otherEntries = [];
+  for (const [name, schema] of Object.entries(doc.components.schemas)) {
+    const rule = ruleOf(schema);
+    if (!rule) continue;
+    (visitors.has(name) ? visitorEntries : otherEntries).push(`  ${name}: ${JSON.stringify(rule)},`);
+  }
+  const visitorModule = `${HEADER}// Limits of the scalar schemas that visitors' operations (login, register) send, as written in openapi.yaml: the part
+// of rules.gen.ts that /login and /register need, apart so their first download carries nothing more.
+
+${RULE_TYPE}
+export const visitorRules = {
+${visitorEntries.join('\n')}
 } as const satisfies Record<string, ContractRule>;
 `;
+  const allModule = `${HEADER}// Limits of the contract's scalar schemas, as written in openapi.yaml (components.schemas).
+import { visitorRules, type ContractRule } from './visitor-rules.gen';
+
+export type { ContractRule };
+
+export const contractRules = {
+  ...visitorRules,
+${otherEntries.join('\n')}
+} as const satisfies Record<string, ContractRule>;
+`;
+  return { visitorModule, allModule };
 }
 
 /** Returns every generated file as path → contents, so writing and checking share one source. */
@@ -87,7 +129,9 @@ export async function generateFiles(root) {
   files.set(join(root, 'src/api/generated/schema.d.ts'), HEADER + astToString(ast));
   const doc = parse(readFileSync(specPath, 'utf8'));
   files.set(join(root, 'src/api/generated/operations.gen.ts'), operationMap(doc));
-  files.set(join(root, 'src/api/generated/rules.gen.ts'), rulesModule(doc));
+  const rules = rulesModules(doc);
+  files.set(join(root, 'src/api/generated/visitor-rules.gen.ts'), rules.visitorModule);
+  files.set(join(root, 'src/api/generated/rules.gen.ts'), rules.allModule);
   for (const [path, contents] of formFiles(doc, HEADER)) files.set(join(root, path), contents);
   files.set(join(root, 'src/api/generated/platform-kinds.gen.ts'), await platformKindsFile(root, doc, HEADER));
   files.set(join(root, ROUTE_TABLE), await routeTableFile(root));

@@ -1,7 +1,8 @@
-import { contractRules, type ContractRule } from '../../api/generated/rules.gen';
+// The visitors' part of the contract's rules (login, register): /login's first download carries no other form's limits.
+import { visitorRules as contractRules, type ContractRule } from '../../api/generated/visitor-rules.gen';
 import { messages as t } from '../i18n/zh-CN';
 
-// Checks a hand screen makes before sending, read from the contract's own schemas (src/api/generated/rules.gen.ts),
+// Checks a hand screen makes before sending, read from the contract's own schemas (src/api/generated/rules.gen.ts and its visitors' part),
 // so a changed limit in openapi.yaml changes them too.
 
 /** Whether a text value meets a contract schema's pattern and lengths. */
