@@ -131,9 +131,10 @@ describe('generic screens and the contract', () => {
           expect(form.fields, `${name} is a textarea but not shown`).toContain(name);
       });
 
-      it('shows every required field or fills it from the URL', () => {
+      it('shows every required field, fills it from the URL, or has the device fill it (a ceremony)', () => {
+        const filled = [...form.fields, ...form.fixed, ...(form.ceremonyField ? [form.ceremonyField] : [])];
         for (const name of form.schema.required ?? []) {
-          expect([...form.fields, ...form.fixed], `${screen.submit} requires ${name}`).toContain(name);
+          expect(filled, `${screen.submit} requires ${name}`).toContain(name);
         }
       });
 
