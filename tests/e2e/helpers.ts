@@ -298,3 +298,21 @@ export async function rowAction(page: Page, row: string, action: string) {
   await overlaysSettled(page);
   await page.locator('.adm-action-sheet-button-item', { hasText: action }).click();
 }
+
+/**
+ * A phone on a server of the test's own (not the suite's shared one): 390×844, touch, zh-CN, the announcement marked
+ * read so it covers nothing.
+ */
+export async function phoneAt(browser: Browser, base: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({
+    baseURL: base,
+    viewport: { width: 390, height: 844 },
+    deviceScaleFactor: 2,
+    isMobile: true,
+    hasTouch: true,
+    locale: 'zh-CN',
+  });
+  await context.addInitScript(() => window.sessionStorage.setItem('dialog', JSON.stringify({ isRead: true })));
+  context.setDefaultTimeout(15_000);
+  return { context, page: await context.newPage() };
+}

@@ -4,8 +4,8 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database';
 import { freePort } from '../helpers/ports';
 import { kill, startServer, type Server } from '../helpers/server-process';
 import { ADMIN } from '../helpers/test-app';
-import { axeViolations, describeViolation, smallTouchTargets, structureProblems } from './a11y-checks';
-import { answerDialog, launchBrowser, overlaysSettled, pathOf, rowAction, shot, toast } from './helpers';
+import { expectAccessible } from './a11y-checks';
+import { answerDialog, launchBrowser, overlaysSettled, pathOf, phoneAt, rowAction, shot, toast } from './helpers';
 
 // Passkeys end to end in Chromium, with its virtual authenticator (CDP WebAuthn.addVirtualAuthenticator) standing in
 // for the phone's: added from 我的 → 通行密钥, used on the login page's 使用通行密钥登录, refused when a copy of it
@@ -45,17 +45,7 @@ interface VirtualCredential {
 
 /** A phone at the site's own origin, with a virtual platform authenticator that verifies its user. */
 async function phone(): Promise<{ context: BrowserContext; page: Page; cdp: CDPSession; authenticatorId: string }> {
-  const context = await browser.newContext({
-    baseURL: origin,
-    viewport: { width: 390, height: 844 },
-    deviceScaleFactor: 2,
-    isMobile: true,
-    hasTouch: true,
-    locale: 'zh-CN',
-  });
-  await context.addInitScript(() => window.sessionStorage.setItem('dialog', JSON.stringify({ isRead: true })));
-  context.setDefaultTimeout(15_000);
-  const page = await context.newPage();
+  const { context, page } = await phoneAt(browser, origin);
   const cdp = await context.newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   const authenticatorId = await addAuthenticator(cdp);
@@ -74,15 +64,6 @@ async function addAuthenticator(cdp: CDPSession): Promise<string> {
     },
   });
   return authenticatorId;
-}
-
-async function accessible(page: Page) {
-  const problems = [
-    ...(await axeViolations(page)).map(describeViolation),
-    ...(await structureProblems(page)),
-    ...(await smallTouchTargets(page)).map((s) => `${s.what}: ${s.width}×${s.height}`),
-  ];
-  expect(problems, problems.join('\n')).toEqual([]);
 }
 
 async function signInWithPassword(page: Page) {
@@ -107,20 +88,20 @@ describe('passkeys in Chromium (virtual authenticator)', () => {
       await page.goto('/passkeys');
       await page.getByText('还没有通行密钥').waitFor();
       await shot(page, 'passkeys-empty');
-      await accessible(page);
+      await expectAccessible(page);
 
       await page.getByText('添加通行密钥').first().click();
       await page.waitForURL((u) => u.pathname === '/passkey_add');
       await page.getByLabel('名称').fill('测试手机');
       await overlaysSettled(page);
       await shot(page, 'passkey-add');
-      await accessible(page);
+      await expectAccessible(page);
       await page.getByRole('button', { name: '在本设备上创建' }).click();
       await toast(page, '通行密钥已添加').waitFor();
       await page.waitForURL((u) => u.pathname === '/passkeys');
       await page.locator('.adm-list-item', { hasText: '测试手机' }).getByText('还没有用它登录过').waitFor();
       await shot(page, 'passkeys-one');
-      await accessible(page);
+      await expectAccessible(page);
       const [made] = (await cdp.send('WebAuthn.getCredentials', { authenticatorId }))
         .credentials as VirtualCredential[];
       expect(made).toMatchObject({ isResidentCredential: true, rpId: 'localhost' });
@@ -166,7 +147,7 @@ describe('passkeys in Chromium (virtual authenticator)', () => {
       expect(pathOf(page)).toBe('/login');
       await overlaysSettled(page);
       await shot(page, 'passkey-login-refused');
-      await accessible(page);
+      await expectAccessible(page);
     } finally {
       await context.close();
     }

@@ -1,13 +1,13 @@
 import { Secret, TOTP } from 'otpauth';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { OPERATIONS } from '../../src/api/generated/operations.gen';
 import type { OperationId } from '../../src/api/operations';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database';
 import { kill, startServer, type Server } from '../helpers/server-process';
 import { ADMIN } from '../helpers/test-app';
-import { axeViolations, describeViolation, smallTouchTargets, structureProblems } from './a11y-checks';
-import { launchBrowser, overlaysSettled, pathOf, shot } from './helpers';
+import { expectAccessible } from './a11y-checks';
+import { launchBrowser, overlaysSettled, pathOf, phoneAt, shot } from './helpers';
 
 // ADMIN_2FA=required on a fresh install (a server of its own: the suite's shared one runs `optional`): the seeded
 // admin is sent to enrol at its first sign-in, enrols by reading the key off the page and computing a code with
@@ -32,30 +32,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function phone(): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({
-    baseURL: server.base,
-    viewport: { width: 390, height: 844 },
-    deviceScaleFactor: 2,
-    isMobile: true,
-    hasTouch: true,
-    locale: 'zh-CN',
-  });
-  // The announcement opens itself once per browser session; marked read so it covers nothing here.
-  await context.addInitScript(() => window.sessionStorage.setItem('dialog', JSON.stringify({ isRead: true })));
-  context.setDefaultTimeout(15_000);
-  return { context, page: await context.newPage() };
-}
-
-/** The checks the a11y suite makes of every route, on these screens in the states it does not reach. */
-async function accessible(page: Page) {
-  const problems = [
-    ...(await axeViolations(page)).map(describeViolation),
-    ...(await structureProblems(page)),
-    ...(await smallTouchTargets(page)).map((s) => `${s.what}: ${s.width}×${s.height}`),
-  ];
-  expect(problems, problems.join('\n')).toEqual([]);
-}
+const phone = () => phoneAt(browser, server.base);
 
 /** The API of this test's server by operationId, keeping the `sid` cookie; answers the data of a success. */
 function apiOf() {
@@ -109,7 +86,7 @@ describe('two-factor sign-in for the seeded admin (ADMIN_2FA=required)', () => {
       expect(key).toMatch(/^[A-Z2-7]{32}$/);
       await overlaysSettled(page);
       await shot(page, 'two-factor-enrol');
-      await accessible(page);
+      await expectAccessible(page);
 
       await page.locator('#two-factor-code').fill(codeAt(key, Date.now()));
       await page.getByRole('button', { name: '确认开启' }).click();
@@ -119,7 +96,7 @@ describe('two-factor sign-in for the seeded admin (ADMIN_2FA=required)', () => {
       expect(recoveryCodes).toHaveLength(10);
       await overlaysSettled(page);
       await shot(page, 'two-factor-recovery-codes');
-      await accessible(page);
+      await expectAccessible(page);
 
       await page.getByRole('button', { name: '我已保存' }).click();
       await page.waitForURL((u) => u.pathname === '/');
@@ -138,7 +115,7 @@ describe('two-factor sign-in for the seeded admin (ADMIN_2FA=required)', () => {
       expect(pathOf(page)).toBe('/login');
       await overlaysSettled(page);
       await shot(page, 'two-factor-second-step');
-      await accessible(page);
+      await expectAccessible(page);
       // The enrolment took this step's code; the next step's is within the drift the server allows.
       await page.locator('#field-code').fill(codeAt(key, Date.now() + 30_000));
       await page.getByRole('button', { name: '验证并登录' }).click();
@@ -159,7 +136,7 @@ describe('two-factor sign-in for the seeded admin (ADMIN_2FA=required)', () => {
       await page.getByText('剩余恢复码 9 个').waitFor();
       await overlaysSettled(page);
       await shot(page, 'two-factor-on');
-      await accessible(page);
+      await expectAccessible(page);
     } finally {
       await context.close();
     }

@@ -3,7 +3,7 @@ import type { HandlerContext, Handlers } from '../handler-types.js';
 import { mustEnrolTwoFactor } from '../two-factor/policy.js';
 import * as twoFactor from '../two-factor/service.js';
 import * as passkeys from '../passkeys/service.js';
-import { endSession, type SessionUser } from '../sessions/service.js';
+import { endSession, type SessionUser, type SignInClient } from '../sessions/service.js';
 import * as email from '../email/service.js';
 import * as users from './service.js';
 
@@ -33,11 +33,16 @@ type UserHandlers = Omit<
   | `passkey${string}`
 >;
 
+type SignInOperation = 'userLogin' | 'userLoginSecondStep' | 'userLoginPasskey';
+
+/** Who is signing in: the browser (for 登录设备) and the client address (for the limits). */
+const clientOf = (ctx: HandlerContext<SignInOperation>): SignInClient => ({
+  userAgent: ctx.header('user-agent'),
+  address: ctx.ip,
+});
+
 /** A new session id at every login: a token planted before login is never promoted. */
-async function replaceSession(
-  ctx: HandlerContext<'userLogin' | 'userLoginSecondStep' | 'userLoginPasskey'>,
-  token: string,
-) {
+async function replaceSession(ctx: HandlerContext<SignInOperation>, token: string) {
   const previous = await ctx.session();
   if (previous.kind === 'active') await endSession(ctx.app.db, previous.tokenHash, ctx.app.now());
   ctx.setSessionCookie(token);
@@ -65,25 +70,19 @@ const loginUser = (u: SessionUser, enrolTwoFactor: boolean): Schemas['LoginUser'
 export const userHandlers: UserHandlers = {
   userRegister: ({ app, body, ip }) => users.register(app, body, ip),
   userLogin: async (ctx) => {
-    const answer = await users.login(ctx.app, ctx.body, { userAgent: ctx.header('user-agent'), address: ctx.ip });
+    const answer = await users.login(ctx.app, ctx.body, clientOf(ctx));
     if ('secondStep' in answer) return answer.secondStep;
     await replaceSession(ctx, answer.token);
     return answer.user;
   },
   userLoginPasskeyOptions: ({ app }) => passkeys.loginOptions(app),
   userLoginPasskey: async (ctx) => {
-    const { user, token } = await passkeys.login(ctx.app, ctx.body, {
-      userAgent: ctx.header('user-agent'),
-      address: ctx.ip,
-    });
+    const { user, token } = await passkeys.login(ctx.app, ctx.body, clientOf(ctx));
     await replaceSession(ctx, token);
     return user;
   },
   userLoginSecondStep: async (ctx) => {
-    const { user, token } = await twoFactor.secondStep(ctx.app, ctx.body, {
-      userAgent: ctx.header('user-agent'),
-      address: ctx.ip,
-    });
+    const { user, token } = await twoFactor.secondStep(ctx.app, ctx.body, clientOf(ctx));
     await replaceSession(ctx, token);
     return user;
   },
