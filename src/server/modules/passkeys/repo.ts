@@ -67,14 +67,6 @@ export async function insert(db: Db, p: NewPasskey): Promise<number | null> {
   return row?.id ?? null;
 }
 
-export const findOfUser = (db: Db, userId: number, id: number) =>
-  db
-    .selectFrom('passkeys')
-    .select(['id', 'name', 'backedUp', 'createdAt', 'lastUsedAt'])
-    .where('id', '=', id)
-    .where('userId', '=', userId)
-    .executeTakeFirst();
-
 export async function remove(db: Db, userId: number, id: number): Promise<boolean> {
   const result = await db.deleteFrom('passkeys').where('id', '=', id).where('userId', '=', userId).executeTakeFirst();
   return result.numDeletedRows > 0n;

@@ -38,7 +38,9 @@ const transportsOf = (stored: string) => (stored ? (stored.split(',') as Authent
 const userHandle = (secret: string, userId: number) =>
   new Uint8Array(Buffer.from(keyedHash(secret, `webauthn-user\n${userId}`).slice(0, 32), 'hex'));
 
-const toPasskey = (row: Awaited<ReturnType<typeof repo.findOfUser>> & object): Schemas['Passkey'] => ({
+type PasskeyRow = Awaited<ReturnType<typeof repo.listOfUser>>['records'][number];
+
+const toPasskey = (row: PasskeyRow): Schemas['Passkey'] => ({
   id: row.id,
   name: row.name,
   synced: row.backedUp === 1,
@@ -111,6 +113,7 @@ export async function add(
   if (!verified.verified) throw badParams('无法添加这个通行密钥，请重试');
   const { credential, credentialBackedUp } = verified.registrationInfo;
   const now = app.now();
+  const name = input.name.trim() || '通行密钥';
   // The cap holds under concurrent adds: the count and the insert happen under the account's lock.
   const id = await app.db.transaction().execute(async (trx) => {
     await lockName(trx, `passkeys:${actor.id}`);
@@ -123,12 +126,12 @@ export async function add(
       counter: credential.counter,
       transports: (credential.transports ?? []).join(','),
       backedUp: credentialBackedUp,
-      name: input.name.trim() || '通行密钥',
+      name,
       now,
     });
   });
   if (id === null) throw conflict('这个通行密钥已经添加过了');
-  return { id, name: input.name.trim() || '通行密钥', synced: credentialBackedUp, createdAt: now, lastUsedAt: null };
+  return { id, name, synced: credentialBackedUp, createdAt: now, lastUsedAt: null };
 }
 
 export async function remove(app: AppContext, actor: SessionUser, id: number): Promise<void> {

@@ -6,11 +6,18 @@ import type { UserWithInviter } from './repo.js';
 
 // Responses are built field by field from rows: a new column (a hash, a token) can never leak by accident.
 
-export const toLoginUser = (
-  u: UserRow,
-  config: Pick<AppConfig, 'admin2fa'>,
-  signedInWithPasskey = false,
-): Schemas['LoginUser'] => ({
+/** The account fields of the signed-in user, as a user row and the session lookup's user both carry them. */
+type LoginFields = Pick<
+  UserRow,
+  'id' | 'userAccount' | 'userName' | 'userRole' | 'email' | 'invitationCode' | 'coin' | 'createdAt'
+>;
+
+/**
+ * The signed-in user as the contract's LoginUser (get/login and every sign-in). Written out field by field, also for
+ * speed: `{ ...user, enrolTwoFactor }`, a spread followed by one more property, leaves V8's fast object copy, and
+ * building and serializing that object cost get/login, the most frequent request, about 3 µs of CPU.
+ */
+export const loginUser = (u: LoginFields, twoFactor: boolean, enrolTwoFactor: boolean): Schemas['LoginUser'] => ({
   id: u.id,
   userAccount: u.userAccount,
   userName: u.userName,
@@ -19,13 +26,19 @@ export const toLoginUser = (
   invitationCode: u.invitationCode,
   coin: u.coin,
   createdAt: u.createdAt,
-  twoFactor: u.twoFactorAt !== null,
-  enrolTwoFactor: mustEnrolTwoFactor(config, {
-    userRole: u.userRole,
-    twoFactor: u.twoFactorAt !== null,
-    signedInWithPasskey,
-  }),
+  twoFactor,
+  enrolTwoFactor,
 });
+
+/** A user row just signed in (a passkey sign-in counts as two factors: two-factor/policy). */
+export function toLoginUser(
+  u: UserRow,
+  config: Pick<AppConfig, 'admin2fa'>,
+  signedInWithPasskey = false,
+): Schemas['LoginUser'] {
+  const twoFactor = u.twoFactorAt !== null;
+  return loginUser(u, twoFactor, mustEnrolTwoFactor(config, { userRole: u.userRole, twoFactor, signedInWithPasskey }));
+}
 
 export const toAdminView = (u: UserWithInviter): Schemas['UserAdminView'] => ({
   id: u.id,
