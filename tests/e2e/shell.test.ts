@@ -160,15 +160,18 @@ describe('the announcement bubble', () => {
     await page.locator('.composed-calendar').waitFor();
     const bubble = page.locator('.adm-floating-bubble-button');
     await bubble.waitFor();
-    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
-    await page.waitForTimeout(300);
-    const bubbleTop = (await bubble.boundingBox())!.y;
-    // The last thing the page shows, scrolled to the end, ends above the bubble.
-    const lastBottom = await page.evaluate(() => {
-      const main = document.querySelector('.app-main')!;
-      const boxes = [...main.querySelectorAll('*')].map((e) => e.getBoundingClientRect()).filter((r) => r.height > 0);
-      return Math.max(...boxes.map((r) => r.bottom));
-    });
-    expect(lastBottom).toBeLessThanOrEqual(bubbleTop);
+    // Scrolled to the end, the last thing the page shows ends above the bubble. Asked again until it holds, scrolling
+    // each time: the screen's parts arrive one by one and each makes the page longer (a single look raced them in CI).
+    const overlap = async () => {
+      await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+      const bubbleTop = (await bubble.boundingBox())!.y;
+      const lastBottom = await page.evaluate(() => {
+        const main = document.querySelector('.app-main')!;
+        const boxes = [...main.querySelectorAll('*')].map((e) => e.getBoundingClientRect()).filter((r) => r.height > 0);
+        return Math.max(...boxes.map((r) => r.bottom));
+      });
+      return lastBottom - bubbleTop;
+    };
+    await expect.poll(overlap, { timeout: 10_000 }).toBeLessThanOrEqual(0);
   });
 });
