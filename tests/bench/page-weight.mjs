@@ -7,7 +7,9 @@
 //   goal: /login ≤ 110 KB as received (bodies, every request until the network is idle) · Lighthouse / ≥ 95 (median)
 //
 // PAGE_WEIGHT_RUNS=0 measures the bytes only (a quick check while trimming the bundle).
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// PAGE_WEIGHT_LHR_DIR=<dir> keeps each run's full Lighthouse report there (<page>-<run>.json), to read its long tasks,
+// bootup time and LCP breakdown.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -39,6 +41,7 @@ const CHROME_FLAGS = [
   '--no-first-run',
 ];
 const RUNS = setting('PAGE_WEIGHT_RUNS', 3, 0, 15, { integer: true, quick: 1 });
+const LHR_DIR = process.env.PAGE_WEIGHT_LHR_DIR || null;
 
 async function startServer() {
   if (!existsSync(join(ROOT, 'dist/server/main.js')) || !existsSync(join(ROOT, 'dist/web/index.html'))) {
@@ -157,7 +160,7 @@ async function otherEncodings(base, files) {
   return { gzip, identity };
 }
 
-async function lighthouseRun(url, cookie) {
+async function lighthouseRun(url, cookie, reportName) {
   let lighthouse, launcher;
   try {
     lighthouse = (await import('lighthouse')).default;
@@ -180,6 +183,10 @@ async function lighthouseRun(url, cookie) {
       ...(cookie ? { extraHeaders: { Cookie: cookie } } : {}),
     });
     const lhr = result.lhr;
+    if (LHR_DIR) {
+      mkdirSync(LHR_DIR, { recursive: true });
+      writeFileSync(join(LHR_DIR, `${reportName}.json`), JSON.stringify(lhr));
+    }
     const metric = (id) => Math.round(lhr.audits[id]?.numericValue ?? NaN);
     return {
       score: Math.round((lhr.categories.performance.score ?? 0) * 100),
@@ -277,8 +284,8 @@ async function main() {
     // Interleaved, so a burst of load from other processes spreads over both pages instead of one.
     const runs = { login: [], home: [] };
     for (let i = 0; i < RUNS; i++) {
-      runs.login.push(await lighthouseRun(`${server.url}/login`, null));
-      runs.home.push(await lighthouseRun(`${server.url}/`, cookie));
+      runs.login.push(await lighthouseRun(`${server.url}/login`, null, `login-${i + 1}`));
+      runs.home.push(await lighthouseRun(`${server.url}/`, cookie, `home-${i + 1}`));
     }
     const lighthouse = { login: summarise(runs.login), home: summarise(runs.home) };
     if (RUNS > 0) {
