@@ -11,33 +11,46 @@ const scriptSources = (csp: unknown) =>
     .split('; ')
     .find((d) => d.startsWith('script-src'));
 
+/** The headers a page of the web app is served with (the app's index.html for any route, or its not-found answer). */
+const pageHeaders = async () => (await app().built.fastify.inject({ method: 'GET', url: '/login' })).headers;
+
 describe('security headers', () => {
-  it('sends a CSP without inline scripts and the usual hardening headers on every API answer', async () => {
+  it('sends every page a CSP without inline scripts and the usual hardening headers', async () => {
+    const headers = await pageHeaders();
+    expect(scriptSources(headers['content-security-policy'])).toBe("script-src 'self'");
+    expect(String(headers['content-security-policy'])).toContain("frame-ancestors 'none'");
+    expect(headers['x-content-type-options']).toBe('nosniff');
+    expect(headers['x-frame-options']).toBe('DENY');
+    expect(headers['referrer-policy']).toBe('same-origin');
+    expect(headers['cross-origin-opener-policy']).toBe('same-origin');
+    expect(headers['permissions-policy']).toContain('geolocation=()');
+  });
+
+  it("sends every API answer OWASP's set for data: a policy that allows nothing, no framing, no sniffing, no caching", async () => {
     const r = await app()
       .client()
       .call('basicInformationGet', { query: { id: 1 } });
-    expect(scriptSources(r.headers['content-security-policy'])).toBe("script-src 'self'");
-    expect(String(r.headers['content-security-policy'])).toContain("frame-ancestors 'none'");
+    expect(r.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
     expect(r.headers['x-content-type-options']).toBe('nosniff');
     expect(r.headers['x-frame-options']).toBe('DENY');
     expect(r.headers['cache-control']).toBe('no-store');
+    // A document's policies mean nothing for data.
+    expect(r.headers['permissions-policy']).toBeUndefined();
+    // The API's docs page is a document: it keeps its own narrower policy and gets a page's other headers.
+    const docs = await app().built.fastify.inject({ method: 'GET', url: '/api/docs/' });
+    expect(docs.headers['referrer-policy']).toBe('same-origin');
+    expect(String(docs.headers['content-security-policy'])).not.toBe("default-src 'none'; frame-ancestors 'none'");
   });
 
   it('allows only the analytics origin an admin sets, and drops it again when cleared', async () => {
     const admin = await app().admin();
     await admin.ok('basicInformationUpdate', { body: { id: 1, analyticsUrl: 'https://stats.example.com/s.js?id=42' } });
-    const withAnalytics = await app()
-      .client()
-      .call('basicInformationGet', { query: { id: 1 } });
-    expect(scriptSources(withAnalytics.headers['content-security-policy'])).toBe(
+    expect(scriptSources((await pageHeaders())['content-security-policy'])).toBe(
       "script-src 'self' https://stats.example.com",
     );
 
     await admin.ok('basicInformationUpdate', { body: { id: 1, analyticsUrl: '' } });
-    const cleared = await app()
-      .client()
-      .call('basicInformationGet', { query: { id: 1 } });
-    expect(scriptSources(cleared.headers['content-security-policy'])).toBe("script-src 'self'");
+    expect(scriptSources((await pageHeaders())['content-security-policy'])).toBe("script-src 'self'");
   });
 
   it('answers unknown API paths with the 404 envelope', async () => {
@@ -72,10 +85,7 @@ describe('the analytics origin in the Content-Security-Policy', () => {
       const r = await admin.call('basicInformationUpdate', { body: { id: 1, analyticsUrl: bad } });
       expect([r.status, r.code], bad).toEqual([400, 40000]);
     }
-    const r = await app()
-      .client()
-      .call('basicInformationGet', { query: { id: 1 } });
-    expect(scriptSources(r.headers['content-security-policy'])).toBe("script-src 'self'");
+    expect(scriptSources((await pageHeaders())['content-security-policy'])).toBe("script-src 'self'");
   });
 
   it('builds the policy from the parsed origin only, even for an address stored before the rule', async () => {
@@ -87,11 +97,9 @@ describe('the analytics origin in the Content-Security-Policy', () => {
     ] as const) {
       await context.db.updateTable('siteInformation').set({ analyticsUrl: stored }).where('id', '=', 1).execute();
       await refreshAnalyticsOrigin(context);
-      const r = await app()
-        .client()
-        .call('basicInformationGet', { query: { id: 1 } });
-      expect(scriptSources(r.headers['content-security-policy']), stored).toBe(sources);
-      expect(String(r.headers['content-security-policy']).split('; ')).toHaveLength(10);
+      const csp = (await pageHeaders())['content-security-policy'];
+      expect(scriptSources(csp), stored).toBe(sources);
+      expect(String(csp).split('; ')).toHaveLength(10);
     }
     await context.db.updateTable('siteInformation').set({ analyticsUrl: '' }).where('id', '=', 1).execute();
     await refreshAnalyticsOrigin(context);
@@ -103,7 +111,7 @@ describe('answers Fastify and Node would otherwise give in their own shape', () 
     expect(status).toBeGreaterThanOrEqual(400);
     expect(JSON.parse(body)).toMatchObject({ code, data: null });
     expect(JSON.parse(body).message).toMatch(/[\u4e00-\u9fff]/);
-    expect(String(headers['content-security-policy'])).toContain("default-src 'self'");
+    expect(headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
     expect(headers['x-content-type-options']).toBe('nosniff');
     expect(headers['x-frame-options']).toBe('DENY');
     expect(headers['cache-control']).toBe('no-store');

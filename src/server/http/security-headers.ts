@@ -22,7 +22,7 @@ export function contentSecurityPolicy(analyticsOrigin = ''): string {
   ].join('; ');
 }
 
-const STATIC_HEADERS: Record<string, string> = {
+const PAGE_HEADERS: Record<string, string> = {
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   'referrer-policy': 'same-origin',
@@ -30,21 +30,38 @@ const STATIC_HEADERS: Record<string, string> = {
   'permissions-policy': 'geolocation=(), camera=(), microphone=(), payment=()',
 };
 
-/** The headers every answer carries (and, under /api, no caching), for `analyticsOrigin` as it is now. */
+/**
+ * What an API answer (JSON, a CSV file, an event stream) carries: OWASP's set for REST answers. A document's policies
+ * (what it may load, its referrer, its window group, the device features it may use) say nothing about data, so the
+ * API leaves them out rather than send 400 bytes of them with every answer; its policy forbids everything, framing
+ * included, in case a browser is ever made to render one.
+ */
+const API_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'cache-control': 'no-store',
+});
+
+/** Answers under /api that are documents (the API docs page and its assets), given the page headers. */
+const API_DOCUMENTS = '/api/docs';
+
+const isApiAnswer = (url: string) => url.startsWith('/api/') && !url.startsWith(API_DOCUMENTS);
+
+/** The headers an answer to `url` carries: the API's set, or a page's for `analyticsOrigin` as it is now. */
 export function securityHeaders(analyticsOrigin: () => string): (url: string) => Readonly<Record<string, string>> {
   // Built once per analytics origin (it changes rarely), not per response.
-  let cached: {
-    origin: string | undefined;
-    page: Readonly<Record<string, string>>;
-    api: Readonly<Record<string, string>>;
-  } = { origin: undefined, page: {}, api: {} };
+  let cached: { origin: string | undefined; page: Readonly<Record<string, string>> } = { origin: undefined, page: {} };
   return (url) => {
+    if (isApiAnswer(url)) return API_HEADERS;
     const origin = analyticsOrigin();
     if (origin !== cached.origin) {
-      const page = Object.freeze({ ...STATIC_HEADERS, 'content-security-policy': contentSecurityPolicy(origin) });
-      cached = { origin, page, api: Object.freeze({ ...page, 'cache-control': 'no-store' }) };
+      cached = {
+        origin,
+        page: Object.freeze({ ...PAGE_HEADERS, 'content-security-policy': contentSecurityPolicy(origin) }),
+      };
     }
-    return url.startsWith('/api/') ? cached.api : cached.page;
+    return cached.page;
   };
 }
 
