@@ -51,7 +51,7 @@ import {
   writeResults,
   api,
 } from './lib.mjs';
-import { paced } from './paced.mjs';
+import { paced, pacedClient } from './paced.mjs';
 import { seedScale } from './seed-scale.mjs';
 
 const GOAL_P99_MS = 50;
@@ -99,17 +99,20 @@ async function waitForTask(base, cookie, id, done) {
 
 /** get/login at the steady rate while `job` runs; `job(stop)` answers when the job has ended. */
 async function underLoad(server, cookie, settings, job) {
-  const url = `${server.base}/api/user/get/login`;
+  const client = pacedClient(server.base);
   const request = async () => {
-    const response = await fetch(url, { headers: { cookie }, signal: AbortSignal.timeout(60_000) });
-    const json = await response.json();
-    return response.status === 200 && json.code === 0;
+    const { status, text } = await client.send({ path: '/api/user/get/login', headers: { cookie }, timeoutMs: 60_000 });
+    return status === 200 && JSON.parse(text).code === 0;
   };
-  const started = performance.now();
-  const ended = job();
-  const load = await paced({ rate: settings.rate, seconds: TASK_TIMEOUT_MS / 1000, until: ended, request });
-  const outcome = await ended;
-  return { load, jobSeconds: (performance.now() - started) / 1000, ...outcome };
+  try {
+    const started = performance.now();
+    const ended = job();
+    const load = await paced({ rate: settings.rate, seconds: TASK_TIMEOUT_MS / 1000, until: ended, request });
+    const outcome = await ended;
+    return { load, jobSeconds: (performance.now() - started) / 1000, ...outcome };
+  } finally {
+    await client.close();
+  }
 }
 
 /** A batch task from its start to its end: the load begins once the scheduler has taken it up. */

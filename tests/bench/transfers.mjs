@@ -58,7 +58,7 @@ import {
   writeResults,
   api,
 } from './lib.mjs';
-import { paced } from './paced.mjs';
+import { paced, pacedClient } from './paced.mjs';
 import { CEILING_MODES, measureCeiling } from './transfer-ceiling.mjs';
 
 /**
@@ -146,16 +146,17 @@ function transferRequests(users) {
   ];
 }
 
-/** The next transfer as fetch options: a payer's session, a payee other than the payer, a key never used before. */
-function transferFetches(base, users) {
+/** The next transfer for the paced client: a payer's session, a payee other than the payer, a key never used before. */
+function nextTransfers(users) {
   const prefix = randomBytes(4).toString('hex');
   let sequence = 0;
   return () => {
     const payer = Math.floor(Math.random() * users.length);
     let payee = Math.floor(Math.random() * (users.length - 1));
     if (payee >= payer) payee++;
-    return fetch(`${base}${PATH}`, {
+    return {
       method: 'POST',
+      path: PATH,
       headers: {
         'content-type': 'application/json',
         'x-requested-with': 'bench',
@@ -163,8 +164,7 @@ function transferFetches(base, users) {
         'idempotency-key': `s${prefix}${(sequence++).toString(36)}`.padEnd(8, '0'),
       },
       body: JSON.stringify({ userAccount: users[payee].userAccount, coin: 1 }),
-      signal: AbortSignal.timeout(10_000),
-    });
+    };
   };
 }
 
@@ -173,29 +173,35 @@ function transferFetches(base, users) {
  * (paced.mjs); answers the same summary as `measure`, its counts of answers kept here as autocannon would.
  */
 async function measureSteady(settings, server, users, database) {
-  const send = transferFetches(server.base, users);
+  const client = pacedClient(server.base);
+  const next = nextTransfers(users);
   const run = async (seconds) => {
     const counts = { status2xx: 0, non2xx: 0, errors: 0, timeouts: 0, mismatches: 0 };
     const request = async () => {
-      let response;
+      let answer;
       try {
-        response = await send();
+        answer = await client.send(next());
       } catch (error) {
         counts[error?.name === 'TimeoutError' ? 'timeouts' : 'errors']++;
         return false;
       }
-      const body = await response.text();
-      if (response.status < 200 || response.status >= 300) counts.non2xx++;
-      else if (body.startsWith('{"code":0')) counts.status2xx++;
+      const { status, text } = answer;
+      if (status < 200 || status >= 300) counts.non2xx++;
+      else if (text.startsWith('{"code":0')) counts.status2xx++;
       else counts.mismatches++;
-      return response.status < 300 && body.startsWith('{"code":0');
+      return status < 300 && text.startsWith('{"code":0');
     };
     return { counts, load: await paced({ rate: STEADY_RATE, seconds, request }) };
   };
-  const warm = settings.warmup > 0 ? await run(settings.warmup) : null;
-  const before = processCpuSeconds(server.child.pid);
-  const { counts, load } = await run(settings.duration);
-  const after = processCpuSeconds(server.child.pid);
+  let warm, before, after, counts, load;
+  try {
+    warm = settings.warmup > 0 ? await run(settings.warmup) : null;
+    before = processCpuSeconds(server.child.pid);
+    ({ counts, load } = await run(settings.duration));
+    after = processCpuSeconds(server.child.pid);
+  } finally {
+    await client.close();
+  }
   if (server.child.exitCode !== null || server.child.signalCode !== null) {
     throw new BenchError(`${server.name} exited while measured:\n${server.output.tail.slice(-10).join('\n')}`);
   }
