@@ -22,7 +22,8 @@ const AnnouncementBubble = lazy(async () => ({ default: (await import('./Announc
 
 /**
  * True once the frame's first paint is on screen (a frame, then a task): the bubble is asked for only then, so its
- * download and start-up do not compete with the page (and the announcement) for the network and the main thread.
+ * download and start-up do not compete with the page (and the announcement) for the network and the main thread; the
+ * watermark too (it draws a canvas and turns it into an image, then renders again), a frame after the page.
  */
 function useAfterFirstPaint(): boolean {
   const [painted, setPainted] = useState(false);
@@ -101,7 +102,7 @@ export default function Frame({ screen, children }: { screen: FrameScreen | unde
       </header>
       <main className="app-main">{allowed ? children : <Forbidden />}</main>
       <BottomTabs />
-      {session.user && (
+      {session.user && painted && (
         <WaterMark content={session.user.userAccount} fullPage gapX={36} gapY={64} fontColor={WATERMARK_INK[scheme]} />
       )}
       {session.user && painted && (
