@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useState, type ReactNode } from 'react';
+import { lazy, startTransition, Suspense, useEffect, useState, type ReactNode } from 'react';
 import { NoticeBar, WaterMark } from 'antd-mobile';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { api } from '../api';
@@ -23,13 +23,14 @@ const AnnouncementBubble = lazy(async () => ({ default: (await import('./Announc
 /**
  * True once the frame's first paint is on screen (a frame, then a task): the bubble is asked for only then, so its
  * download and start-up do not compete with the page (and the announcement) for the network and the main thread; the
- * watermark too (it draws a canvas and turns it into an image, then renders again), a frame after the page.
+ * watermark too (it draws a canvas and turns it into an image, then renders again), a frame after the page. Rendered
+ * as a transition, so React renders them in slices between which the page answers taps.
  */
 function useAfterFirstPaint(): boolean {
   const [painted, setPainted] = useState(false);
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const frame = requestAnimationFrame(() => (timer = setTimeout(() => setPainted(true))));
+    const frame = requestAnimationFrame(() => (timer = setTimeout(() => startTransition(() => setPainted(true)))));
     return () => {
       cancelAnimationFrame(frame);
       clearTimeout(timer);
