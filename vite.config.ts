@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
+import type { OutputBundle, PluginContext } from 'rolldown';
 import react from '@vitejs/plugin-react';
 import { messages as t } from './src/web/i18n/zh-CN.js';
 import { routeTable } from './src/web/generated/route-table.gen.js';
@@ -36,6 +37,12 @@ const source = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const FRAME_ROOT = source('src/web/shell/Frame.tsx');
 const ENTRY = source('src/web/main.tsx');
 const SIGN_IN = ['src/web/screens/Login.tsx', 'src/web/screens/Register.tsx'].map(source);
+/** The modules whose lazy imports are the router's: the screens, the renderers, the map, the frame. */
+const ROUTER = new Set(
+  ['src/web/app/routes.tsx', 'src/web/app/custom-screens.ts', 'src/web/app/App.tsx', 'src/web/shell/Root.tsx'].map(
+    source,
+  ),
+);
 /** The UI kit's index files re-export every component: through them only the components a module names count. */
 const BARREL = /node_modules\/(antd-mobile|antd-mobile-icons)\/es\/index\.js$/;
 const NAMED_FROM_BARREL = /import\s*\{([^}]*)\}\s*from\s*["'](?:antd-mobile|antd-mobile-icons)["']/g;
@@ -83,11 +90,13 @@ function inFrameChunk(id: string, graph: ModuleGraph): boolean {
   if (!root) return false;
   let modules = frameChunks.get(root);
   if (!modules) {
-    const entryModules = reach(graph, [ENTRY]);
-    // The sign-in pages and what they load later (the second step, a passkey's ceremony), not the other screens the
-    // entry's router loads.
-    const elsewhere = new Set([...entryModules, ...reach(graph, SIGN_IN, entryModules)]);
-    modules = new Set([...reach(graph, [FRAME_ROOT])].filter((m) => !elsewhere.has(m)));
+    // Everything the entry and the sign-in pages load, now or later (the feedback kit, the second step, a passkey's
+    // ceremony), except the screens the router loads: a module any of them may load is never in the frame's chunk,
+    // or loading it would pull in the frame.
+    const elsewhere = reach(graph, [ENTRY, ...SIGN_IN], ROUTER);
+    // Frame.tsx itself stays the chunk its dynamic import names (inside the group, Rolldown 1.0 gave that import a
+    // facade whose namespace export it never defined).
+    modules = new Set([...reach(graph, [FRAME_ROOT])].filter((m) => m !== FRAME_ROOT && !elsewhere.has(m)));
     frameChunks.set(root, modules);
   }
   return modules.has(id);
@@ -122,35 +131,46 @@ function routePreloads(): Plugin {
   return {
     name: 'points-mall:route-preloads',
     apply: 'build',
-    generateBundle(_options, bundle) {
-      const chunks = Object.values(bundle).filter((file) => file.type === 'chunk');
-      const byFile = new Map(chunks.map((chunk) => [chunk.fileName, chunk]));
-      /** A chunk's file, its stylesheets, and those of every chunk it imports (what loading it fetches). */
-      const closure = (fileName: string, into = new Set<string>()) => {
-        if (into.has(fileName)) return into;
-        into.add(fileName);
-        const chunk = byFile.get(fileName);
-        for (const css of chunk?.viteMetadata?.importedCss ?? []) into.add(css);
-        for (const imported of chunk?.imports ?? []) closure(imported, into);
-        return into;
-      };
-      const inHtml = new Set(chunks.filter((chunk) => chunk.isEntry).flatMap((chunk) => [...closure(chunk.fileName)]));
-      const chunkOf = (module: string) => {
-        const id = source(module);
-        const chunk = chunks.find((c) => c.moduleIds.includes(id));
-        if (!chunk)
-          throw new Error(`route preloads: ${module} is in no chunk (see src/web/app/first-screen-modules.ts)`);
-        return chunk.fileName;
-      };
-      const preloads: Record<string, string[]> = {};
-      for (const entry of routeTable) {
-        const files = new Set<string>();
-        for (const module of firstScreenModules(entry)) closure(chunkOf(module), files);
-        preloads[entry.path] = [...files].filter((file) => !inHtml.has(file));
-      }
-      this.emitFile({ type: 'asset', fileName: ROUTE_PRELOADS, source: JSON.stringify(preloads) });
+    // After Vite's own passes (which drop chunks that only carried CSS, and the imports of them).
+    generateBundle: { order: 'post', handler: listPreloads },
+    // Each file named is one the build wrote.
+    writeBundle(_options, bundle) {
+      const list = bundle[ROUTE_PRELOADS];
+      if (list?.type !== 'asset') throw new Error(`route preloads: ${ROUTE_PRELOADS} missing`);
+      for (const [path, files] of Object.entries(JSON.parse(String(list.source)) as Record<string, string[]>))
+        for (const file of files)
+          if (!bundle[file]) throw new Error(`route preloads: ${path} names ${file}, which the build did not write`);
     },
   };
+}
+
+/** routePreloads' list: see there. */
+function listPreloads(this: PluginContext, _options: unknown, bundle: OutputBundle): void {
+  const chunks = Object.values(bundle).filter((file) => file.type === 'chunk');
+  const byFile = new Map(chunks.map((chunk) => [chunk.fileName, chunk]));
+  /** A chunk's file, its stylesheets, and those of every chunk it imports (what loading it fetches). */
+  const closure = (fileName: string, into = new Set<string>()) => {
+    if (into.has(fileName)) return into;
+    into.add(fileName);
+    const chunk = byFile.get(fileName);
+    for (const css of chunk?.viteMetadata?.importedCss ?? []) into.add(css);
+    for (const imported of chunk?.imports ?? []) closure(imported, into);
+    return into;
+  };
+  const inHtml = new Set(chunks.filter((chunk) => chunk.isEntry).flatMap((chunk) => [...closure(chunk.fileName)]));
+  const chunkOf = (module: string) => {
+    const id = source(module);
+    const chunk = chunks.find((c) => c.moduleIds.includes(id));
+    if (!chunk) throw new Error(`route preloads: ${module} is in no chunk (see src/web/app/first-screen-modules.ts)`);
+    return chunk.fileName;
+  };
+  const preloads: Record<string, string[]> = {};
+  for (const entry of routeTable) {
+    const files = new Set<string>();
+    for (const module of firstScreenModules(entry)) closure(chunkOf(module), files);
+    preloads[entry.path] = [...files].filter((file) => !inHtml.has(file));
+  }
+  this.emitFile({ type: 'asset', fileName: ROUTE_PRELOADS, source: JSON.stringify(preloads) });
 }
 
 /**
@@ -168,9 +188,18 @@ const reactRouterProduction = (file: string) =>
  * Screens' own CSS still comes with their chunks.
  */
 function globalCssInHtml(): Plugin {
+  const inlined = new Set<string>();
   return {
     name: 'points-mall:global-css-in-html',
     apply: 'build',
+    // A chunk that still names the deleted file (a lazy chunk's preload list, when it imports the entry's chunk from
+    // elsewhere than the entry) would have the preload helper fetch a missing stylesheet and reload the page.
+    writeBundle(_options, bundle) {
+      for (const file of Object.values(bundle))
+        for (const css of inlined)
+          if (file.type === 'chunk' && file.code.includes(css))
+            throw new Error(`${css} is inlined into index.html, but ${file.fileName} still loads it`);
+    },
     transformIndexHtml: {
       order: 'post',
       handler(html, { bundle }) {
@@ -178,7 +207,8 @@ function globalCssInHtml(): Plugin {
         return html.replace(/<link rel="stylesheet"[^>]*href="\/(assets\/[^"]+\.css)">/g, (tag, file: string) => {
           const asset = bundle[file];
           if (asset?.type !== 'asset') return tag;
-          // Nothing else refers to it; the service worker's precache then skips it too.
+          // Nothing else may refer to it (checked below); the service worker's precache then skips it too.
+          inlined.add(file);
           Reflect.deleteProperty(bundle, file);
           return `<style>${String(asset.source).replaceAll('</style', '<\\/style')}</style>`;
         });

@@ -1,4 +1,4 @@
-import { lazy, startTransition, Suspense, useEffect, useState, type ReactNode } from 'react';
+import { startTransition, Suspense, useEffect, useState, type ReactNode } from 'react';
 import { NoticeBar, WaterMark } from 'antd-mobile';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { api } from '../api';
@@ -13,12 +13,10 @@ import { useLiveSession } from '../live/useLiveSession';
 import { canOpen } from '../app/screens';
 import { useAnnouncementOnce } from './announcement';
 import { AnnouncementDialog } from './AnnouncementDialog';
+import { AnnouncementBubble } from './lazy-bubble';
 import { BottomTabs } from './BottomTabs';
 import { HeaderBar } from './HeaderBar';
 import { upFrom } from './up';
-
-// The draggable bubble brings a gesture and an animation library (23 KB): it comes after the page, never before it.
-const AnnouncementBubble = lazy(async () => ({ default: (await import('./AnnouncementBubble')).AnnouncementBubble }));
 
 /**
  * True once the frame's first paint is on screen (a frame, then a task): the bubble is asked for only then, so its
