@@ -28,9 +28,8 @@ const AUTH = /src\/(web\/screens\/(AuthPage|AuthField|auth-fields|rules)|api\/ge
 /**
  * The signed-in frame (shell/Frame.tsx) with what it imports that neither the entry nor the sign-in pages do: its
  * antd-mobile parts, the screen map, the signed-in strings, live updates. Every signed-in screen needs all of it before
- * its first render, so one chunk and one stylesheet instead of about twenty of each: on a phone's first visit to / that
- * is twenty fewer requests queued on HTTP/1.1's six connections, and twenty fewer <link>s the preload helper appends
- * while the router starts. Chosen from the module graph rather than from a list of names, so a new import of the
+ * its first render, so one chunk and one stylesheet instead of a dozen small ones of each: on a phone's first visit
+ * to / that many fewer requests queued on HTTP/1.1's six connections. Chosen from the module graph rather than from a list of names, so a new import of the
  * frame's lands here, and a module /login or /register uses (even lazily: a passkey's ceremony) never does.
  */
 const source = (file: string) => fileURLToPath(new URL(file, import.meta.url));
@@ -207,7 +206,7 @@ function globalCssInHtml(): Plugin {
         return html.replace(/<link rel="stylesheet"[^>]*href="\/(assets\/[^"]+\.css)">/g, (tag, file: string) => {
           const asset = bundle[file];
           if (asset?.type !== 'asset') return tag;
-          // Nothing else may refer to it (checked below); the service worker's precache then skips it too.
+          // Nothing else may refer to it (writeBundle checks); the service worker's precache then skips it too.
           inlined.add(file);
           Reflect.deleteProperty(bundle, file);
           return `<style>${String(asset.source).replaceAll('</style', '<\\/style')}</style>`;
