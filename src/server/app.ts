@@ -10,6 +10,7 @@ import type { AppContext } from './context.js';
 import { migrate, openDatabase, type DatabaseHandle } from './db/database.js';
 import { handlers } from './handlers.js';
 import { badUrlHandler, clientErrorHandler, registerErrorHandling } from './http/error-handler.js';
+import { appHtml } from './http/app-html.js';
 import { listOperations, loadOpenApi, SCHEMAS_ID } from './http/openapi.js';
 import { registerOperations } from './http/routes.js';
 import { registerSecurityHeaders, securityHeaders } from './http/security-headers.js';
@@ -127,7 +128,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   fastify.removeContentTypeParser('text/plain');
   registerSecurityHeaders(fastify, headersFor);
   const hasWebApp = existsSync(join(config.webRoot, 'index.html'));
-  registerErrorHandling(fastify, { spaFallback: hasWebApp });
+  registerErrorHandling(fastify, { spaFallback: hasWebApp ? appHtml(config.webRoot) : null });
   countRequests(fastify, metrics);
   metricsRoute(fastify, metrics, config.metrics.token);
   const operations = listOperations(openapi);

@@ -9,7 +9,7 @@ import { useTestApp } from '../helpers/test-app.js';
 
 const webRoot = mkdtempSync(join(tmpdir(), 'points-mall-web-'));
 mkdirSync(join(webRoot, 'assets'));
-const HTML = '<!doctype html><title>积分商城</title>';
+const HTML = '<!doctype html><html><head><title>积分商城</title></head><body></body></html>';
 const SCRIPT = 'console.log("积分商城");'.repeat(20);
 // What the build writes (codegen/build-server.mjs): each text file, and its .br and .gz beside it.
 for (const [name, body] of [
@@ -20,6 +20,10 @@ for (const [name, body] of [
   writeFileSync(join(webRoot, `${name}.br`), brotliCompressSync(body));
   writeFileSync(join(webRoot, `${name}.gz`), gzipSync(body));
 }
+// What the web build lists per route (vite.config.ts routePreloads): the files its first screen loads lazily.
+mkdirSync(join(webRoot, '.vite'));
+const PRELOADS = { '/transferCoin': ['assets/TransferCoin-abc123.js', 'assets/form-abc123.css'], '/notice': [] };
+writeFileSync(join(webRoot, '.vite/route-preloads.json'), JSON.stringify(PRELOADS));
 afterAll(() => rmSync(webRoot, { recursive: true, force: true }));
 
 const app = useTestApp({ webRoot });
@@ -85,6 +89,21 @@ describe('static files and deep links', () => {
     }
     const br = await get('/assets/index-abc123.js', { 'accept-encoding': 'br' });
     expect(br.rawPayload.length).toBeLessThan(Buffer.byteLength(SCRIPT));
+  });
+
+  it("names a route's first-screen chunks in its HTML, so they download beside the boot chunk", async () => {
+    const links =
+      '<link rel="modulepreload" crossorigin href="/assets/TransferCoin-abc123.js">' +
+      '<link rel="preload" as="style" crossorigin href="/assets/form-abc123.css">';
+    for (const accept of ['br', 'gzip', 'identity']) {
+      for (const url of ['/transferCoin', '/transferCoin/', '/transferCoin?to=1']) {
+        const r = await get(url, { 'accept-encoding': accept });
+        expect(decoded(r), `${url} ${accept}`).toBe(HTML.replace('</head>', `${links}</head>`));
+      }
+    }
+    // A route with nothing to add, and a path the map does not have (the router's not-found page), get the file as built.
+    for (const url of ['/notice', '/no-such-page', '/constructor', '/__proto__'])
+      expect(decoded(await get(url)), url).toBe(HTML);
   });
 
   it('lets phones keep hashed assets for a year, and makes them ask again for the page itself', async () => {

@@ -5,6 +5,7 @@ import { databaseUnavailable } from '../db/errors.js';
 import { validationMessages } from '../../shared/validation-messages.js';
 import { AppError, ErrorCode } from '../lib/errors.js';
 import { failure } from './envelope.js';
+import { chooseEncoding, type AppHtml } from './app-html.js';
 
 /** Fastify's own request errors (body parsing, media type, size), said in words a user can act on. */
 const REQUEST_ERRORS: Record<string, string> = {
@@ -16,7 +17,10 @@ const REQUEST_ERRORS: Record<string, string> = {
 };
 
 /** Every failure leaves as the envelope; nothing internal (stack, SQL, paths) ever reaches the client. */
-export function registerErrorHandling(fastify: FastifyInstance, options: { spaFallback: boolean }): void {
+export function registerErrorHandling(
+  fastify: FastifyInstance,
+  options: { spaFallback: ((pathname: string) => AppHtml) | null },
+): void {
   fastify.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     if (error instanceof AppError) {
       if (error.retryAfterSeconds) reply.header('retry-after', String(error.retryAfterSeconds));
@@ -50,7 +54,14 @@ export function registerErrorHandling(fastify: FastifyInstance, options: { spaFa
     const isPage = (request.method === 'GET' || request.method === 'HEAD') && !path.startsWith('/api/') && !isFile;
     // Deep links (/mall, /gxy/update …) belong to the web app's router: answer them with the app itself.
     if (isPage && options.spaFallback) {
-      return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').sendFile('index.html');
+      const page = options.spaFallback(path);
+      const encoding = chooseEncoding(request.headers['accept-encoding']);
+      if (encoding !== 'identity') reply.header('content-encoding', encoding);
+      return reply
+        .header('cache-control', 'no-cache')
+        .header('vary', 'accept-encoding')
+        .type('text/html; charset=utf-8')
+        .send(page[encoding]);
     }
     return reply
       .status(404)

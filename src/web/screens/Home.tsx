@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { platforms } from '../../../screens.config';
 import { api } from '../api';
 import { menuFor } from '../app/menu';
@@ -28,11 +28,20 @@ function useClosedPlatforms(): ((path: string) => boolean) | undefined {
   return open ? (path) => PLATFORM_PAGES.has(path) && !open.has(path) : undefined;
 }
 
-/** Home: a greeting and the entries the signed-in role may use, from the screen map. */
+const NO_SECTIONS: ReturnType<typeof menuFor> = [];
+
+/**
+ * Home: a greeting and the entries the signed-in role may use, from the screen map. The entries' grids (most of the
+ * page's elements) render just after the first paint, as a transition React slices: the frame, the greeting and the
+ * announcement the seed opens with the page paint without waiting for them, and no long task holds the phone.
+ */
 export default function Home() {
   const { user, role } = useStore(sessionStore);
   const site = useStore(siteStore);
-  const sections = menuFor(role, 'home');
+  const sections = useDeferredValue(
+    useMemo(() => menuFor(role, 'home'), [role]),
+    NO_SECTIONS,
+  );
   const closed = useClosedPlatforms();
   return (
     <div className="app-page">

@@ -24,18 +24,29 @@ const close = () => openAnnouncement.set(null);
  * given back on close, 确定, Escape and a tap on the mask close it, the page behind does not scroll.
  */
 export function AnnouncementDialog({ due }: { due?: Announcement | null }) {
-  const shown = useStore(openAnnouncement) ?? due;
+  const opened = useStore(openAnnouncement);
+  const shown = opened ?? due;
   if (!shown) return null;
-  return createPortal(<Dialog {...shown} />, document.body);
+  return createPortal(<Dialog {...shown} withThePage={!opened} />, document.body);
 }
 
-function Dialog({ title, content }: Announcement) {
+/**
+ * `withThePage`: drawn with the frame's first render rather than opened on a page already shown. Its focus then moves
+ * in once that first frame has painted: focusing at once would make the browser lay out the whole new page inside
+ * React's effects, one long task before the first paint, instead of in the paint itself.
+ */
+function Dialog({ title, content, withThePage }: Announcement & { withThePage: boolean }) {
   const titleId = useId();
   const contentId = useId();
   const ok = useRef<HTMLButtonElement>(null);
+  // How it opened, as it opened: the open announcement moving from the frame's render to the store changes nothing.
+  const focusAfterPaint = useRef(withThePage);
   useEffect(() => {
     const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    ok.current?.focus();
+    let frame = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    if (focusAfterPaint.current) frame = requestAnimationFrame(() => (timer = setTimeout(() => ok.current?.focus())));
+    else ok.current?.focus();
     document.body.classList.add('adm-overflow-hidden');
     const onKey = (event: KeyboardEvent) => {
       if (event.key === 'Escape') close();
@@ -47,6 +58,8 @@ function Dialog({ title, content }: Announcement) {
     };
     document.addEventListener('keydown', onKey);
     return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
       document.removeEventListener('keydown', onKey);
       document.body.classList.remove('adm-overflow-hidden');
       before?.focus();

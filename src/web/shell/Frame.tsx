@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useState, type ReactNode } from 'react';
+import { startTransition, Suspense, useEffect, useState, type ReactNode } from 'react';
 import { NoticeBar, WaterMark } from 'antd-mobile';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { api } from '../api';
@@ -13,22 +13,22 @@ import { useLiveSession } from '../live/useLiveSession';
 import { canOpen } from '../app/screens';
 import { useAnnouncementOnce } from './announcement';
 import { AnnouncementDialog } from './AnnouncementDialog';
+import { AnnouncementBubble } from './lazy-bubble';
 import { BottomTabs } from './BottomTabs';
 import { HeaderBar } from './HeaderBar';
 import { upFrom } from './up';
 
-// The draggable bubble brings a gesture and an animation library (23 KB): it comes after the page, never before it.
-const AnnouncementBubble = lazy(async () => ({ default: (await import('./AnnouncementBubble')).AnnouncementBubble }));
-
 /**
  * True once the frame's first paint is on screen (a frame, then a task): the bubble is asked for only then, so its
- * download and start-up do not compete with the page (and the announcement) for the network and the main thread.
+ * download and start-up do not compete with the page (and the announcement) for the network and the main thread; the
+ * watermark too (it draws a canvas and turns it into an image, then renders again), a frame after the page. Rendered
+ * as a transition, so React renders them in slices between which the page answers taps.
  */
 function useAfterFirstPaint(): boolean {
   const [painted, setPainted] = useState(false);
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const frame = requestAnimationFrame(() => (timer = setTimeout(() => setPainted(true))));
+    const frame = requestAnimationFrame(() => (timer = setTimeout(() => startTransition(() => setPainted(true)))));
     return () => {
       cancelAnimationFrame(frame);
       clearTimeout(timer);
@@ -101,7 +101,7 @@ export default function Frame({ screen, children }: { screen: FrameScreen | unde
       </header>
       <main className="app-main">{allowed ? children : <Forbidden />}</main>
       <BottomTabs />
-      {session.user && (
+      {session.user && painted && (
         <WaterMark content={session.user.userAccount} fullPage gapX={36} gapY={64} fontColor={WATERMARK_INK[scheme]} />
       )}
       {session.user && painted && (

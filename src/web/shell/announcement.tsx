@@ -1,4 +1,4 @@
-import { useLayoutEffect } from 'react';
+import { useEffect } from 'react';
 import { dialogFlags, markRead } from '../state/dialog-flags';
 import { siteStore } from '../state/site';
 import { useStore } from '../state/store';
@@ -16,13 +16,16 @@ export function showAnnouncement(title: string, content: string) {
  * Shows the site's announcement once per browser session (flag `isRead`). Answers the announcement that is due, for
  * the frame to draw in this very render: the dialog's own subscription to the open announcement starts only after
  * the frame's first paint, so opening it from an effect alone would paint the page first and the dialog a frame later.
+ * The flag and the open announcement are then stored from a passive effect, after that paint: stores set in a layout
+ * effect re-render synchronously inside the commit, which also runs every pending passive effect of the first screen
+ * there, in one long task before the page can paint.
  */
 export function useAnnouncementOnce(): Announcement | null {
   const site = useStore(siteStore);
   const { isRead } = useStore(dialogFlags);
   const hasAnnouncement = Boolean(site && (site.noticeAnnouncementTitle || site.noticeAnnouncement));
   const due = site && !isRead && hasAnnouncement;
-  useLayoutEffect(() => {
+  useEffect(() => {
     if (!site || !due) return;
     markRead('isRead');
     showAnnouncement(site.noticeAnnouncementTitle, site.noticeAnnouncement);
