@@ -1,0 +1,78 @@
+import { fileURLToPath } from 'node:url';
+
+/**
+ * vite.config.ts's `frame` chunk: the signed-in frame (shell/Frame.tsx) with what it imports that neither the entry
+ * nor the sign-in pages do: its antd-mobile parts, the screen map, the signed-in strings, live updates. Every
+ * signed-in screen needs all of it before its first render, so one chunk and one stylesheet instead of a dozen small
+ * ones of each: on a phone's first visit to / that many fewer requests queued on HTTP/1.1's six connections. Chosen
+ * from the module graph rather than from a list of names, so a new import of the frame's lands here, and a module
+ * /login or /register uses (even lazily: a passkey's ceremony) never does.
+ */
+const source = (file: string) => fileURLToPath(new URL(`../${file}`, import.meta.url));
+const FRAME_ROOT = source('src/web/shell/Frame.tsx');
+const ENTRY = source('src/web/main.tsx');
+const SIGN_IN = ['src/web/screens/Login.tsx', 'src/web/screens/Register.tsx'].map(source);
+/** The modules whose lazy imports are the router's: the screens, the renderers, the map, the frame. */
+const ROUTER = new Set(
+  ['src/web/app/routes.tsx', 'src/web/app/custom-screens.ts', 'src/web/app/App.tsx', 'src/web/shell/Root.tsx'].map(
+    source,
+  ),
+);
+/** The UI kit's index files re-export every component: through them only the components a module names count. */
+const BARREL = /node_modules\/(antd-mobile|antd-mobile-icons)\/es\/index\.js$/;
+const NAMED_FROM_BARREL = /import\s*\{([^}]*)\}\s*from\s*["'](?:antd-mobile|antd-mobile-icons)["']/g;
+const kebab = (name: string) => name.replace(/[A-Z]/g, (c, at: number) => (at ? '-' : '') + c.toLowerCase());
+
+interface ModuleGraph {
+  getModuleInfo(id: string): { code: string | null; importedIds: string[]; dynamicallyImportedIds: string[] } | null;
+}
+
+/**
+ * Modules `roots` import, and the ones those import, and so on (what is lazily imported too, unless by a module in
+ * `dynamicUnless`); through the UI kit's index, only the components some module on the way names.
+ */
+function reach(graph: ModuleGraph, roots: string[], dynamicUnless?: Set<string>): Set<string> {
+  const names = new Set<string>();
+  const wanted = (id: string) =>
+    [...names].some((n) => id.includes(`/components/${kebab(n)}/`) || id.endsWith(`/${n}.js`));
+  // Again while a pass finds a component name it had not seen (its module imports more).
+  for (;;) {
+    const known = names.size;
+    const seen = new Set<string>();
+    const todo = [...roots];
+    for (let next = todo.pop(); next !== undefined; next = todo.pop()) {
+      if (seen.has(next)) continue;
+      seen.add(next);
+      const info = graph.getModuleInfo(next);
+      if (!info) continue;
+      if (BARREL.test(next.replaceAll('\\', '/'))) {
+        todo.push(...info.importedIds.filter(wanted));
+        continue;
+      }
+      for (const [, list] of (info.code ?? '').matchAll(NAMED_FROM_BARREL))
+        for (const name of list!.split(',')) names.add(name.trim().split(/\s+as\s+/)[0]!);
+      todo.push(...info.importedIds);
+      if (dynamicUnless && !dynamicUnless.has(next)) todo.push(...info.dynamicallyImportedIds);
+    }
+    if (names.size === known) return seen;
+  }
+}
+
+/** Per chunking pass (keyed by the frame's module record, which a pass reuses): the frame chunk's modules. */
+const frameChunks = new WeakMap<object, Set<string>>();
+export function inFrameChunk(id: string, graph: ModuleGraph): boolean {
+  const root = graph.getModuleInfo(FRAME_ROOT);
+  if (!root) return false;
+  let modules = frameChunks.get(root);
+  if (!modules) {
+    // Everything the entry and the sign-in pages load, now or later (the feedback kit, the second step, a passkey's
+    // ceremony), except the screens the router loads: a module any of them may load is never in the frame's chunk,
+    // or loading it would pull in the frame.
+    const elsewhere = reach(graph, [ENTRY, ...SIGN_IN], ROUTER);
+    // Frame.tsx itself stays the chunk its dynamic import names (inside the group, Rolldown 1.0 gave that import a
+    // facade whose namespace export it never defined).
+    modules = new Set([...reach(graph, [FRAME_ROOT])].filter((m) => m !== FRAME_ROOT && !elsewhere.has(m)));
+    frameChunks.set(root, modules);
+  }
+  return modules.has(id);
+}
