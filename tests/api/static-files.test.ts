@@ -20,7 +20,7 @@ for (const [name, body] of [
   writeFileSync(join(webRoot, `${name}.br`), brotliCompressSync(body));
   writeFileSync(join(webRoot, `${name}.gz`), gzipSync(body));
 }
-// What the web build lists per route (vite.config.ts routePreloads): the files its first screen loads lazily.
+// What the web build lists per route (vite/route-preloads.ts): the files its first screen loads lazily.
 mkdirSync(join(webRoot, '.vite'));
 const PRELOADS = { '/transferCoin': ['assets/TransferCoin-abc123.js', 'assets/form-abc123.css'], '/notice': [] };
 writeFileSync(join(webRoot, '.vite/route-preloads.json'), JSON.stringify(PRELOADS));

@@ -3,7 +3,7 @@ import { firstScreenModules } from '../../src/web/app/first-screen-modules';
 import { customScreens } from '../../src/web/app/custom-screens';
 import { routeTable } from '../../src/web/generated/route-table.gen';
 
-// The server names each route's first-screen chunks in its HTML (vite.config.ts routePreloads) from
+// The server names each route's first-screen chunks in its HTML (vite/route-preloads.ts) from
 // firstScreenModules: a list that missed what routes.tsx really loads would preload the wrong files and leave the
 // right ones to the waterfall it is there to remove.
 

@@ -9,7 +9,7 @@ export interface AppHtml {
   gzip: Buffer;
 }
 
-/** What the web build lists per route (vite.config.ts routePreloads): the files its first screen loads lazily. */
+/** What the web build lists per route (vite/route-preloads.ts): the files its first screen loads lazily. */
 const ROUTE_PRELOADS = '.vite/route-preloads.json';
 
 const link = (file: string) =>

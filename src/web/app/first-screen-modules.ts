@@ -3,7 +3,7 @@ import type { RouteEntry } from '../config/types';
 /**
  * The source modules a route's first render loads lazily (routes.tsx's `lazy`): the screen (a hand screen, or the
  * generic renderer with the full screen map), and the frame around it. The build turns them into the chunks the
- * server names in that page's HTML (`<link rel="modulepreload">`, vite.config.ts routePreloads), so a phone downloads
+ * server names in that page's HTML (`<link rel="modulepreload">`, vite/route-preloads.ts), so a phone downloads
  * them beside the boot chunk instead of after it has run. routes.tsx and custom-screens.ts load exactly these
  * (tests/web/first-screen-modules.test.ts checks it). Paths from the repository's root; imports nothing at run time.
  */
