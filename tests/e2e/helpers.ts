@@ -177,15 +177,18 @@ export interface ContextOptions {
   timezoneId?: string;
   /** The system's light or dark setting (light by default). */
   colorScheme?: 'light' | 'dark';
+  /** A server of the test's own (its origin) instead of the suite's shared one. */
+  base?: string;
 }
 
-/** A phone: 390×844, touch, zh-CN; optionally signed in. */
+/** A phone: 390×844, touch, zh-CN; optionally signed in, or on a server of the test's own (`base`). */
 export async function newPhone(
   browser: Browser,
   options: ContextOptions = {},
 ): Promise<{ context: BrowserContext; page: Page }> {
+  const base = options.base ?? baseUrl();
   const context = await browser.newContext({
-    baseURL: baseUrl(),
+    baseURL: base,
     viewport: { width: 390, height: 844 },
     deviceScaleFactor: 2,
     isMobile: true,
@@ -195,9 +198,7 @@ export async function newPhone(
     colorScheme: options.colorScheme ?? 'light',
   });
   if (options.session?.sid) {
-    await context.addCookies([
-      { name: 'sid', value: options.session.sid, url: baseUrl(), httpOnly: true, sameSite: 'Lax' },
-    ]);
+    await context.addCookies([{ name: 'sid', value: options.session.sid, url: base, httpOnly: true, sameSite: 'Lax' }]);
   }
   if (options.announcementRead) {
     await context.addInitScript(() => {
@@ -297,22 +298,4 @@ export async function rowAction(page: Page, row: string, action: string) {
   await page.locator('.adm-action-sheet').waitFor();
   await overlaysSettled(page);
   await page.locator('.adm-action-sheet-button-item', { hasText: action }).click();
-}
-
-/**
- * A phone on a server of the test's own (not the suite's shared one): 390×844, touch, zh-CN, the announcement marked
- * read so it covers nothing.
- */
-export async function phoneAt(browser: Browser, base: string): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({
-    baseURL: base,
-    viewport: { width: 390, height: 844 },
-    deviceScaleFactor: 2,
-    isMobile: true,
-    hasTouch: true,
-    locale: 'zh-CN',
-  });
-  await context.addInitScript(() => window.sessionStorage.setItem('dialog', JSON.stringify({ isRead: true })));
-  context.setDefaultTimeout(15_000);
-  return { context, page: await context.newPage() };
 }

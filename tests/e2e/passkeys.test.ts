@@ -5,7 +5,7 @@ import { freePort } from '../helpers/ports';
 import { kill, startServer, type Server } from '../helpers/server-process';
 import { ADMIN } from '../helpers/test-app';
 import { expectAccessible } from './a11y-checks';
-import { answerDialog, launchBrowser, overlaysSettled, pathOf, phoneAt, rowAction, shot, toast } from './helpers';
+import { answerDialog, launchBrowser, newPhone, overlaysSettled, pathOf, rowAction, shot, toast } from './helpers';
 
 // Passkeys end to end in Chromium, with its virtual authenticator (CDP WebAuthn.addVirtualAuthenticator) standing in
 // for the phone's: added from 我的 → 通行密钥, used on the login page's 使用通行密钥登录, refused when a copy of it
@@ -45,7 +45,7 @@ interface VirtualCredential {
 
 /** A phone at the site's own origin, with a virtual platform authenticator that verifies its user. */
 async function phone(): Promise<{ context: BrowserContext; page: Page; cdp: CDPSession; authenticatorId: string }> {
-  const { context, page } = await phoneAt(browser, origin);
+  const { context, page } = await newPhone(browser, { base: origin, announcementRead: true });
   const cdp = await context.newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   const authenticatorId = await addAuthenticator(cdp);

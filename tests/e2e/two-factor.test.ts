@@ -7,7 +7,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database';
 import { kill, startServer, type Server } from '../helpers/server-process';
 import { ADMIN } from '../helpers/test-app';
 import { expectAccessible } from './a11y-checks';
-import { launchBrowser, overlaysSettled, pathOf, phoneAt, shot } from './helpers';
+import { launchBrowser, newPhone, overlaysSettled, pathOf, shot } from './helpers';
 
 // ADMIN_2FA=required on a fresh install (a server of its own: the suite's shared one runs `optional`): the seeded
 // admin is sent to enrol at its first sign-in, enrols by reading the key off the page and computing a code with
@@ -32,7 +32,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const phone = () => phoneAt(browser, server.base);
+const phone = () => newPhone(browser, { base: server.base, announcementRead: true });
 
 /** The API of this test's server by operationId, keeping the `sid` cookie; answers the data of a success. */
 function apiOf() {

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { negotiate } from '@fastify/accept-negotiator';
 
 /** The app's HTML as sent: the body in each encoding a browser may ask for. */
 export interface AppHtml {
@@ -36,27 +37,24 @@ export function appHtml(webRoot: string): (pathname: string) => AppHtml {
   const html = readFileSync(join(webRoot, 'index.html'), 'utf8');
   const listFile = join(webRoot, ROUTE_PRELOADS);
   const preloads = (existsSync(listFile) ? JSON.parse(readFileSync(listFile, 'utf8')) : {}) as Record<string, string[]>;
-  const plain = encoded(html);
-  const byRoute = new Map<string, AppHtml>();
+  const canAddLinks = html.includes('</head>');
+  // By route, and the page as built under '' (every path with nothing to add): each compressed when first asked for.
+  const pages = new Map<string, AppHtml>();
   return (pathname) => {
     const path = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
-    const files = Object.hasOwn(preloads, path) ? preloads[path]! : [];
-    if (files.length === 0 || !html.includes('</head>')) return plain;
-    let page = byRoute.get(path);
+    const files = canAddLinks && Object.hasOwn(preloads, path) ? preloads[path]! : [];
+    const key = files.length > 0 ? path : '';
+    let page = pages.get(key);
     if (!page) {
-      page = encoded(html.replace('</head>', `${files.map(link).join('')}</head>`));
-      byRoute.set(path, page);
+      page = encoded(key === '' ? html : html.replace('</head>', `${files.map(link).join('')}</head>`));
+      pages.set(key, page);
     }
     return page;
   };
 }
 
-/** The encoding to send: brotli when accepted, else gzip, else none (as @fastify/static's preCompressed does). */
-export function chooseEncoding(acceptEncoding: string | undefined): 'br' | 'gzip' | 'identity' {
-  const accepted = (acceptEncoding ?? '')
-    .split(',')
-    .map((part) => part.trim().split(';'))
-    .filter(([, q]) => !q || !/^q=0(\.0*)?$/.test(q.trim()))
-    .map(([name]) => name!.toLowerCase());
-  return accepted.includes('br') ? 'br' : accepted.includes('gzip') ? 'gzip' : 'identity';
-}
+const ENCODINGS = ['br', 'gzip', 'identity'] as const;
+
+/** The encoding to send, by the request's Accept-Encoding and its weights (as @fastify/static's preCompressed does). */
+export const chooseEncoding = (acceptEncoding: string | undefined): keyof AppHtml =>
+  negotiate(acceptEncoding ?? '', [...ENCODINGS]) ?? 'identity';
