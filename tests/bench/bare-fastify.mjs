@@ -13,9 +13,10 @@ import { BenchError, LOOPBACK, freePort, pinned, track } from './lib.mjs';
 
 const THIS_FILE = fileURLToPath(import.meta.url);
 
+// The same columns as the app's lookup (sessions/repo.ts, sessionWithUser).
 const SESSION_READ = `select s.user_id, s.created_at, s.last_seen_at, s.expires_at, s.revoked_at, s.revoke_reason,
-  u.user_account, u.user_name, u.user_role, u.status, u.deleted_at, u.email, u.invitation_code, u.coin,
-  u.created_at as user_created_at
+  s.signed_in_with, u.user_account, u.user_name, u.user_role, u.status, u.deleted_at, u.email, u.invitation_code,
+  u.coin, u.created_at as user_created_at, u.two_factor_at
   from sessions s join users u on u.id = s.user_id where s.token_hash = `;
 
 const SITE_READ = 'select * from site_information where id = ';
@@ -59,13 +60,19 @@ async function child(port) {
   });
   await app.listen({ port, host: LOOPBACK });
   process.send?.({ ready: true });
+  // An exit rather than the signal's default, so a --cpu-prof profile is written.
   process.on('disconnect', () => process.exit(0));
+  process.on('SIGTERM', () => process.exit(0));
 }
 
 /** Starts the baseline on the app's database with the app's session secret, pinned to `cpu` when given. */
-export async function startBareFastify({ databaseUrl, schema, sessionSecret, cpu }) {
+export async function startBareFastify({ databaseUrl, schema, sessionSecret, cpu, cpuProfDir }) {
   const port = await freePort();
-  const [command, args] = pinned(cpu, process.execPath, [THIS_FILE, '--child', String(port)]);
+  // With BENCH_CPU_PROF the ceiling is profiled too, so the app's profile can be read against it.
+  const profile = cpuProfDir
+    ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`, `--cpu-prof-name=bare-fastify-${port}.cpuprofile`]
+    : [];
+  const [command, args] = pinned(cpu, process.execPath, [...profile, THIS_FILE, '--child', String(port)]);
   const env = {
     ...process.env,
     BARE_DATABASE_URL: databaseUrl,

@@ -18,7 +18,7 @@
 //   BENCH_DURATION      measured seconds per run                         5    (1..60)
 //   BENCH_ROUNDS        interleaved rounds                               3    (1..9)
 //   BENCH_DATABASE_URL  postgres://…@127.0.0.1/… to also measure PostgreSQL (a private schema, dropped afterwards)
-//   BENCH_CPU_PROF      1: run the app with --cpu-prof, profiles in dist/bench/profiles
+//   BENCH_CPU_PROF      1: run the app and the bare Fastify ceiling with --cpu-prof, profiles in dist/bench/profiles
 //   BENCH_COMPARE       a directory holding another build (its dist/server/main.js, e.g. main's, built in a copy of the
 //                       repository): measured in the same rounds, labelled "(compare)", for before/after on a busy
 //                       machine where figures from different runs do not compare
@@ -268,6 +268,7 @@ async function main() {
           schema,
           sessionSecret: app.sessionSecret,
           cpu: layout.server,
+          cpuProfDir,
         });
         for (const endpoint of ENDPOINTS)
           targets.push({
