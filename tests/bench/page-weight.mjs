@@ -10,6 +10,10 @@
 // PAGE_WEIGHT_RUNS=0 measures the bytes only (a quick check while trimming the bundle).
 // PAGE_WEIGHT_LHR_DIR=<dir> keeps each run's full Lighthouse report there (<page>-<run>.json), to read its long tasks,
 // bootup time and LCP breakdown.
+// BENCH_COMPARE=<dir> (as run.mjs takes it: a copy of the repository with another build in its dist/, e.g. main's)
+// serves that build too and runs Lighthouse on both, alternating run by run, then prints each run's difference (this
+// build − the other): on a shared machine the same build's score moves by ten points within an hour, so only a
+// difference taken in the same minutes says whether a change helped.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,20 +47,25 @@ const CHROME_FLAGS = [
 ];
 const RUNS = setting('PAGE_WEIGHT_RUNS', 3, 0, 15, { integer: true, quick: 1 });
 const LHR_DIR = process.env.PAGE_WEIGHT_LHR_DIR || null;
+const COMPARE = process.env.BENCH_COMPARE || null;
 
-async function startServer() {
-  if (!existsSync(join(ROOT, 'dist/server/main.js')) || !existsSync(join(ROOT, 'dist/web/index.html'))) {
-    throw new Error('run `npm run build` first');
+/** The app built in `root` (this repository, or BENCH_COMPARE's copy), on a database of its own. */
+async function startServer(root = ROOT) {
+  const [mainJs, webRoot] = [join(root, 'dist/server/main.js'), join(root, 'dist/web')];
+  if (!existsSync(mainJs) || !existsSync(join(webRoot, 'index.html'))) {
+    throw new Error(`${root}: run \`npm run build\` there first`);
   }
   const dir = mkdtempSync(join(tmpdir(), 'bench-web-'));
   const removeDir = () => rmSync(dir, { recursive: true, force: true });
   addCleanup(removeDir); // on a signal
   try {
     const app = await startAppServer({
-      label: 'web',
+      label: root === ROOT ? 'web' : 'web-compare',
       databaseUrl: `sqlite:${join(dir, 'app.db')}`,
       adminPassword: ADMIN.userPassword,
       forwardStdout: false,
+      mainJs,
+      env: { WEB_ROOT: webRoot },
     });
     const stop = async () => {
       await stopChild(app.child);
@@ -252,6 +261,40 @@ function printWeight(name, w, names, budget) {
   if (uncompressed.length) console.log(`          ⚠ sent uncompressed: ${uncompressed.map((f) => f.url).join(', ')}`);
 }
 
+/** Each run's difference (this build − the compared one) of a metric, over the pairs where both runs completed. */
+function pairedDifference(runs, compareRuns, key) {
+  const differences = runs.flatMap((run, i) => {
+    const other = compareRuns[i];
+    return run.skipped || !other || other.skipped ? [] : [run[key] - other[key]];
+  });
+  if (differences.length === 0) return null;
+  return {
+    median: median(differences),
+    min: Math.min(...differences),
+    max: Math.max(...differences),
+    pairs: differences.length,
+  };
+}
+
+function printDifference(name, runs, compareRuns) {
+  const signed = (n) => (n > 0 ? `+${n}` : `${n}`);
+  const parts = [
+    ['score', ''],
+    ['lcpMs', ' ms'],
+    ['tbtMs', ' ms'],
+    ['fcpMs', ' ms'],
+  ].flatMap(([key, unit]) => {
+    const d = pairedDifference(runs, compareRuns, key);
+    return d
+      ? [`${key.replace(/Ms$/, '').toUpperCase()} ${signed(d.median)}${unit} (${signed(d.min)}…${signed(d.max)})`]
+      : [];
+  });
+  const pairs = pairedDifference(runs, compareRuns, 'score')?.pairs ?? 0;
+  console.log(
+    `  ${name.padEnd(6)} this − compare, run by run (${pairs} pairs): ${parts.join('  ') || 'no pair completed'}`,
+  );
+}
+
 function printLighthouse(name, s) {
   if (s.skipped) return console.log(`  ${name}: skipped (${s.skipped})`);
   const r = (m, unit = '') => `${m.median}${unit} (${m.min}–${m.max})`;
@@ -270,13 +313,22 @@ function printLighthouse(name, s) {
 async function main() {
   installSignalHandlers();
   const server = await startServer();
+  let compare = null;
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROME_FLAGS });
   try {
+    compare = COMPARE ? await startServer(COMPARE) : null;
     const cookie = await adminCookie(server.url);
+    const compareCookie = compare ? await adminCookie(compare.url) : null;
     const login = await pageWeight(browser, `${server.url}/login`, null, (p) =>
       p.locator('button[type=submit]').waitFor(),
     );
     const home = await pageWeight(browser, `${server.url}/`, cookie, (p) => p.getByText('平台服务').first().waitFor());
+    const compareWeight = compare && {
+      login: await pageWeight(browser, `${compare.url}/login`, null, (p) => p.locator('button[type=submit]').waitFor()),
+      home: await pageWeight(browser, `${compare.url}/`, compareCookie, (p) =>
+        p.getByText('平台服务').first().waitFor(),
+      ),
+    };
     await browser.close();
     login.other = await otherEncodings(server.url, login.files);
     home.other = await otherEncodings(server.url, home.files);
@@ -285,14 +337,33 @@ async function main() {
     const names = builtFrom();
     printWeight('/login', login, names, LOGIN_BUDGET);
     printWeight('/', home, names);
+    if (compareWeight) {
+      console.log(
+        `  compare (${COMPARE}): /login ${kb(compareWeight.login.body)} in ${compareWeight.login.count} files,` +
+          ` / ${kb(compareWeight.home.body)} in ${compareWeight.home.count} files`,
+      );
+    }
 
-    // Interleaved, so a burst of load from other processes spreads over both pages instead of one.
+    // Interleaved, so a burst of load from other processes spreads over both pages (and both builds, whose order
+    // alternates run by run) instead of one.
     const runs = { login: [], home: [] };
+    const compareRuns = { login: [], home: [] };
     for (let i = 0; i < RUNS; i++) {
-      runs.login.push(await lighthouseRun(`${server.url}/login`, null, `login-${i + 1}`));
-      runs.home.push(await lighthouseRun(`${server.url}/`, cookie, `home-${i + 1}`));
+      const builds = [
+        { base: server.url, cookie, into: runs, suffix: '' },
+        ...(compare ? [{ base: compare.url, cookie: compareCookie, into: compareRuns, suffix: '-compare' }] : []),
+      ];
+      if (i % 2 === 1) builds.reverse();
+      for (const page of ['login', 'home']) {
+        for (const build of builds) {
+          const url = `${build.base}${page === 'login' ? '/login' : '/'}`;
+          const report = `${page}-${i + 1}${build.suffix}`;
+          build.into[page].push(await lighthouseRun(url, page === 'login' ? null : build.cookie, report));
+        }
+      }
     }
     const lighthouse = { login: summarise(runs.login), home: summarise(runs.home) };
+    const compareLighthouse = compare && { login: summarise(compareRuns.login), home: summarise(compareRuns.home) };
     if (RUNS > 0) {
       console.log(
         `Lighthouse mobile performance (simulated slow 4G, 4× CPU), median (range) of ${RUNS} runs;` +
@@ -300,6 +371,13 @@ async function main() {
       );
       printLighthouse('login', lighthouse.login);
       printLighthouse('home', lighthouse.home);
+      if (compareLighthouse) {
+        console.log(`The compared build (${COMPARE}), in the same minutes:`);
+        printLighthouse('login', compareLighthouse.login);
+        printLighthouse('home', compareLighthouse.home);
+        printDifference('login', runs.login, compareRuns.login);
+        printDifference('home', runs.home, compareRuns.home);
+      }
     }
 
     const strip = (w) => ({
@@ -316,10 +394,20 @@ async function main() {
     writeResults({
       pageWeight: { login: strip(login), home: strip(home), loginBudget: LOGIN_BUDGET },
       ...(RUNS > 0 ? { lighthouse } : {}),
+      ...(compare
+        ? {
+            pageWeightCompare: {
+              build: COMPARE,
+              pageWeight: { login: strip(compareWeight.login), home: strip(compareWeight.home) },
+              ...(RUNS > 0 ? { lighthouse: compareLighthouse } : {}),
+            },
+          }
+        : {}),
     });
   } finally {
     await browser.close().catch(() => undefined);
     await server.stop();
+    await compare?.stop();
   }
 }
 
