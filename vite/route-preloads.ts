@@ -1,13 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import type { OutputBundle, PluginContext } from 'rolldown';
 import type { Plugin } from 'vite';
+import { ROUTE_PRELOADS } from '../src/server/http/app-html.js';
 import { firstScreenModules } from '../src/web/app/first-screen-modules.js';
 import { routeTable } from '../src/web/generated/route-table.gen.js';
 
 const source = (file: string) => fileURLToPath(new URL(`../${file}`, import.meta.url));
-
-/** Where routePreloads writes its list, and the server reads it (src/server/http/app-html.ts). */
-const ROUTE_PRELOADS = '.vite/route-preloads.json';
 
 /**
  * For each route of the screen map, the files its first screen loads lazily (firstScreenModules: the screen's chunk,

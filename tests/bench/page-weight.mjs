@@ -157,6 +157,14 @@ async function pageWeight(browser, url, cookie, ready) {
   return { files, count: files.length, body: sum(files, 'body'), wire: sum(files, 'wire'), byEncoding };
 }
 
+/** Both pages of one server: /login until its form is there, / signed in until its entries are. */
+async function weighPages(browser, base, cookie) {
+  return {
+    login: await pageWeight(browser, `${base}/login`, null, (p) => p.locator('button[type=submit]').waitFor()),
+    home: await pageWeight(browser, `${base}/`, cookie, (p) => p.getByText('平台服务').first().waitFor()),
+  };
+}
+
 /** What the same static files cost a client that accepts only gzip, and one that accepts nothing (no compression). */
 async function otherEncodings(base, files) {
   let gzip = 0;
@@ -319,16 +327,8 @@ async function main() {
     compare = COMPARE ? await startServer(COMPARE) : null;
     const cookie = await adminCookie(server.url);
     const compareCookie = compare ? await adminCookie(compare.url) : null;
-    const login = await pageWeight(browser, `${server.url}/login`, null, (p) =>
-      p.locator('button[type=submit]').waitFor(),
-    );
-    const home = await pageWeight(browser, `${server.url}/`, cookie, (p) => p.getByText('平台服务').first().waitFor());
-    const compareWeight = compare && {
-      login: await pageWeight(browser, `${compare.url}/login`, null, (p) => p.locator('button[type=submit]').waitFor()),
-      home: await pageWeight(browser, `${compare.url}/`, compareCookie, (p) =>
-        p.getByText('平台服务').first().waitFor(),
-      ),
-    };
+    const { login, home } = await weighPages(browser, server.url, cookie);
+    const compareWeight = compare && (await weighPages(browser, compare.url, compareCookie));
     await browser.close();
     login.other = await otherEncodings(server.url, login.files);
     home.other = await otherEncodings(server.url, home.files);

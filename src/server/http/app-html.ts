@@ -10,8 +10,8 @@ export interface AppHtml {
   gzip: Buffer;
 }
 
-/** What the web build lists per route (vite/route-preloads.ts): the files its first screen loads lazily. */
-const ROUTE_PRELOADS = '.vite/route-preloads.json';
+/** Where the web build lists per route (vite/route-preloads.ts) the files its first screen loads lazily. */
+export const ROUTE_PRELOADS = '.vite/route-preloads.json';
 
 const link = (file: string) =>
   file.endsWith('.css')

@@ -8,6 +8,7 @@ import 'antd-mobile/es/components/dialog/dialog.css';
 import 'antd-mobile/es/components/button/button.css';
 import { messages as t } from '../i18n/zh-CN';
 import { createStore, useStore } from '../state/store';
+import { afterNextPaint } from './after-paint';
 
 export interface Announcement {
   title: string;
@@ -43,10 +44,10 @@ function Dialog({ title, content, withThePage }: Announcement & { withThePage: b
   const focusAfterPaint = useRef(withThePage);
   useEffect(() => {
     const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    let frame = 0;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    if (focusAfterPaint.current) frame = requestAnimationFrame(() => (timer = setTimeout(() => ok.current?.focus())));
-    else ok.current?.focus();
+    const focus = () => ok.current?.focus();
+    let cancelFocus: (() => void) | undefined;
+    if (focusAfterPaint.current) cancelFocus = afterNextPaint(focus);
+    else focus();
     document.body.classList.add('adm-overflow-hidden');
     const onKey = (event: KeyboardEvent) => {
       if (event.key === 'Escape') close();
@@ -58,8 +59,7 @@ function Dialog({ title, content, withThePage }: Announcement & { withThePage: b
     };
     document.addEventListener('keydown', onKey);
     return () => {
-      cancelAnimationFrame(frame);
-      clearTimeout(timer);
+      cancelFocus?.();
       document.removeEventListener('keydown', onKey);
       document.body.classList.remove('adm-overflow-hidden');
       before?.focus();

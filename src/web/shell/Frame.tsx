@@ -13,6 +13,7 @@ import { useLiveSession } from '../live/useLiveSession';
 import { canOpen } from '../app/screens';
 import { useAnnouncementOnce } from './announcement';
 import { AnnouncementDialog } from './AnnouncementDialog';
+import { afterNextPaint } from './after-paint';
 import { AnnouncementBubble } from './lazy-bubble';
 import { BottomTabs } from './BottomTabs';
 import { HeaderBar } from './HeaderBar';
@@ -26,14 +27,7 @@ import { upFrom } from './up';
  */
 function useAfterFirstPaint(): boolean {
   const [painted, setPainted] = useState(false);
-  useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const frame = requestAnimationFrame(() => (timer = setTimeout(() => startTransition(() => setPainted(true)))));
-    return () => {
-      cancelAnimationFrame(frame);
-      clearTimeout(timer);
-    };
-  }, []);
+  useEffect(() => afterNextPaint(() => startTransition(() => setPainted(true))), []);
   return painted;
 }
 
