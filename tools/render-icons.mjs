@@ -2,7 +2,7 @@
 // (playwright-core, as the e2e tests use). Run after changing the logo: `node tools/render-icons.mjs`; the PNGs are
 // committed, so a build never needs a browser. Each PNG then goes through Debian's pngquant (`apt-get install
 // pngquant`): 256 colours, dithered, look the same at icon sizes and weigh a quarter as much as Chromium's lossless
-// screenshot (icon-192.png 21 KB → 6 KB; Chrome fetches it with the manifest while the first page is still loading).
+// screenshot (icon-192.png 21 → 5.5 KB; Chrome fetches it with the manifest while the first page is still loading).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
