@@ -19,6 +19,14 @@ const outputs = [
   ['apple-touch-icon.png', 180, 0],
 ];
 
+// Before any icon is rewritten: without pngquant the run would stop after the first one, leaving it unquantised.
+try {
+  execFileSync('pngquant', ['--version'], { stdio: 'ignore' });
+} catch {
+  console.error('render-icons: pngquant is missing (apt-get install pngquant)');
+  process.exit(1);
+}
+
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' });
 try {
   for (const [name, size, radius] of outputs) {
