@@ -14,7 +14,7 @@ import {
   type ApiSession,
 } from './helpers';
 
-// The frame around the screens: the account watermark, the document title and the scrolling notice bar.
+// The frame around the screens: the account watermark, the document title, the font and the scrolling notice bar.
 
 let browser: Browser;
 let user: { context: BrowserContext; page: Page };
@@ -99,6 +99,27 @@ describe('the document title', () => {
     await expect.poll(() => admin.page.title()).toBe(`${siteName} - 系统管理`);
     await open(user.page, '/no/such/page');
     await expect.poll(() => user.page.title()).toBe(`${siteName} - ${t.shell.notFound}`);
+  });
+});
+
+describe('the font', () => {
+  it("is the app's one stack on every page, with or without antd-mobile's global stylesheet loaded", async () => {
+    const bodyFont = (page: Page) => page.evaluate(() => getComputedStyle(document.body).fontFamily);
+    const visitor = await newPhone(browser);
+    try {
+      await open(visitor.page, '/login');
+      const stack = await bodyFont(visitor.page);
+      // A face this app's phones and servers have for Chinese, named rather than left to per-character fallback.
+      expect(stack).toContain('"Noto Sans CJK SC"');
+      for (const path of ['/', '/mall', '/clockInfo']) {
+        await open(user.page, path);
+        // antd-mobile's stylesheet is on these pages (it sets body's font to its own default stack).
+        expect(await user.page.locator('.adm-tab-bar').count(), path).toBe(1);
+        expect(await bodyFont(user.page), path).toBe(stack);
+      }
+    } finally {
+      await visitor.context.close();
+    }
   });
 });
 
