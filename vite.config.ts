@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 import { messages as t } from './src/web/i18n/zh-CN.js';
-import { inFrameChunk } from './vite/frame-chunk.js';
+import { inFrameChunk, inFrameSharedChunk } from './vite/frame-chunk.js';
 import { routePreloads } from './vite/route-preloads.js';
 import { pwa } from './vite.pwa.js';
 
@@ -111,6 +111,12 @@ export default defineConfig({
               debugName: 'frame',
               name: (id, graph) => (inFrameChunk(id, graph) ? 'frame' : null),
               priority: 5,
+              includeDependenciesRecursively: false,
+            },
+            {
+              debugName: 'frame-shared',
+              name: (id, graph) => (inFrameSharedChunk(id, graph) ? 'frame-shared' : null),
+              priority: 4,
               includeDependenciesRecursively: false,
             },
           ],

@@ -18,9 +18,14 @@ const ROUTER = new Set(
     source,
   ),
 );
-/** The UI kit's index files re-export every component: through them only the components a module names count. */
-const BARREL = /node_modules\/(antd-mobile|antd-mobile-icons)\/es\/index\.js$/;
-const NAMED_FROM_BARREL = /import\s*\{([^}]*)\}\s*from\s*["'](?:antd-mobile|antd-mobile-icons)["']/g;
+/**
+ * The UI kit's index files (and its hooks library's, which antd-mobile imports through) re-export everything: through
+ * them only what a module names counts.
+ */
+const BARREL = /node_modules\/(antd-mobile|antd-mobile-icons|ahooks)\/es\/index\.js$/;
+const NAMED_FROM_BARREL = /import\s*\{([^}]*)\}\s*from\s*["'](?:antd-mobile|antd-mobile-icons|ahooks)["']/g;
+const NODE_MODULES = /\/node_modules\//;
+const GLOBAL_STYLES = /node_modules\/antd-mobile\/es\/global\//;
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c, at: number) => (at ? '-' : '') + c.toLowerCase());
 
 interface ModuleGraph {
@@ -34,7 +39,9 @@ interface ModuleGraph {
 function reach(graph: ModuleGraph, roots: string[], dynamicUnless?: Set<string>): Set<string> {
   const names = new Set<string>();
   const wanted = (id: string) =>
-    [...names].some((n) => id.includes(`/components/${kebab(n)}/`) || id.endsWith(`/${n}.js`));
+    [...names].some(
+      (n) => id.includes(`/components/${kebab(n)}/`) || id.endsWith(`/${n}.js`) || id.includes(`/ahooks/es/${n}/`),
+    );
   // Again while a pass finds a component name it had not seen (its module imports more).
   for (;;) {
     const known = names.size;
@@ -46,7 +53,8 @@ function reach(graph: ModuleGraph, roots: string[], dynamicUnless?: Set<string>)
       const info = graph.getModuleInfo(next);
       if (!info) continue;
       if (BARREL.test(next.replaceAll('\\', '/'))) {
-        todo.push(...info.importedIds.filter(wanted));
+        // and antd-mobile's global styles, which its index imports for every component
+        todo.push(...info.importedIds.filter((id) => wanted(id) || GLOBAL_STYLES.test(id.replaceAll('\\', '/'))));
         continue;
       }
       for (const [, list] of (info.code ?? '').matchAll(NAMED_FROM_BARREL))
@@ -58,21 +66,48 @@ function reach(graph: ModuleGraph, roots: string[], dynamicUnless?: Set<string>)
   }
 }
 
-/** Per chunking pass (keyed by the frame's module record, which a pass reuses): the frame chunk's modules. */
-const frameChunks = new WeakMap<object, Set<string>>();
-export function inFrameChunk(id: string, graph: ModuleGraph): boolean {
+/** The frame's two chunks: its own modules, and the ones it shares with what the sign-in pages may load later. */
+interface FrameChunks {
+  frame: Set<string>;
+  shared: Set<string>;
+}
+
+/** Per chunking pass (keyed by the frame's module record, which a pass reuses). */
+const frameChunks = new WeakMap<object, FrameChunks>();
+function frameChunksOf(graph: ModuleGraph): FrameChunks | undefined {
   const root = graph.getModuleInfo(FRAME_ROOT);
-  if (!root) return false;
-  let modules = frameChunks.get(root);
-  if (!modules) {
+  if (!root) return undefined;
+  let chunks = frameChunks.get(root);
+  if (!chunks) {
     // Everything the entry and the sign-in pages load, now or later (the feedback kit, the second step, a passkey's
     // ceremony), except the screens the router loads: a module any of them may load is never in the frame's chunk,
     // or loading it would pull in the frame.
     const elsewhere = reach(graph, [ENTRY, ...SIGN_IN], ROUTER);
-    // Frame.tsx itself stays the chunk its dynamic import names (inside the group, Rolldown 1.0 gave that import a
-    // facade whose namespace export it never defined).
-    modules = new Set([...reach(graph, [FRAME_ROOT])].filter((m) => m !== FRAME_ROOT && !elsewhere.has(m)));
-    frameChunks.set(root, modules);
+    // What they load before their first render: the boot and entry chunks and /login's own, never moved.
+    const atStart = reach(graph, [ENTRY, ...SIGN_IN]);
+    const framed = [...reach(graph, [FRAME_ROOT])];
+    chunks = {
+      // Frame.tsx itself stays the chunk its dynamic import names (inside the group, Rolldown 1.0 gave that import a
+      // facade whose namespace export it never defined).
+      frame: new Set(framed.filter((m) => m !== FRAME_ROOT && !elsewhere.has(m))),
+      shared: new Set(
+        framed.filter((m) => elsewhere.has(m) && !atStart.has(m) && NODE_MODULES.test(m.replaceAll('\\', '/'))),
+      ),
+    };
+    frameChunks.set(root, chunks);
   }
-  return modules.has(id);
+  return chunks;
 }
+
+export const inFrameChunk = (id: string, graph: ModuleGraph): boolean => frameChunksOf(graph)?.frame.has(id) ?? false;
+
+/**
+ * vite.config.ts's `frame-shared` chunk: the UI kit's parts the frame needs before its first render that a sign-in
+ * page may also load later (antd-mobile's global styles, its config, safe area, button and dialog parts, which the
+ * feedback kit uses too). Left to Rolldown they were ten files of 0.1 to 1.7 KB on /'s first load, each a request of
+ * its own on HTTP/1.1's six connections; together they are one script and one stylesheet, which the feedback kit
+ * fetches too (it needed nearly all of them: 18 files instead of 25 after a failed sign-in). The app's own modules
+ * (the signed-in strings) stay out: a sign-in page that needs them needs no kit.
+ */
+export const inFrameSharedChunk = (id: string, graph: ModuleGraph): boolean =>
+  frameChunksOf(graph)?.shared.has(id) ?? false;
