@@ -182,8 +182,6 @@ export const signedInMessages = {
     already: '这台设备上已有本账号的通行密钥',
     unsupported: '这个浏览器不支持通行密钥',
     failed: '这台设备没能创建通行密钥，请重试',
-    signInCancelled: '已取消通行密钥登录',
-    signInFailed: '这台设备没能完成通行密钥登录，请重试或用密码登录',
   },
   twoFactor: {
     on: '两步验证已开启',

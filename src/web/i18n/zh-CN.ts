@@ -64,6 +64,8 @@ export const zhCN = {
     verify: '验证并登录',
     backToPassword: '返回重新输入密码',
     withPasskey: '使用通行密钥登录',
+    passkeyCancelled: '已取消通行密钥登录',
+    passkeyFailed: '这台设备没能完成通行密钥登录，请重试或用密码登录',
   },
 };
 

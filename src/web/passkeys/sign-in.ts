@@ -1,7 +1,7 @@
 import type { Schemas } from '../../api/operations';
 import { api } from '../api';
 import { toast } from '../feedback';
-import { signedInMessages as w } from '../i18n/zh-CN-signed-in';
+import { messages as t } from '../i18n/zh-CN';
 import { signInOnDevice } from './device';
 
 /**
@@ -16,7 +16,7 @@ export async function signInWithPasskey(): Promise<Schemas['LoginUser'] | null> 
   // The contract's PasskeyRequestOptions is WebAuthn's PublicKeyCredentialRequestOptionsJSON, passed on as is.
   const signed = await signInOnDevice(options);
   if (!signed.ok) {
-    toast(signed.refusal === 'cancelled' ? w.passkeys.signInCancelled : w.passkeys.signInFailed);
+    toast(signed.refusal === 'cancelled' ? t.auth.passkeyCancelled : t.auth.passkeyFailed);
     return null;
   }
   // WebAuthn's AuthenticationResponseJSON is the contract's PasskeyAuthenticationResponse.
