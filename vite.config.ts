@@ -3,6 +3,7 @@ import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 import { messages as t } from './src/web/i18n/zh-CN.js';
 import { inFrameChunk, inFrameSharedChunk } from './vite/frame-chunk.js';
+import { compactIconPaths } from './vite/icon-paths.js';
 import { routePreloads } from './vite/route-preloads.js';
 import { pwa } from './vite.pwa.js';
 
@@ -85,7 +86,7 @@ function globalCssInHtml(): Plugin {
 }
 
 export default defineConfig({
-  plugins: [react(), loadingInHtml(), globalCssInHtml(), routePreloads(), pwa()],
+  plugins: [react(), compactIconPaths(), loadingInHtml(), globalCssInHtml(), routePreloads(), pwa()],
   resolve: {
     alias: [
       { find: /^react-router$/, replacement: reactRouterProduction('index.mjs') },
