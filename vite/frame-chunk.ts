@@ -107,7 +107,7 @@ export const inFrameChunk = (id: string, graph: ModuleGraph): boolean => frameCh
  * feedback kit uses too). Left to Rolldown they were ten files of 0.1 to 1.7 KB on /'s first load, each a request of
  * its own on HTTP/1.1's six connections; together they are one script and one stylesheet, which the feedback kit
  * fetches too (it needed nearly all of them: 18 files instead of 25 after a failed sign-in). The app's own modules
- * (the signed-in strings) stay out: a sign-in page that needs them needs no kit.
+ * stay out: a sign-in page's lazy step that needs one of them (a string, a helper) need not fetch the kit with it.
  */
 export const inFrameSharedChunk = (id: string, graph: ModuleGraph): boolean =>
   frameChunksOf(graph)?.shared.has(id) ?? false;
