@@ -155,7 +155,17 @@ describe(`the event stream (${dbKind()})`, () => {
     const first = await stream(user.client.cookie);
     const lastId = first.events.at(-1)!.id;
     await first.close();
+    // A stream that stays open hears the grants as the server does: on PostgreSQL they come back through NOTIFY, so
+    // the resume below waits until the server has them all (else it may replay the few it has heard so far).
+    const watcher = await stream(user.client.cookie);
     for (let i = 0; i < LIVE.replayEvents + 1; i++) await grant(app(), user.userAccount, 1);
+    const heard = LIVE.replayEvents + 1;
+    await watcher.until(
+      `${heard} balances`,
+      (r) => r.events.filter((e) => e.data.kind === 'balance').length >= heard,
+      5000,
+    );
+    await watcher.close();
     const late = await stream(user.client.cookie, lastId);
     expect(late.events.map((e) => e.data.kind)).toEqual(['resync', 'ready']);
     const foreign = await stream(user.client.cookie, 'otherprocess-3');
