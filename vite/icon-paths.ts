@@ -11,7 +11,7 @@ import { optimize } from 'svgo';
  */
 const ICON_MODULE = /node_modules[\\/]antd-mobile-icons[\\/]es[\\/][A-Z]\w*\.js$/;
 const PATH_DATA = /\bd: "([^"]*)"/g;
-export const PRECISION = 2;
+const PRECISION = 2;
 
 /** One outline, as short as SVGO writes it at PRECISION decimals. */
 export function compactPathData(d: string): string {
