@@ -26,6 +26,8 @@ const BARREL = /node_modules\/(antd-mobile|antd-mobile-icons|ahooks)\/es\/index\
 const NAMED_FROM_BARREL = /import\s*\{([^}]*)\}\s*from\s*["'](?:antd-mobile|antd-mobile-icons|ahooks)["']/g;
 const NODE_MODULES = /\/node_modules\//;
 const GLOBAL_STYLES = /node_modules\/antd-mobile\/es\/global\//;
+/** A module id with forward slashes (Rolldown's ids use the platform's separator), for the patterns above. */
+const posix = (id: string) => id.replaceAll('\\', '/');
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c, at: number) => (at ? '-' : '') + c.toLowerCase());
 
 interface ModuleGraph {
@@ -52,9 +54,9 @@ function reach(graph: ModuleGraph, roots: string[], dynamicUnless?: Set<string>)
       seen.add(next);
       const info = graph.getModuleInfo(next);
       if (!info) continue;
-      if (BARREL.test(next.replaceAll('\\', '/'))) {
+      if (BARREL.test(posix(next))) {
         // and antd-mobile's global styles, which its index imports for every component
-        todo.push(...info.importedIds.filter((id) => wanted(id) || GLOBAL_STYLES.test(id.replaceAll('\\', '/'))));
+        todo.push(...info.importedIds.filter((id) => wanted(id) || GLOBAL_STYLES.test(posix(id))));
         continue;
       }
       for (const [, list] of (info.code ?? '').matchAll(NAMED_FROM_BARREL))
@@ -90,9 +92,7 @@ function frameChunksOf(graph: ModuleGraph): FrameChunks | undefined {
       // Frame.tsx itself too: the chunk its dynamic import names (Rolldown 1.2 gives that import the right namespace;
       // 1.0 gave it a facade whose export it never defined, which kept Frame.tsx a 0.9 KB request of its own).
       frame: new Set(framed.filter((m) => !elsewhere.has(m))),
-      shared: new Set(
-        framed.filter((m) => elsewhere.has(m) && !atStart.has(m) && NODE_MODULES.test(m.replaceAll('\\', '/'))),
-      ),
+      shared: new Set(framed.filter((m) => elsewhere.has(m) && !atStart.has(m) && NODE_MODULES.test(posix(m)))),
     };
     frameChunks.set(root, chunks);
   }
