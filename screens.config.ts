@@ -318,6 +318,14 @@ const removePasskey: RowAction<Schemas['Passkey']> = {
   done: w.passkeys.removed,
   call: { operation: 'passkeyRemove', args: (p) => ({ body: { id: p.id } }) },
 };
+/** 用户详情 → 通行密钥: an admin takes one passkey of a lost phone away; the sessions it began end at once. */
+const removePasskeyOfUser: RowAction<Schemas['Passkey']> = {
+  label: w.passkeys.remove,
+  color: 'danger',
+  confirm: (p) => w.passkeys.removeOfUserAsk(p.name),
+  done: w.passkeys.removedOfUser,
+  call: { operation: 'passkeyRemoveOfUser', args: (p) => ({ body: { userId: p.userId, id: p.id } }) },
+};
 
 /** The two forms of /coinChange (add, reduce), rendered by the generic form renderer inside one screen. */
 export const coinChangeForms = {
@@ -575,7 +583,7 @@ export const screens: Screen[] = [
     menu: 'account',
     icon: { name: 'LockOutline', tint: 'blue' },
     done: w.form.passwordChanged,
-    after: '/login',
+    after: '/about',
   }),
   listScreen({
     path: '/sessions',
@@ -893,13 +901,15 @@ export const screens: Screen[] = [
       { key: 'lastLoginAt', label: '最近登录', format: 'time' },
       { key: 'banPausedServices', label: '封禁时暂停的服务' },
       { key: 'twoFactor', label: '两步验证', labels: w.twoFactor.states },
+      { key: 'passkeys', label: '通行密钥' },
     ],
     actions: [
       { label: w.devices.link, to: (u) => `/user_sessions?userId=${u.id}` },
+      { label: w.passkeys.link, to: (u) => `/user_passkeys?userId=${u.id}` },
       {
         label: w.twoFactor.reset,
         color: 'danger',
-        when: (u) => u.twoFactor,
+        when: (u) => u.twoFactor || (u.passkeys ?? 0) > 0,
         confirm: (u) => w.twoFactor.resetAsk(userRow(u)),
         done: w.twoFactor.resetDone,
         call: { operation: 'twoFactorReset', args: (u) => ({ body: { id: u.id } }) },
@@ -917,6 +927,18 @@ export const screens: Screen[] = [
     item: sessionItem,
     rowActions: [endSession],
     empty: w.devices.empty,
+  }),
+  listScreen({
+    path: '/user_passkeys',
+    title: '通行密钥',
+    access: ADMIN,
+    kind: 'list',
+    operation: 'passkeyListOfUser',
+    urlFilters: ['userId'],
+    subject: userSubject('userId', w.passkeys.ofUser),
+    item: passkeyItem,
+    rowActions: [removePasskeyOfUser],
+    empty: w.passkeys.emptyOfUser,
   }),
   formScreen({
     path: '/add_user',

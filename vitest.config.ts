@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { defineConfig } from 'vitest/config';
+import { chromiumPath, neededPrograms } from './tests/helpers/programs.js';
 
 // API tests run twice, once per database: the same files, the DB_KIND environment telling the helper which.
 const apiProject = (kind: 'sqlite' | 'postgres') => ({
@@ -30,16 +30,28 @@ function postgresAnswers(host = '127.0.0.1', port = 5432): Promise<boolean> {
 }
 
 export default defineConfig(async () => {
-  // A laptop without PostgreSQL still runs everything else; CI must run every suite.
-  const withPostgres =
-    process.env.CI === 'true' || process.env.TEST_DATABASE_URL !== undefined || (await postgresAnswers());
+  const ci = process.env.CI === 'true';
+  // CI must run every suite: a program missing there fails the run now, naming its package, not a suite minutes later.
+  const programs = neededPrograms();
+  const missing = Object.values(programs).filter((p) => !p.found);
+  if (ci && missing.length > 0) {
+    const lines = missing.map((p) => `  - ${p.what}: Debian package ${p.debianPackage}`);
+    const install = `apt-get install ${missing.map((p) => p.debianPackage).join(' ')}`;
+    throw new Error(`CI=true, and the test run needs what is not installed:\n${lines.join('\n')}\nInstall: ${install}`);
+  }
+  // A laptop without PostgreSQL still runs everything else.
+  const withPostgres = ci || process.env.TEST_DATABASE_URL !== undefined || (await postgresAnswers());
   if (!withPostgres)
     console.warn('\n⚠ PostgreSQL does not answer on 127.0.0.1:5432: the api-postgres tests are skipped.\n');
-  const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-  const withBrowser = process.env.CI === 'true' || existsSync(chromium);
+  // Outside CI: no Chromium skips the e2e tests; no nginx skips tests/api/behind-nginx.test.ts (it says so itself).
+  const withBrowser = programs.chromium.found;
   if (!withBrowser)
     console.warn(
-      `\n⚠ No Chromium at ${chromium} (apt-get install chromium fonts-noto-cjk): the e2e tests are skipped.\n`,
+      `\n⚠ No Chromium at ${chromiumPath()} (apt-get install chromium fonts-noto-cjk): the e2e tests are skipped.\n`,
+    );
+  else if (!programs.fonts.found)
+    console.warn(
+      '\n⚠ No Noto CJK fonts (apt-get install fonts-noto-cjk): the e2e tests see Chinese in another font.\n',
     );
   return {
     test: {

@@ -9,6 +9,7 @@ import type { AppConfig } from './config.js';
 import type { AppContext } from './context.js';
 import { migrate, openDatabase, type DatabaseHandle } from './db/database.js';
 import { handlers } from './handlers.js';
+import { registerClosingAnswers } from './http/closing.js';
 import { badUrlHandler, clientErrorHandler, registerErrorHandling } from './http/error-handler.js';
 import { appHtml } from './http/app-html.js';
 import { listOperations, loadOpenApi, SCHEMAS_ID } from './http/openapi.js';
@@ -71,6 +72,10 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
         : config.trustProxy,
     bodyLimit: 256 * 1024,
     routerOptions: { ignoreTrailingSlash: true },
+    // While it stops, the app answers in its own words (http/closing.ts), not Fastify's bare 503. Connections idle
+    // when the listener closes are destroyed (Node does it for `server.close()` anyway; said here, not left implied).
+    return503OnClosing: false,
+    forceCloseConnections: 'idle',
   });
   const database = openDatabase(config.database, (err) => fastify.log.warn({ err }, 'database connection lost'));
   try {
@@ -127,6 +132,8 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   // The API speaks JSON only; without this a text/plain body would reach validation and get a vaguer message.
   fastify.removeContentTypeParser('text/plain');
   registerSecurityHeaders(fastify, headersFor);
+  // First of the request hooks: while the process stops, a new request is answered before any other runs.
+  const closing = registerClosingAnswers(fastify);
   const hasWebApp = existsSync(join(config.webRoot, 'index.html'));
   registerErrorHandling(fastify, { spaFallback: hasWebApp ? appHtml(config.webRoot) : null });
   countRequests(fastify, metrics);
@@ -154,8 +161,13 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   }
 
   let refresh: NodeJS.Timeout | undefined;
-  // Open event streams never end by themselves: they are ended before the server waits for its connections to close.
-  fastify.addHook('preClose', async () => liveEvents.hub.close());
+  fastify.addHook('preClose', async () => {
+    closing.begin();
+    // Open event streams never end by themselves: they are ended before the server waits for its connections.
+    liveEvents.hub.close();
+    // Before Fastify closes the listener: a request already on its way gets the 503 envelope rather than a reset.
+    await closing.drain();
+  });
   fastify.addHook('onClose', async () => {
     clearInterval(refresh);
     await scheduler.stop();

@@ -1,5 +1,5 @@
 import { createApi } from '../api/client';
-import { toast } from './feedback';
+import { closeDialogs, toast } from './feedback';
 import { messages } from './i18n/zh-CN';
 import { signOut } from './state/session';
 
@@ -10,13 +10,22 @@ export function setLoginNavigator(navigate: () => void): void {
   goToLogin = navigate;
 }
 
+const redirectToLogin = () => {
+  closeDialogs();
+  signOut();
+  if (window.location.pathname !== '/login') goToLogin();
+};
+
+/** The session ended on the server's word (its event stream said so): why, then the sign-in page. */
+export function sessionEnded(message: string): void {
+  toast(message);
+  redirectToLogin();
+}
+
 export const api = createApi(
   {
     toast: (message) => toast(message),
-    redirectToLogin: () => {
-      signOut();
-      if (window.location.pathname !== '/login') goToLogin();
-    },
+    redirectToLogin,
     logError: (code, message) => console.error(`[api] ${code} ${message}`),
   },
   messages,

@@ -7,7 +7,8 @@ import { children, ensureServerBuilt, HttpClient, kill, startServer, type Server
 import { ADMIN, PASSWORD, uniqueAccount } from '../helpers/test-app.js';
 
 // Three production server processes on one PostgreSQL: an event caused on one reaches streams held by the others
-// within a second, through the database's NOTIFY (no other server in between), and only the streams it is for.
+// within a second, through the database's NOTIFY (no other server in between), and only the streams it is for; a
+// session ended on one process closes its stream on another within 2 s.
 
 describe(`live events across server processes (${dbKind()})`, () => {
   let db: TestDatabase | undefined;
@@ -85,6 +86,77 @@ describe(`live events across server processes (${dbKind()})`, () => {
 
       expect(silent.changes.map((e) => e.data.kind)).toEqual(['site']);
       expect(onOne.changes.map((e) => e.data.kind)).toEqual(['balance', 'site']);
+    },
+  );
+
+  it.skipIf(dbKind() !== 'postgres')(
+    'a session ended on one process closes its stream on another within 2 s: ban, logout, 登录设备, password change',
+    async () => {
+      await ensureServerBuilt();
+      db = await createTestDatabase();
+      const secret = randomBytes(32).toString('base64url');
+      const servers: Server[] = await Promise.all([0, 1].map(() => startServer(db!, secret, { SCHEDULER: 'off' })));
+      const admin = new HttpClient(() => servers[0]!);
+      await admin.ok('userLogin', ADMIN);
+      /** A new user signed in on process 1, its stream open there; `phone` makes its calls on process 0. */
+      const streamOnOne = async () => {
+        const userAccount = uniqueAccount('e');
+        const id: number = await admin.ok('userAdd', { userAccount, userPassword: PASSWORD });
+        const onOne = new HttpClient(() => servers[1]!);
+        await onOne.ok('userLogin', { userAccount, userPassword: PASSWORD });
+        const { reader, opened } = await EventStreamReader.open(servers[1]!.base, onOne.cookie);
+        expect(opened.status).toBe(200);
+        readers.push(reader);
+        await reader.next((d) => d.kind === 'ready');
+        return { id, userAccount, onOne, reader };
+      };
+      const endsWithin2s = async (reader: EventStreamReader, why: string, started: number) => {
+        const last = await reader.next((d) => d.kind === 'signedOut', 2000);
+        expect(last.data.message).toContain(why);
+        await reader.until('the stream to close', (r) => r.ended, 2000);
+        expect(Date.now() - started).toBeLessThan(2000);
+      };
+
+      // A ban made on process 0 (the seed's GET, with the anti-CSRF header).
+      const banned = await streamOnOne();
+      let started = Date.now();
+      const ban = await fetch(`${servers[0]!.base}/api/user/ban?id=${banned.id}`, {
+        headers: { cookie: admin.cookie!, 'x-requested-with': 'XMLHttpRequest' },
+      });
+      expect((await ban.json()).code).toBe(0);
+      await endsWithin2s(banned.reader, '账号已被封禁', started);
+
+      // A logout of the same session through process 0.
+      const leaving = await streamOnOne();
+      const sameSessionOnZero = new HttpClient(() => servers[0]!);
+      sameSessionOnZero.cookie = leaving.onOne.cookie;
+      started = Date.now();
+      await sameSessionOnZero.ok('userLogout', {});
+      await endsWithin2s(leaving.reader, '登录已失效', started);
+
+      // 登录设备 on a phone signed in on process 0 ends the session streaming on process 1; the phone's stays.
+      const ended = await streamOnOne();
+      const phone = new HttpClient(() => servers[0]!);
+      await phone.ok('userLogin', { userAccount: ended.userAccount, userPassword: PASSWORD });
+      const { reader: phoneReader } = await EventStreamReader.open(servers[0]!.base, phone.cookie);
+      readers.push(phoneReader);
+      await phoneReader.next((d) => d.kind === 'ready');
+      started = Date.now();
+      expect((await phone.ok('sessionEndOthers', {})).ended).toBe(1);
+      await endsWithin2s(ended.reader, '退出登录', started);
+
+      // A password changed on the phone (process 0) ends the other session's stream on process 1; the phone's stays.
+      const changed = await streamOnOne();
+      const changer = new HttpClient(() => servers[0]!);
+      await changer.ok('userLogin', { userAccount: changed.userAccount, userPassword: PASSWORD });
+      started = Date.now();
+      await changer.ok('userUpdatePassword', {
+        oldPassword: PASSWORD,
+        newPassword: 'N3wPassw0rd!',
+        checkPassword: 'N3wPassw0rd!',
+      });
+      await endsWithin2s(changed.reader, '密码已修改', started);
+      expect(phoneReader.ended).toBe(false);
     },
   );
 

@@ -44,6 +44,7 @@ describe('passkeys', () => {
     const added = await c.ok('passkeyAdd', { body: { name: '我的手机', credential: authenticator.register(options) } });
     expect(added).toEqual({
       id: expect.any(Number),
+      userId: id,
       name: '我的手机',
       synced: false,
       createdAt: START,
@@ -276,16 +277,19 @@ describe('passkeys under ADMIN_2FA=required', () => {
 describe('passkeys and an admin’s two-factor reset', () => {
   const app = useTestApp({}, { startAt: START });
 
-  it('a reset for a lost phone removes the passkeys too, audited', async () => {
+  it('a reset for a lost phone removes the passkeys too, audited, and ends the sessions', async () => {
     const t = app();
-    const { client, id } = await t.newUser();
+    const { client, id, userAccount } = await t.newUser();
     const { key } = await client.ok('twoFactorSetup');
     const totp = new TOTP({ secret: Secret.fromBase32(key), digits: 6, period: 30, algorithm: 'SHA1' });
     await client.ok('twoFactorEnable', { body: { code: totp.generate({ timestamp: t.clock.now() }) } });
     const authenticator = new SoftAuthenticator(ORIGIN);
     await addPasskey(client, authenticator);
     await (await t.admin()).ok('twoFactorReset', { body: { id } });
-    expect((await client.ok('passkeyList')).records).toEqual([]);
+    expect((await client.call('passkeyList')).code).toBe(40001);
+    const again = t.client();
+    await again.ok('userLogin', { body: { userAccount, userPassword: PASSWORD } });
+    expect((await again.ok('passkeyList')).records).toEqual([]);
     expect((await signIn(t, authenticator)).answer.message).toBe('这个通行密钥没有添加到任何账号，或已被移除');
     const reset = (await auditTrail(t, 'user', id)).find((e) => e.action === 'user.twoFactorReset');
     expect(reset?.after).toEqual({ twoFactorAt: null, passkeysRemoved: 1 });

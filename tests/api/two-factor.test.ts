@@ -164,8 +164,8 @@ describe('two-factor sign-in, ADMIN_2FA=optional', () => {
     expect((await second(late.c, late.answer.challenge)).message).toContain('重新输入密码');
 
     const altered = await passwordStep(t, userAccount);
-    const [id, expires, mac] = altered.answer.challenge.split('.');
-    expect((await second(altered.c, `${id}.${Number(expires) + 60_000}.${mac}`)).code).toBe(40000);
+    const [id, expires, nonce, mac] = altered.answer.challenge.split('.');
+    expect((await second(altered.c, `${id}.${Number(expires) + 60_000}.${nonce}.${mac}`)).code).toBe(40000);
 
     const before = await passwordStep(t, userAccount);
     await client.ok('userUpdatePassword', {
@@ -175,7 +175,7 @@ describe('two-factor sign-in, ADMIN_2FA=optional', () => {
     t.clock.advance(STEP);
   });
 
-  it('another admin resets a user’s 2FA: audited, the user told in the inbox, then the password alone signs in', async () => {
+  it('another admin resets a user’s 2FA: audited, every session of the user ended, the user told in the inbox, then the password alone signs in', async () => {
     const t = app();
     const { client, id, userAccount } = await t.newUser();
     await enrol(t, client);
@@ -189,11 +189,15 @@ describe('two-factor sign-in, ADMIN_2FA=optional', () => {
     expect((await admin.ok('userGet', { query: { id } })).twoFactor).toBe(false);
     const trail = await auditTrail(t, 'user', id);
     expect(trail.at(-1)).toMatchObject({ action: 'user.twoFactorReset', after: { twoFactorAt: null } });
-    const inbox = await client.ok('noticeMy', { body: { current: 1, pageSize: 10 } });
-    expect(inbox.records.some((n: { kind: string }) => n.kind === 'two_factor_reset')).toBe(true);
+    // The session that relied on the codes is over: its next call says why.
+    const ended = await client.call('noticeMy', { body: { current: 1, pageSize: 10 } });
+    expect([ended.status, ended.code]).toEqual([401, 40001]);
+    expect(ended.message).toContain('重置');
 
-    const { answer } = await passwordStep(t, userAccount);
+    const { c, answer } = await passwordStep(t, userAccount);
     expect(answer.userAccount).toBe(userAccount);
+    const inbox = await c.ok('noticeMy', { body: { current: 1, pageSize: 10 } });
+    expect(inbox.records.some((n: { kind: string }) => n.kind === 'two_factor_reset')).toBe(true);
   });
 
   it('turning it off takes a valid code; afterwards the password alone signs in', async () => {

@@ -12,26 +12,30 @@ import {
   toast,
 } from './helpers';
 
-// What the admin does reaches the users: a session ended on the server (ban, password reset) sends the user to
-// /login at their next step; the notice bar set in /system shows on users' phones; a ban from /user_management.
+// What the admin does reaches the users: a session ended on the server (ban, password reset) sends the user's phone to
+// /login at once, through its event stream, with the reason; the notice bar set in /system shows on users' phones; a
+// ban from /user_management.
 
 const env = browserAndAdmin();
 
-/** A tap on a bottom tab: a navigation, which asks the server who is signed in first. */
-const tapTab = (page: Page, label: string) => page.locator('.app-tabbar').getByText(label, { exact: true }).click();
+/** Resolves once the page's event stream is open (its answer's headers arrived: the server holds it from then on). */
+const streamOpened = (page: Page) =>
+  page.waitForResponse((r) => new URL(r.url()).pathname === '/api/events' && r.status() === 200);
 
 describe('a session ended on the server mid-use', () => {
-  it('banned: the next navigation shows the server message and lands on /login', async () => {
+  it('banned: the phone shows the sign-in page with the reason at once, without a tap', async () => {
     const { user, api } = await newSignedInUser('ban');
     const { context, page } = await newPhone(env.browser, { session: api, announcementRead: true });
     try {
-      await openScreen(page, '/', '首页');
+      const streaming = streamOpened(page);
+      await openScreen(page, '/mall', '积分商城');
+      await streaming;
       await env.adminApi.ok('userBan', { query: { id: user.id } });
 
-      await tapTab(page, '我的');
+      // The stream's last event says why; the phone does not wait for its next request.
       await toast(page, '账号已被封禁，请联系管理员').waitFor();
       await page.waitForURL((u) => u.pathname === '/login');
-      expect(new URL(page.url()).searchParams.get('redirect')).toBe('/about');
+      expect(new URL(page.url()).searchParams.get('redirect')).toBe('/mall');
       await page.locator('#field-userAccount').waitFor();
       await overlaysSettled(page);
       await shot(page, 'session-ended-banned');
@@ -44,19 +48,23 @@ describe('a session ended on the server mid-use', () => {
     }
   });
 
-  it('password reset by the admin: the next navigation shows the server message and lands on /login', async () => {
+  it('password reset by the admin: the phone shows the sign-in page with the reason, and signs in again to where it was', async () => {
     const { user, api } = await newSignedInUser('reset');
     const { context, page } = await newPhone(env.browser, { session: api, announcementRead: true });
     try {
-      await openScreen(page, '/about', '我的');
+      const streaming = streamOpened(page);
+      await openScreen(page, '/mall', '积分商城');
+      await streaming;
       const newPassword = 'Reset3d-Passw0rd';
       await env.adminApi.ok('userBossUpdatePassword', { body: { id: user.id, newPassword } });
 
-      await tapTab(page, '积分商城');
       await toast(page, '密码已修改，请重新登录').waitFor();
       await page.waitForURL((u) => u.pathname === '/login');
+      // Nothing the signed-in screen had open (the mall's 购买须知) stays over the sign-in page.
+      await expect.poll(() => page.locator('.adm-dialog').count()).toBe(0);
+      await shot(page, 'session-ended-password-reset');
 
-      // Signing in again with the new password returns the user to where they were going.
+      // Signing in again with the new password returns the user to where they were.
       await page.locator('#field-userAccount').fill(user.userAccount);
       await page.locator('#field-userPassword').fill(newPassword);
       await page.getByRole('button', { name: '登录', exact: true }).click();
@@ -136,9 +144,7 @@ describe('the admin', () => {
       await confirm.waitFor({ state: 'detached' });
       await shot(page, 'user-banned');
 
-      // The banned user's next step ends on /login with the reason.
-      await tapTab(victim.page, '信息中台');
-      await toast(victim.page, '账号已被封禁，请联系管理员').waitFor();
+      // The banned user's phone is on /login by itself (封禁后立即下线), with no tap of its own.
       await victim.page.waitForURL((u) => u.pathname === '/login');
       expect(pathOf(victim.page)).toBe('/login');
     } finally {

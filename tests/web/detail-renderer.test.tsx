@@ -35,6 +35,7 @@ describe('DetailRenderer on /user_detail', () => {
       lastLoginAt: null,
       banPausedServices: 0,
       twoFactor: true,
+      passkeys: 1,
     });
     open('?id=9');
     expect(await view.findByText('bob_0009')).toBeTruthy();

@@ -250,8 +250,8 @@ describe('/add_user: every field of the operation, client-side validation', () =
 });
 
 describe('/update_password and /update_user', () => {
-  it('submits the password change and goes to screen.after', async () => {
-    open('/update_password', { from: '/about' });
+  it('submits the password change and goes to screen.after (我的: this device stays signed in)', async () => {
+    open('/update_password', { from: '/' });
     await view.findByLabelText('原密码');
     expect(input('原密码').type).toBe('password');
     expect(input('原密码').autocomplete).toBe('current-password');
@@ -261,12 +261,12 @@ describe('/update_password and /update_user', () => {
     call.mockResolvedValueOnce(true);
     submit();
 
-    await waitFor(() => expect(view.getByTestId('where').textContent).toBe('/login'));
+    await waitFor(() => expect(view.getByTestId('where').textContent).toBe('/about'));
     expect(call).toHaveBeenCalledWith('userUpdatePassword', {
       body: { oldPassword: 'Passw0rd!', newPassword: 'N3w-passw0rd', checkPassword: 'N3w-passw0rd' },
       quiet: true,
     });
-    expect(toasts).toEqual(['密码已修改，请重新登录']);
+    expect(toasts).toEqual(['密码已修改，其他设备已退出登录']);
   });
 
   it('reads the id from the URL for the load and the submission, and goes home when there is no page to go back to', async () => {

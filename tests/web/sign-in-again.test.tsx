@@ -29,6 +29,7 @@ const server = vi.hoisted(() => {
 });
 vi.mock('../../src/web/feedback', () => ({
   toast: vi.fn(),
+  closeDialogs: vi.fn(),
   notify: vi.fn(),
   confirm: vi.fn(),
   alert: vi.fn(),

@@ -875,6 +875,29 @@ export const formSchemas = {
     ],
     "additionalProperties": false
   },
+  passkeyRemoveOfUser: {
+    "$id": "passkeyRemoveOfUser",
+    "type": "object",
+    "properties": {
+      "userId": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      }
+    },
+    "required": [
+      "userId",
+      "id"
+    ],
+    "additionalProperties": false
+  },
   platformAdd: {
     "$id": "platformAdd",
     "type": "object",
@@ -2084,7 +2107,7 @@ export const formSchemas = {
         "type": "string",
         "title": "第二步凭证",
         "maxLength": 120,
-        "pattern": "^[0-9]{1,12}\\.[0-9]{13}\\.[0-9a-f]{64}$"
+        "pattern": "^[0-9]{1,12}\\.[0-9]{13}\\.[A-Za-z0-9_-]{16}\\.[0-9a-f]{64}$"
       },
       "code": {
         "type": "string",
@@ -2471,6 +2494,7 @@ export const formPatternMessages: Record<FormSchemaId, Readonly<Record<string, s
   orderSubmit: {},
   passkeyAdd: {},
   passkeyRemove: {},
+  passkeyRemoveOfUser: {},
   platformAdd: {"description":"不能包含控制字符","kind":"应为 2–8 个小写字母","name":"不能包含控制字符或换行"},
   platformListPage: {"kind":"应为 2–8 个小写字母","searchText":"不能包含控制字符"},
   platformShelf: {},

@@ -32,6 +32,8 @@ export const OPERATIONS = {
   passkeyRegistrationOptions: { method: 'post', path: '/api/user/passkeys/registration/options', roles: ['user','agent','admin'], stateChanging: true, idempotent: false },
   passkeyAdd: { method: 'post', path: '/api/user/passkeys/add', roles: ['user','agent','admin'], stateChanging: true, idempotent: false },
   passkeyRemove: { method: 'post', path: '/api/user/passkeys/remove', roles: ['user','agent','admin'], stateChanging: true, idempotent: false },
+  passkeyListOfUser: { method: 'get', path: '/api/user/passkeys/ofUser', roles: ['admin'], stateChanging: false, idempotent: false },
+  passkeyRemoveOfUser: { method: 'post', path: '/api/user/passkeys/removeOfUser', roles: ['admin'], stateChanging: true, idempotent: false },
   twoFactorGet: { method: 'get', path: '/api/user/twoFactor', roles: ['user','agent','admin'], stateChanging: false, idempotent: false },
   twoFactorSetup: { method: 'post', path: '/api/user/twoFactor/setup', roles: ['user','agent','admin'], stateChanging: true, idempotent: false },
   twoFactorEnable: { method: 'post', path: '/api/user/twoFactor/enable', roles: ['user','agent','admin'], stateChanging: true, idempotent: false },

@@ -136,8 +136,12 @@ export interface paths {
         put?: never;
         /**
          * 登录
-         * @description 成功后下发新的会话 cookie。同一账号 15 分钟内失败 5 次、同一地址 15 分钟内失败 20 次后，暂时锁定 15 分钟（429 / 42900）。
-         *     被封禁的账号不能登录（403 / 40300）。开启了两步验证的账号密码正确时不开始会话，而是答复第二步的凭证
+         * @description 成功后下发新的会话 cookie 和这个账号的设备 cookie `did_<用户 id>`（签名的用户 id、随机数和签发时间；HttpOnly;
+         *     SameSite=Lax; Path=/api/user/login; 一年，COOKIE_SECURE 时加 Secure）；两步验证的第二步和通行密钥登录成功时同样下发。
+         *     失败次数限制（OWASP 设备 cookie）：带着本账号有效设备 cookie 的浏览器单独计数，15 分钟内失败 5 次只锁这个设备 cookie
+         *     15 分钟，不受下面两项锁定影响；其他浏览器（没有、伪造或别的账号的设备 cookie）同一账号 15 分钟内失败 5 次锁定该账号的
+         *     陌生设备登录、同一地址 15 分钟内失败 20 次锁定该地址，各 15 分钟（均为 429 / 42900，带 Retry-After）。登录成功清除所用
+         *     那一项的失败次数。被封禁的账号不能登录（403 / 40300）。开启了两步验证的账号密码正确时不开始会话，而是答复第二步的凭证
          *     （LoginSecondStep，5 分钟内有效，只能用于 userLoginSecondStep），再由第二步用验证码或恢复码登录。
          */
         post: operations["userLogin"];
@@ -158,7 +162,7 @@ export interface paths {
         put?: never;
         /**
          * 退出登录
-         * @description 结束当前会话。未登录时也返回成功。
+         * @description 结束当前会话，用它打开的事件流随之结束。未登录时也返回成功。
          */
         post: operations["userLogout"];
         delete?: never;
@@ -178,7 +182,7 @@ export interface paths {
         put?: never;
         /**
          * 登录第二步：两步验证码或恢复码
-         * @description 用 userLogin 答复的凭证和验证器上的 6 位验证码（允许前后各一个 30 秒的时钟误差），或一个恢复码，开始会话。 一个验证码只能用一次（同一时间窗内重放被拒）；一个恢复码只能用一次。同一账号 15 分钟内错 5 次后锁定 15 分钟 （429 / 42900）。凭证过期、被改过或密码已改得到 400 / 40000，请重新输入密码。
+         * @description 用 userLogin 答复的凭证和验证器上的 6 位验证码（允许前后各一个 30 秒的时钟误差），或一个恢复码，开始会话。 一个验证码只能用一次（同一时间窗内重放被拒）；一个恢复码只能用一次。同一账号 15 分钟内错 5 次后锁定 15 分钟 （429 / 42900）。一个凭证只能完成一次登录（在任何进程里）；凭证过期、已用过、被改过或密码已改得到 400 / 40000，请重新输入密码。
          */
         post: operations["userLoginSecondStep"];
         delete?: never;
@@ -298,9 +302,49 @@ export interface paths {
         put?: never;
         /**
          * 移除通行密钥
-         * @description 移除后它不能再登录（设备上留下的凭据也没有用了）。不存在或不是自己的：404 / 40400。
+         * @description 移除后它不能再登录（设备上留下的凭据也没有用了）。自己做的变更让自己的其他设备全部退出登录（它们的事件流随之结束）， 发起变更的这个会话保留；若它正是用这个通行密钥登录的，从此按密码登录计（ADMIN_2FA=required 时管理员须先开启两步验证）。 写入审计日志并在站内信里告知。不存在或不是自己的：404 / 40400。
          */
         post: operations["passkeyRemove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/passkeys/ofUser": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 管理员查看用户的通行密钥（用户详情）
+         * @description 该用户添加的通行密钥（最近添加的在前），含名称、添加时间与最近使用时间；公钥与凭据编号从不答复。用户不存在：404 / 40400。
+         */
+        get: operations["passkeyListOfUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/passkeys/removeOfUser": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员移除用户的一个通行密钥
+         * @description 丢了手机时，只移除那台设备上的通行密钥：用它登录的会话立即结束（其事件流随之结束，设备显示登录页）， 该用户的其他会话与其他验证方式不变。写入审计日志，并在该用户的站内信里告知。 自己的通行密钥请在“我的 → 通行密钥”里移除（400 / 40000）；不存在或不属于该用户：404 / 40400。
+         */
+        post: operations["passkeyRemoveOfUser"];
         delete?: never;
         options?: never;
         head?: never;
@@ -395,7 +439,7 @@ export interface paths {
         put?: never;
         /**
          * 关闭自己的两步验证
-         * @description 需要一个正确的验证码；密钥与恢复码一并删除。ADMIN_2FA=required 时管理员不能关闭（400 / 40000）。 未开启时 409 / 40900；验证码错误 400 / 40000，错 5 次锁定（429 / 42900）。
+         * @description 需要一个正确的验证码；密钥与恢复码一并删除，自己的其他设备全部退出登录（它们的事件流随之结束），发起关闭的这个会话保留； 写入审计日志并在站内信里告知。ADMIN_2FA=required 时管理员不能关闭（400 / 40000）。 未开启时 409 / 40900；验证码错误 400 / 40000，错 5 次锁定（429 / 42900）。
          */
         post: operations["twoFactorDisable"];
         delete?: never;
@@ -415,7 +459,7 @@ export interface paths {
         put?: never;
         /**
          * 管理员重置用户的两步验证
-         * @description 删除该用户的密钥与恢复码，并移除其通行密钥（丢了手机的用户因此可以只用密码登录，再重新开启；ADMIN_2FA=required 时管理员登录后须重新开启）。 写入审计日志，并在该用户的站内信里告知。不能重置自己（400 / 40000）；未开启时 409 / 40900。
+         * @description 删除该用户的全部第二验证方式：密钥、恢复码与通行密钥，有哪样删哪样（只有通行密钥的账号也可以重置）； 该用户的全部会话立即结束（其事件流随之结束，设备显示登录页）。丢了手机的用户因此可以只用密码登录，再重新开启； ADMIN_2FA=required 时管理员登录后须重新开启。写入审计日志，并在该用户的站内信里告知。 不能重置自己（400 / 40000）；既没有两步验证也没有通行密钥时 409 / 40900。
          */
         post: operations["twoFactorReset"];
         delete?: never;
@@ -455,7 +499,7 @@ export interface paths {
         put?: never;
         /**
          * 结束一个会话（让那台设备退出登录）
-         * @description 结束自己的一个会话；管理员可以结束任何用户的会话（记入审计）。那台设备的下一次请求得到 401 / 40001。 不存在、已结束或不属于该用户的会话得到 404 / 40400；当前会话请用退出登录结束（400 / 40000）。
+         * @description 结束自己的一个会话；管理员可以结束任何用户的会话（记入审计）。那台设备的下一次请求得到 401 / 40001，它的事件流以 signedOut 结束。 不存在、已结束或不属于该用户的会话得到 404 / 40400；当前会话请用退出登录结束（400 / 40000）。
          */
         post: operations["sessionEnd"];
         delete?: never;
@@ -529,7 +573,7 @@ export interface paths {
         put?: never;
         /**
          * 管理员删除用户（软删除，保留历史，账号名不再可用）
-         * @description 不能删除自己或其他管理员。删除会结束该用户的全部会话。
+         * @description 不能删除自己或其他管理员。删除会结束该用户的全部会话（其事件流随之结束）。
          */
         post: operations["userDelete"];
         delete?: never;
@@ -547,7 +591,7 @@ export interface paths {
         };
         /**
          * 封禁用户
-         * @description 封禁立即结束该用户的全部会话（其下一次请求得到 40001），并在同一事务里暂停其全部运行中的服务、跳过尚未开始的执行（不扣费），站内信通知该用户；解封后服务保持暂停。不能封禁自己或其他管理员。
+         * @description 封禁立即结束该用户的全部会话（其下一次请求得到 40001，打开的事件流在几秒内以 signedOut 结束），并在同一事务里暂停其全部运行中的服务、跳过尚未开始的执行（不扣费），站内信通知该用户；解封后服务保持暂停。不能封禁自己或其他管理员。
          */
         get: operations["userBan"];
         put?: never;
@@ -697,7 +741,7 @@ export interface paths {
         put?: never;
         /**
          * 管理员重置用户密码
-         * @description 重置结束该用户的全部会话。写入审计日志。
+         * @description 重置结束该用户的全部会话（其事件流随之结束）；管理员重置自己的密码时，发起重置的这个会话保留。写入审计日志。
          */
         post: operations["userBossUpdatePassword"];
         delete?: never;
@@ -717,7 +761,7 @@ export interface paths {
         put?: never;
         /**
          * 修改自己的密码
-         * @description 需要旧密码。成功后该用户的全部会话结束，需要重新登录。
+         * @description 需要旧密码。成功后该用户的其他会话全部结束（其他设备需要重新登录，它们的事件流随之结束），发起修改的这个会话保留； 写入审计日志并在站内信里告知。
          */
         post: operations["userUpdatePassword"];
         delete?: never;
@@ -2503,6 +2547,7 @@ export interface components {
         PasskeyName: string;
         Passkey: {
             id: components["schemas"]["Id"];
+            userId: components["schemas"]["Id"];
             name: components["schemas"]["PasskeyName"];
             /**
              * 已同步
@@ -2513,6 +2558,10 @@ export interface components {
             createdAt: number;
             /** 最近使用 */
             lastUsedAt: number | null;
+        };
+        PasskeyRemoveOfUserRequest: {
+            userId: components["schemas"]["Id"];
+            id: components["schemas"]["Id"];
         };
         PasskeyPage: {
             records: components["schemas"]["Passkey"][];
@@ -2620,7 +2669,7 @@ export interface components {
         /**
          * @description 密码正确、还需要第二步；challenge 不是会话，只能交给 userLoginSecondStep
          * @example {
-         *       "challenge": "2.1795000300000.3f1c9a0e5b7d2c4a6e8f0a1b3c5d7e9f1a2b3c4d5e6f708192a3b4c5d6e7f809",
+         *       "challenge": "2.1795000300000.Xk3jd9Q0aZ1bC2dE.3f1c9a0e5b7d2c4a6e8f0a1b3c5d7e9f1a2b3c4d5e6f708192a3b4c5d6e7f809",
          *       "expiresAt": 1795000300000,
          *       "methods": [
          *         "totp",
@@ -2745,6 +2794,11 @@ export interface components {
              * @description 是否已开启两步验证
              */
             twoFactor: boolean;
+            /**
+             * 通行密钥
+             * @description 该用户的通行密钥个数；只有 userGet（用户详情）答复，列表不答复
+             */
+            passkeys?: number;
         };
         UserPage: {
             records: components["schemas"]["UserAdminView"][];
@@ -3729,7 +3783,7 @@ export interface components {
          * 消息类型
          * @enum {string}
          */
-        NoticeKind: "run_succeeded" | "run_failed" | "run_skipped" | "service_paused" | "order_confirmed" | "order_cancelled" | "coins_received" | "new_sign_in" | "two_factor_reset" | "redeem_used" | "quota_granted" | "broadcast";
+        NoticeKind: "run_succeeded" | "run_failed" | "run_skipped" | "service_paused" | "order_confirmed" | "order_cancelled" | "coins_received" | "new_sign_in" | "two_factor_reset" | "sign_in_changed" | "redeem_used" | "quota_granted" | "broadcast";
         Notice: {
             id: components["schemas"]["Id"];
             kind: components["schemas"]["NoticeKind"];
@@ -3756,7 +3810,10 @@ export interface components {
          *     caller's (admins: anyone's) was planned, claimed (started) or finished; `notice`: a notice was created or
          *     read (the unread count); `task`: a batch task moved (admins); `order`: an order was placed, confirmed or
          *     cancelled; `balance`: the caller's coins changed; `site`: the site record changed; `ready`: the stream is
-         *     open; `resync`: events may have been missed, read everything again.
+         *     open; `resync`: events may have been missed, read everything again; `signedOut`: the session this stream was
+         *     opened with ended (logout, ban, deletion, password change, a reset or removal of a sign-in factor, 登录设备),
+         *     with the message the phone shows on the sign-in page; it is the stream's last event, sent within moments of
+         *     the end in every server process, and the stream then closes.
          * @example {
          *       "kind": "run",
          *       "action": "finished",
@@ -3765,9 +3822,9 @@ export interface components {
          *       "platformId": 2
          *     }
          */
-        LiveEvent: components["schemas"]["LiveRunEvent"] | components["schemas"]["LiveNoticeEvent"] | components["schemas"]["LiveTaskEvent"] | components["schemas"]["LiveOrderEvent"] | components["schemas"]["LiveSignalEvent"];
+        LiveEvent: components["schemas"]["LiveRunEvent"] | components["schemas"]["LiveNoticeEvent"] | components["schemas"]["LiveTaskEvent"] | components["schemas"]["LiveOrderEvent"] | components["schemas"]["LiveSignalEvent"] | components["schemas"]["LiveSignedOutEvent"];
         /** @enum {string} */
-        LiveEventKind: "run" | "notice" | "task" | "order" | "balance" | "site" | "ready" | "resync";
+        LiveEventKind: "run" | "notice" | "task" | "order" | "balance" | "site" | "ready" | "resync" | "signedOut";
         LiveRunEvent: {
             /** @constant */
             kind: "run";
@@ -3798,6 +3855,12 @@ export interface components {
         LiveSignalEvent: {
             /** @enum {string} */
             kind: "balance" | "site" | "ready" | "resync";
+        };
+        LiveSignedOutEvent: {
+            /** @constant */
+            kind: "signedOut";
+            /** @example 账号已被封禁，请联系管理员 */
+            message: string;
         };
         NoticeUnread: {
             /** 条数 */
@@ -4406,7 +4469,7 @@ export interface operations {
             /** @description 当前登录用户；或者，开启了两步验证时，第二步的凭证 */
             200: {
                 headers: {
-                    /** @description 会话 cookie `sid`（HttpOnly; SameSite=Lax; Path=/）；需要第二步时不下发 */
+                    /** @description 会话 cookie `sid`（HttpOnly; SameSite=Lax; Path=/），及设备 cookie `did_<用户 id>`（见上）；需要第二步时都不下发 */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
@@ -4447,7 +4510,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "challenge": "2.1795000300000.3f1c9a0e5b7d2c4a6e8f0a1b3c5d7e9f1a2b3c4d5e6f708192a3b4c5d6e7f809",
+                 *       "challenge": "2.1795000300000.Xk3jd9Q0aZ1bC2dE.3f1c9a0e5b7d2c4a6e8f0a1b3c5d7e9f1a2b3c4d5e6f708192a3b4c5d6e7f809",
                  *       "code": "492039"
                  *     }
                  */
@@ -4748,6 +4811,85 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkBoolean"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    passkeyListOfUser: {
+        parameters: {
+            query: {
+                /** @example 2 */
+                userId: components["schemas"]["Id"];
+                current?: components["parameters"]["Current"];
+                pageSize?: components["parameters"]["PageSize"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 一页通行密钥 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 0,
+                     *       "message": "ok",
+                     *       "data": {
+                     *         "records": [
+                     *           {
+                     *             "id": 3,
+                     *             "name": "我的手机",
+                     *             "synced": true,
+                     *             "createdAt": 1795000000000,
+                     *             "lastUsedAt": 1795000300000
+                     *           }
+                     *         ],
+                     *         "total": 1,
+                     *         "current": 1,
+                     *         "pageSize": 10
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["PasskeyPage"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    passkeyRemoveOfUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userId": 42,
+                 *       "id": 3
+                 *     }
+                 */
+                "application/json": components["schemas"]["PasskeyRemoveOfUserRequest"];
             };
         };
         responses: {

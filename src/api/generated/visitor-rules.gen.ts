@@ -18,6 +18,6 @@ export const visitorRules = {
   UserAccount: {"type":"string","pattern":"^[A-Za-z0-9_]+$","minLength":4,"maxLength":16,"title":"账号","message":"只能包含字母、数字和下划线"},
   Password: {"type":"string","pattern":"^[\\x21-\\x7E]+$","minLength":8,"maxLength":32,"title":"密码","message":"只能包含字母、数字和英文符号，不能有空格"},
   InvitationCode: {"type":"string","pattern":"^[A-Za-z0-9]{8}$","minLength":8,"maxLength":8,"title":"邀请码","message":"应为 8 位字母或数字"},
-  LoginChallenge: {"type":"string","pattern":"^[0-9]{1,12}\\.[0-9]{13}\\.[0-9a-f]{64}$","maxLength":120,"title":"第二步凭证"},
+  LoginChallenge: {"type":"string","pattern":"^[0-9]{1,12}\\.[0-9]{13}\\.[A-Za-z0-9_-]{16}\\.[0-9a-f]{64}$","maxLength":120,"title":"第二步凭证"},
   SecondStepCode: {"type":"string","pattern":"^([0-9]{6}|[A-Za-z0-9]{5}-?[A-Za-z0-9]{5})$","minLength":6,"maxLength":11,"title":"验证码或恢复码"},
 } as const satisfies Record<string, ContractRule>;

@@ -89,6 +89,8 @@ export interface SessionsTable {
   address: string;
   /** How it began: a password alone, a password and a second step, or a passkey (which counts as two factors). */
   signedInWith: Generated<SignInMethod>;
+  /** The passkey it began with (signedInWith 'passkey'): removing that passkey ends it. */
+  passkeyId: number | null;
 }
 
 export type SignInMethod = 'password' | 'two-factor' | 'passkey';
@@ -354,6 +356,7 @@ export interface Database extends QuotaAiTables {
   recoveryCodes: RecoveryCodesTable;
   passkeys: PasskeysTable;
   passkeyChallengesUsed: PasskeyChallengesUsedTable;
+  loginChallengesUsed: LoginChallengesUsedTable;
   siteInformation: SiteInformationTable;
   emailCaptchas: EmailCaptchasTable;
   rateLimits: RateLimitsTable;
@@ -412,6 +415,12 @@ export interface PasskeysTable {
 
 /** A passkey challenge already answered (kept until it expires): a second answer to it is refused. */
 export interface PasskeyChallengesUsedTable {
+  challenge: string;
+  expiresAt: EpochMs;
+}
+
+/** A two-factor login challenge that completed a sign-in (kept until it expires): it takes no second code. */
+export interface LoginChallengesUsedTable {
   challenge: string;
   expiresAt: EpochMs;
 }

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { databaseUnavailable } from '../db/errors.js';
+import { databaseUnavailable, type Unavailable } from '../db/errors.js';
 import { validationMessages } from '../../shared/validation-messages.js';
 import { AppError, ErrorCode } from '../lib/errors.js';
 import { failure } from './envelope.js';
@@ -15,6 +15,14 @@ const REQUEST_ERRORS: Record<string, string> = {
   FST_ERR_CTP_BODY_TOO_LARGE: '请求内容过大',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: '请求内容长度不正确',
 };
+
+/** 503 with Retry-After: the server cannot answer now (database unreachable or busy, the process stopping). */
+export function sendUnavailable(reply: FastifyReply, unavailable: Unavailable): FastifyReply {
+  return reply
+    .status(503)
+    .header('retry-after', String(unavailable.retryAfterSeconds))
+    .send(failure(ErrorCode.SERVER_ERROR, unavailable.message));
+}
 
 /** Every failure leaves as the envelope; nothing internal (stack, SQL, paths) ever reaches the client. */
 export function registerErrorHandling(
@@ -37,10 +45,7 @@ export function registerErrorHandling(
     if (unavailable) {
       // The database is unreachable or busy beyond the time limits: a clean answer the client may retry, not a hang.
       request.log.warn({ err: error }, 'database unavailable');
-      return reply
-        .status(503)
-        .header('retry-after', String(unavailable.retryAfterSeconds))
-        .send(failure(ErrorCode.SERVER_ERROR, unavailable.message));
+      return sendUnavailable(reply, unavailable);
     }
     request.log.error({ err: error }, 'unhandled error');
     return reply.status(500).send(failure(ErrorCode.SERVER_ERROR, '服务器开小差了，请稍后再试'));

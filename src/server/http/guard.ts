@@ -1,19 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { resolveSession, type RevokeReason, type SessionState } from '../modules/sessions/service.js';
+import { ENDED_MESSAGES, resolveSession, type SessionState } from '../modules/sessions/service.js';
 import { AppError, ErrorCode, noPermission } from '../lib/errors.js';
 import { mustEnrolTwoFactor } from '../modules/two-factor/policy.js';
 import type { OperationSpec } from './openapi.js';
 import { readSessionCookie } from './session-cookie.js';
-
-const ENDED_MESSAGES: Record<RevokeReason, string> = {
-  logout: '登录已失效，请重新登录',
-  banned: '账号已被封禁，请联系管理员',
-  password: '密码已修改，请重新登录',
-  deleted: '账号已被删除',
-  ended: '这台设备已被退出登录，请重新登录',
-};
 
 export async function sessionFromHeaders(app: AppContext, headers: IncomingHttpHeaders): Promise<SessionState> {
   const token = readSessionCookie(headers);

@@ -12,6 +12,7 @@ import type { EventStreamAnswer } from '../lib/event-stream.js';
 import type { HandlerContext, Handlers } from '../modules/handler-types.js';
 import type { OperationSpec } from './openapi.js';
 import { clearSessionCookie, setSessionCookie } from './session-cookie.js';
+import { readDeviceCookies, setDeviceCookie } from './device-cookie.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -59,12 +60,25 @@ class RequestContext implements HandlerContext<OperationId> {
     return this.request.session;
   }
 
+  async currentSessionHash(): Promise<string> {
+    const state = await this.session();
+    return state.kind === 'active' ? state.tokenHash : '';
+  }
+
   setSessionCookie(token: string) {
     setSessionCookie(this.reply, token, this.app.config.cookieSecure);
   }
 
   clearSessionCookie() {
     clearSessionCookie(this.reply, this.app.config.cookieSecure);
+  }
+
+  deviceCookies() {
+    return readDeviceCookies(this.request.headers);
+  }
+
+  setDeviceCookie(userId: number, value: string) {
+    setDeviceCookie(this.reply, userId, value, this.app.config.cookieSecure);
   }
 }
 

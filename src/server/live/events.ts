@@ -6,11 +6,22 @@ import type { Db } from '../db/database.js';
 /** An event as the stream sends it (openapi.yaml `LiveEvent`): a kind and ids, never the record itself. */
 export type LiveEvent = Schemas['LiveEvent'];
 
-/** Who hears an event: its owners (by user id), every admin, or every open stream (the site record). */
+/**
+ * Who hears an event: its owners (by user id), every admin, or every open stream (the site record). `sessionsOf` is
+ * an end of sessions: the streams those sessions hold hear it as their last event and are closed.
+ */
 export interface Audience {
   users?: readonly number[];
   admins?: boolean;
   everyone?: boolean;
+  sessionsOf?: SessionsEnded;
+}
+
+/** A user's sessions that ended: the ones named (`only`, by stored hash), or all but `except`, or all. */
+export interface SessionsEnded {
+  userId: number;
+  only?: readonly string[];
+  except?: string;
 }
 
 /** An event and who hears it, as it travels between processes. */
@@ -40,7 +51,10 @@ export const attachBus = (db: Db, bus: EventBus): void => void buses.set(keyOf(d
 export const detachBus = (db: Db): void => void buses.delete(keyOf(db));
 
 const heardBySomeone = ({ audience }: RoutedEvent) =>
-  (audience.users?.length ?? 0) > 0 || audience.admins === true || audience.everyone === true;
+  (audience.users?.length ?? 0) > 0 ||
+  audience.admins === true ||
+  audience.everyone === true ||
+  audience.sessionsOf !== undefined;
 
 /** Tells the streams of `audience` that something changed; delivered after `db`'s transaction commits. */
 export const publish = (db: Db, event: LiveEvent, audience: Audience): Promise<void> =>

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { PassThrough, type Readable } from 'node:stream';
 import { tooManyRequests } from '../lib/errors.js';
 import type { LiveConfig } from './config.js';
-import type { Audience, LiveEvent, RoutedEvent } from './events.js';
+import type { Audience, LiveEvent, RoutedEvent, SessionsEnded } from './events.js';
 
 /** A reader this far behind (a stalled phone) is cut off; it reconnects and resumes from its last event id. */
 const MAX_BUFFERED_BYTES = 256 * 1024;
@@ -11,6 +11,8 @@ const RETRY_MS = 3000;
 
 interface OpenStream {
   userId: number;
+  /** The stored hash of the session it was opened with: when that session ends, so does the stream. */
+  sessionHash: string;
   admin: boolean;
   out: PassThrough;
   expiry: NodeJS.Timeout;
@@ -21,6 +23,9 @@ export interface StreamOwner {
   id: number;
   userRole: string;
 }
+
+const endsStream = (stream: OpenStream, ended: SessionsEnded): boolean =>
+  ended.only ? ended.only.includes(stream.sessionHash) : stream.sessionHash !== ended.except;
 
 const hears = (stream: OpenStream, audience: Audience): boolean =>
   audience.everyone === true ||
@@ -64,6 +69,10 @@ export class LiveHub {
 
   /** An event from the bus (any process's): numbered, kept for replay, written to the streams that hear it. */
   deliver(routed: RoutedEvent): void {
+    if (routed.audience.sessionsOf) {
+      this.#endSessions(routed.event, routed.audience.sessionsOf);
+      return;
+    }
     const seq = ++this.#seq;
     if (this.#window.length > 0) this.#window[seq % this.#window.length] = routed;
     const text = frame(this.#id(seq), routed.event);
@@ -78,6 +87,19 @@ export class LiveHub {
     for (const stream of reached) this.#write(stream, text);
   }
 
+  /**
+   * Sessions ended (a logout, a ban, a reset, 登录设备): their streams get the reason as their last event and close, so
+   * the phone shows the sign-in page at once. Not kept for replay: a reconnect with an ended session is refused anyway.
+   */
+  #endSessions(event: LiveEvent, ended: SessionsEnded): void {
+    const text = frame(this.#id(), event);
+    for (const stream of [...(this.#byUser.get(ended.userId) ?? [])]) {
+      if (!endsStream(stream, ended)) continue;
+      this.#write(stream, text);
+      stream.out.end();
+    }
+  }
+
   /** Events may have been lost on the way (the bus reconnected): every screen reads everything again. */
   gap(): void {
     const text = frame(this.#id(), { kind: 'resync' });
@@ -88,7 +110,7 @@ export class LiveHub {
    * Opens a stream for the caller, after what it missed since `lastEventId` when this process still has it (else a
    * `resync`), then `ready`. Refused with 429 / 42900 over a cap.
    */
-  open(owner: StreamOwner, lastEventId: string | undefined): Readable {
+  open(owner: StreamOwner, sessionHash: string, lastEventId: string | undefined): Readable {
     if (this.#closed || this.#all.size >= this.config.maxStreams)
       throw tooManyRequests('服务器繁忙，实时更新暂不可用，页面会定时刷新', 60);
     const own = this.#byUser.get(owner.id) ?? new Set<OpenStream>();
@@ -97,6 +119,7 @@ export class LiveHub {
     const out = new PassThrough();
     const stream: OpenStream = {
       userId: owner.id,
+      sessionHash,
       admin: owner.userRole === 'admin',
       out,
       // Past its age the stream ends and EventSource comes back through the session guard, resuming where it was.

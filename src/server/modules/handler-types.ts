@@ -15,11 +15,16 @@ export interface HandlerContext<K extends OperationId> {
   readonly actor: SessionUser;
   /** The caller's session on operations open to visitors, looked up only when a handler asks. */
   session(): Promise<SessionState>;
+  /** The stored hash of the caller's session ('' for a visitor): a change the user makes keeps this one going. */
+  currentSessionHash(): Promise<string>;
   readonly ip: string;
   /** A request header (declared headers are validated by the contract before the handler runs). */
   header(name: string): string | undefined;
   setSessionCookie(token: string): void;
   clearSessionCookie(): void;
+  /** The device cookies the browser sent (users/device-cookie.ts), unchecked; only the login operations receive them. */
+  deviceCookies(): string[];
+  setDeviceCookie(userId: number, value: string): void;
 }
 
 type Answers<K extends OperationId, Type extends string> = operations[K]['responses'][200] extends {

@@ -12,7 +12,7 @@ export type SignedInRole = Exclude<Role, 'visitor'>;
  * The kinds of change a screen can follow on the event stream (openapi.yaml `LiveEvent`): when one arrives the screen
  * reads again, and while the stream is unavailable it reads on a timer instead.
  */
-export type LiveKind = Exclude<Schemas['LiveEventKind'], 'ready' | 'resync'>;
+export type LiveKind = Exclude<Schemas['LiveEventKind'], 'ready' | 'resync' | 'signedOut'>;
 /** `public`: anyone (login, register, 500); otherwise the roles that may open the screen. */
 export type Access = 'public' | readonly SignedInRole[];
 

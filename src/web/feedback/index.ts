@@ -6,7 +6,17 @@ import { messages as t } from '../i18n/zh-CN';
  * Toasts, dialogs and action sheets, loaded on first use (they are not part of any page's first download). A dialog is
  * named by its title (or its question) for screen readers: antd-mobile's role="dialog" has no name of its own.
  */
-const kit = () => import('./kit');
+let kitLoaded = false;
+const kit = () =>
+  import('./kit').then((loaded) => {
+    kitLoaded = true;
+    return loaded;
+  });
+
+/** Closes every dialog still open (the session ended under it): the sign-in page shows nothing else. */
+export function closeDialogs(): void {
+  if (kitLoaded) void kit().then(({ Dialog }) => Dialog.clear());
+}
 
 export function toast(content: string, icon?: 'success' | 'fail'): void {
   void kit().then(({ Toast }) => Toast.show({ content, duration: TOAST_MS, ...(icon ? { icon } : {}) }));

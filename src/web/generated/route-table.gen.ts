@@ -44,6 +44,7 @@ export const routeTable: readonly RouteEntry[] = [
   { path: "/user_management", access: ["admin"], kind: "list" },
   { path: "/user_detail", access: ["admin"], kind: "detail" },
   { path: "/user_sessions", access: ["admin"], kind: "list" },
+  { path: "/user_passkeys", access: ["admin"], kind: "list" },
   { path: "/add_user", access: ["admin"], kind: "form" },
   { path: "/update_user", access: ["admin"], kind: "form" },
   { path: "/reset_password", access: ["admin"], kind: "form" },

@@ -32,6 +32,13 @@ export function subscribeLive(kinds: readonly LiveKind[] | null, call: (event: L
   return () => listeners.delete(listener);
 }
 
+let signedOutListener: (message: string) => void = () => undefined;
+
+/** Called when the server ends this tab's session (a ban, a reset, 登录设备 on another phone): the stream's last event. */
+export function onSignedOut(listener: (message: string) => void): void {
+  signedOutListener = listener;
+}
+
 function dispatch(event: LiveEvent) {
   for (const listener of [...listeners])
     if (event.kind === 'resync' || !listener.kinds || listener.kinds.has(event.kind)) listener.call(event);
@@ -72,6 +79,12 @@ function connect() {
     try {
       event = JSON.parse(message.data) as LiveEvent;
     } catch {
+      return;
+    }
+    if (event.kind === 'signedOut') {
+      // The session is gone: no reconnect (it would be refused), the sign-in page with the reason instead.
+      stopLive();
+      signedOutListener(event.message);
       return;
     }
     if (event.kind === 'ready') {

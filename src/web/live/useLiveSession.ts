@@ -1,9 +1,9 @@
 import { useEffect } from 'react';
-import { api } from '../api';
+import { api, sessionEnded } from '../api';
 import { sessionStore, signIn } from '../state/session';
 import { reloadSite } from '../state/site';
 import { useStore } from '../state/store';
-import { startLive, stopLive } from './stream';
+import { onSignedOut, startLive, stopLive } from './stream';
 import { useLive } from './useLive';
 
 /** The balance (and the rest of the signed-in user) read again; quiet: nothing the user asked for failed. */
@@ -14,6 +14,8 @@ const refreshUser = () => api.call('userGetLogin', { quiet: true }).then(signIn,
 sessionStore.subscribe(() => {
   if (sessionStore.get().role === 'notLogin') stopLive();
 });
+// The server ended this session (ban, reset, another device's 登录设备): the sign-in page, with why, at once.
+onSignedOut((message) => sessionEnded(message));
 
 /**
  * One event stream per signed-in tab, opened by the frame (only signed-in screens have one, and only they follow

@@ -130,3 +130,21 @@ export const twoFactorReset = (trx: Db, e: { userId: number }, now: number) =>
     },
     now,
   );
+
+/**
+ * The user changed how the account signs in (`change`: 修改了密码, 关闭了两步验证, 移除了通行密钥“…”) or an admin removed
+ * one of its passkeys: the other devices were signed out, and a change the user did not make shows here.
+ */
+export const signInFactorChanged = (trx: Db, e: { userId: number; change: string; byAdmin?: boolean }, now: number) =>
+  tell(
+    trx,
+    {
+      userId: e.userId,
+      kind: 'sign_in_changed',
+      title: '登录方式已变更',
+      body: e.byAdmin
+        ? `管理员${e.change}，用它登录的设备已退出登录。如有疑问请联系管理员。`
+        : `你的账号${e.change}，其他设备已退出登录。如果不是你本人操作，请立即修改密码并联系管理员。`,
+    },
+    now,
+  );

@@ -15,6 +15,7 @@ export type NoticeKind =
   | 'coins_received'
   | 'new_sign_in'
   | 'two_factor_reset'
+  | 'sign_in_changed'
   | 'redeem_used'
   | 'quota_granted'
   | 'broadcast';

@@ -3,7 +3,7 @@ import { keyedHash } from '../security/tokens.js';
 
 // A passkey challenge is handed out signed rather than stored: asking for one writes nothing (visitors ask before
 // they are anyone), and the answer proves the challenge came from here, for this purpose and account, and is fresh.
-// That it is answered once is the repository's job (takeChallenge), at the moment it is answered.
+// That it is answered once is the repository's job (security/repo.ts takeChallenge), at the moment it is answered.
 
 export const CHALLENGE_MS = 5 * 60 * 1000;
 

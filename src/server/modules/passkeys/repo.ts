@@ -9,7 +9,7 @@ export const listOfUser = (db: Db, userId: number, page: Pick<PageQuery, 'curren
     (limit, offset) =>
       db
         .selectFrom('passkeys')
-        .select(['id', 'name', 'backedUp', 'createdAt', 'lastUsedAt'])
+        .select(['id', 'userId', 'name', 'backedUp', 'createdAt', 'lastUsedAt'])
         .where('userId', '=', userId)
         .orderBy('createdAt', 'desc')
         .orderBy('id', 'desc')
@@ -67,10 +67,14 @@ export async function insert(db: Db, p: NewPasskey): Promise<number | null> {
   return row?.id ?? null;
 }
 
-export async function remove(db: Db, userId: number, id: number): Promise<boolean> {
-  const result = await db.deleteFrom('passkeys').where('id', '=', id).where('userId', '=', userId).executeTakeFirst();
-  return result.numDeletedRows > 0n;
-}
+/** Removes one passkey of the user; answers what it was (for the audit and the notice), or undefined. */
+export const remove = (db: Db, userId: number, id: number) =>
+  db
+    .deleteFrom('passkeys')
+    .where('id', '=', id)
+    .where('userId', '=', userId)
+    .returning(['id', 'name', 'createdAt', 'lastUsedAt'])
+    .executeTakeFirst();
 
 export async function removeAllOfUser(db: Db, userId: number): Promise<number> {
   const result = await db.deleteFrom('passkeys').where('userId', '=', userId).executeTakeFirst();
@@ -89,18 +93,4 @@ export async function advanceCounter(db: Db, id: number, counter: number, now: n
     .where((eb) => (counter === 0 ? eb('counter', '=', 0) : eb('counter', '<', counter)))
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
-}
-
-/**
- * Takes a challenge answered now: true the first time, false when it was answered before (a replayed answer). Rows
- * are kept until the challenge would have expired, then swept by the next answer.
- */
-export async function takeChallenge(db: Db, challenge: string, expiresAt: number, now: number): Promise<boolean> {
-  await db.deleteFrom('passkeyChallengesUsed').where('expiresAt', '<=', now).execute();
-  const result = await db
-    .insertInto('passkeyChallengesUsed')
-    .values({ challenge, expiresAt })
-    .onConflict((oc) => oc.column('challenge').doNothing())
-    .executeTakeFirst();
-  return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
 }

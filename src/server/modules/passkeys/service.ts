@@ -13,7 +13,17 @@ import type { UserRow } from '../../db/types.js';
 import { badParams, conflict, forbidden, notFound } from '../../lib/errors.js';
 import * as limits from '../limits/service.js';
 import { keyedHash } from '../security/tokens.js';
-import { startSession, type SessionUser, type SignInClient } from '../sessions/service.js';
+import { takeChallenge } from '../security/repo.js';
+import { writeAudit } from '../audit/repo.js';
+import { signInFactorChanged } from '../notices/events.js';
+import {
+  endPasskeySessions,
+  endUserSessions,
+  forgetPasskeyOf,
+  startSession,
+  type SessionUser,
+  type SignInClient,
+} from '../sessions/service.js';
 import { findSite } from '../site/repo.js';
 import { LIVE_SITE_ID } from '../site/service.js';
 import { toLoginUser } from '../users/dto.js';
@@ -25,7 +35,7 @@ import * as repo from './repo.js';
 // Passkeys (WebAuthn, through @simplewebauthn/server): an account adds, names and removes them; anyone signs in with
 // one without a password, and that counts as two factors (the device, and the user verified on it by fingerprint, face
 // or PIN). The relying party is PUBLIC_ORIGIN (lib/public-origin.ts). Challenges are signed, not stored
-// (challenge.ts); each is taken once when answered (repo.takeChallenge). A signature counter that does not move
+// (challenge.ts); each is taken once when answered (security/repo.ts). A signature counter that does not move
 // forward on an authenticator that counts means a copied credential: refused.
 
 const COUNTER_WENT_BACK = '这个通行密钥的签名计数没有增长，可能被复制过；请在“通行密钥”里移除它，再重新添加';
@@ -42,6 +52,7 @@ type PasskeyRow = Awaited<ReturnType<typeof repo.listOfUser>>['records'][number]
 
 const toPasskey = (row: PasskeyRow): Schemas['Passkey'] => ({
   id: row.id,
+  userId: row.userId,
   name: row.name,
   synced: row.backedUp === 1,
   createdAt: row.createdAt,
@@ -58,7 +69,8 @@ function challengeCheck(app: AppContext, purpose: ChallengePurpose, userId: numb
     expected: async (answered: string) => {
       const now = app.now();
       const expiresAt = challengeExpiry(app.config.sessionSecret, answered, { purpose, userId }, now);
-      const taken = expiresAt !== null && (await repo.takeChallenge(app.db, answered, expiresAt, now));
+      const taken =
+        expiresAt !== null && (await takeChallenge(app.db, 'passkeyChallengesUsed', answered, expiresAt, now));
       check.refused = !taken;
       return taken;
     },
@@ -131,11 +143,55 @@ export async function add(
     });
   });
   if (id === null) throw conflict('这个通行密钥已经添加过了');
-  return { id, name, synced: credentialBackedUp, createdAt: now, lastUsedAt: null };
+  return { id, userId: actor.id, name, synced: credentialBackedUp, createdAt: now, lastUsedAt: null };
 }
 
-export async function remove(app: AppContext, actor: SessionUser, id: number): Promise<void> {
-  if (!(await repo.remove(app.db, actor.id, id))) throw notFound('通行密钥不存在');
+/**
+ * The user removes one of its passkeys: every other session of the user ends (a change the user makes signs the other
+ * devices out); the one making it stays, as a password session if it began with this passkey. Audited, told in the
+ * inbox.
+ */
+export async function remove(app: AppContext, actor: SessionUser, currentSession: string, id: number): Promise<void> {
+  const now = app.now();
+  await app.db.transaction().execute(async (trx) => {
+    const removed = await repo.remove(trx, actor.id, id);
+    if (!removed) throw notFound('通行密钥不存在');
+    await endUserSessions(trx, actor.id, 'security', now, currentSession);
+    await forgetPasskeyOf(trx, currentSession, id);
+    await writeAudit(
+      trx,
+      { actorId: actor.id, action: 'user.passkeyRemove', targetType: 'user', targetId: actor.id, before: removed },
+      now,
+    );
+    await signInFactorChanged(trx, { userId: actor.id, change: `移除了通行密钥“${removed.name}”` }, now);
+  });
+}
+
+/** 用户详情 → 通行密钥: a user's passkeys as its admin sees them (names and dates, never a key). */
+export async function listOfUser(app: AppContext, query: { userId: number; current?: number; pageSize?: number }) {
+  if (!(await users.findLiveById(app.db, query.userId))) throw notFound('用户不存在');
+  const page = await repo.listOfUser(app.db, query.userId, query);
+  return { ...page, records: page.records.map(toPasskey) };
+}
+
+/**
+ * An admin removes one named passkey of a user (a lost phone): the sessions that began with it end at once; the
+ * user's other sessions and factors stay. Audited, told in the user's inbox.
+ */
+export async function removeOfUser(app: AppContext, actor: SessionUser, userId: number, id: number): Promise<void> {
+  if (userId === actor.id) throw badParams('请在“我的 → 通行密钥”里移除自己的通行密钥');
+  const now = app.now();
+  await app.db.transaction().execute(async (trx) => {
+    const removed = await repo.remove(trx, userId, id);
+    if (!removed) throw notFound('通行密钥不存在或已被移除');
+    await endPasskeySessions(trx, userId, id, 'reset', now);
+    await writeAudit(
+      trx,
+      { actorId: actor.id, action: 'user.passkeyRemove', targetType: 'user', targetId: userId, before: removed },
+      now,
+    );
+    await signInFactorChanged(trx, { userId, change: `移除了你的通行密钥“${removed.name}”`, byAdmin: true }, now);
+  });
 }
 
 export async function loginOptions(app: AppContext) {
@@ -149,7 +205,7 @@ export async function loginOptions(app: AppContext) {
   return { ...options, rpId: app.config.publicOrigin.rpId };
 }
 
-type SignIn = { user: UserRow } | { refusal: string };
+type SignIn = { user: UserRow; passkeyId: number } | { refusal: string };
 
 /** Checks the browser's signature with the passkey it names; the message of the refusal when it does not hold. */
 async function verifySignIn(app: AppContext, response: AuthenticationResponseJSON): Promise<SignIn> {
@@ -173,7 +229,7 @@ async function verifySignIn(app: AppContext, response: AuthenticationResponseJSO
     });
     if (!verified.verified) return { refusal: '通行密钥验证失败' };
     const counted = await repo.advanceCounter(app.db, passkey.id, verified.authenticationInfo.newCounter, app.now());
-    return counted ? { user } : { refusal: COUNTER_WENT_BACK };
+    return counted ? { user, passkeyId: passkey.id } : { refusal: COUNTER_WENT_BACK };
   } catch (error) {
     if (challenge.refused) return { refusal: STALE_CHALLENGE };
     return { refusal: /counter/i.test((error as Error).message) ? COUNTER_WENT_BACK : '通行密钥验证失败' };
@@ -199,10 +255,10 @@ export async function login(
     throw badParams(outcome.refusal);
   }
   await limits.cancelAttempt(app.db, attempt);
-  const { user } = outcome;
+  const { user, passkeyId } = outcome;
   if (user.status === 'banned') throw forbidden('账号已被封禁，请联系管理员');
   const now = app.now();
   await users.updateUser(app.db, user.id, { lastLoginAt: now });
-  const token = await startSession(app.db, app.config.sessionSecret, user.id, now, client, 'passkey');
+  const token = await startSession(app.db, app.config.sessionSecret, user.id, now, client, 'passkey', passkeyId);
   return { user: toLoginUser(user, app.config, true), token };
 }

@@ -4,7 +4,7 @@ import { badParams, noPermission, notFound } from '../../lib/errors.js';
 import { mapPage } from '../../db/paging.js';
 import { writeAudit } from '../audit/repo.js';
 import * as repo from './repo.js';
-import { ABSOLUTE_MS, sessionId, type SessionUser } from './service.js';
+import { ABSOLUTE_MS, endSession, endUserSessions, sessionId, type SessionUser } from './service.js';
 
 // 我的 → 登录设备: the caller's sessions still in use, each ended from here; an admin sees and ends any user's (the
 // user detail links to it), and every such end is audited.
@@ -49,7 +49,7 @@ export async function endDevice(
   if (hash === undefined) throw notFound('该设备已经退出登录');
   if (hash === currentHash) throw badParams('这是你正在使用的设备，请用“退出登录”');
   await app.db.transaction().execute(async (trx) => {
-    await repo.revokeSession(trx, hash, 'ended', now);
+    await endSession(trx, owner, hash, 'ended', now);
     if (owner !== actor.id)
       await writeAudit(
         trx,
@@ -62,8 +62,6 @@ export async function endDevice(
 export async function endOtherDevices(app: AppContext, actor: SessionUser, currentHash: string): Promise<number> {
   const now = app.now();
   const others = (await repo.liveSessionHashes(app.db, actor.id, now, ABSOLUTE_MS)).filter((h) => h !== currentHash);
-  await app.db.transaction().execute(async (trx) => {
-    for (const hash of others) await repo.revokeSession(trx, hash, 'ended', now);
-  });
+  await endUserSessions(app.db, actor.id, 'ended', now, currentHash);
   return others.length;
 }

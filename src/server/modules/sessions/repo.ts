@@ -14,6 +14,7 @@ export async function insertSession(
     system: string;
     address: string;
     signedInWith: SignInMethod;
+    passkeyId: number | null;
   },
 ) {
   await db
@@ -28,6 +29,7 @@ export async function insertSession(
       browser: row.browser,
       system: row.system,
       address: row.address,
+      passkeyId: row.passkeyId,
     })
     .execute();
 }
@@ -127,12 +129,42 @@ export async function revokeSession(db: Db, tokenHash: string, reason: string, n
     .execute();
 }
 
-export async function revokeUserSessions(db: Db, userId: number, reason: string, now: number) {
-  await db
+export async function revokeUserSessions(db: Db, userId: number, reason: string, now: number, keep?: string) {
+  let update = db
     .updateTable('sessions')
     .set({ revokedAt: now, revokeReason: reason })
     .where('userId', '=', userId)
+    .where('revokedAt', 'is', null);
+  if (keep !== undefined) update = update.where('tokenHash', '!=', keep);
+  await update.execute();
+}
+
+/** Revokes the live sessions that began with the passkey; answers their hashes (to close their streams). */
+export async function revokePasskeySessions(
+  db: Db,
+  userId: number,
+  passkeyId: number,
+  reason: string,
+  now: number,
+): Promise<string[]> {
+  const rows = await db
+    .updateTable('sessions')
+    .set({ revokedAt: now, revokeReason: reason })
+    .where('userId', '=', userId)
+    .where('passkeyId', '=', passkeyId)
     .where('revokedAt', 'is', null)
+    .returning('tokenHash')
+    .execute();
+  return rows.map((r) => r.tokenHash);
+}
+
+/** The session no longer counts as begun with the passkey (removed): it is a password session from now on. */
+export async function downgradePasskeySession(db: Db, tokenHash: string, passkeyId: number): Promise<void> {
+  await db
+    .updateTable('sessions')
+    .set({ signedInWith: 'password', passkeyId: null })
+    .where('tokenHash', '=', tokenHash)
+    .where('passkeyId', '=', passkeyId)
     .execute();
 }
 

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.js';
 import type { SignInMethod, UserRole } from '../../db/types.js';
+import { publish } from '../../live/events.js';
 import { keyedHash, newToken } from '../security/tokens.js';
 import { newSignIn } from '../notices/events.js';
 import { deviceOf, type Device } from './device.js';
@@ -11,8 +12,23 @@ export const ABSOLUTE_MS = 30 * 24 * 3600 * 1000;
 /** Sliding writes at most this often per session, so reads stay reads on the hot path. */
 const TOUCH_EVERY_MS = 5 * 60 * 1000;
 
-/** Why a session ended; `ended` is one ended from 登录设备 (by its owner on another device, or by an admin). */
-export type RevokeReason = 'logout' | 'banned' | 'password' | 'deleted' | 'ended';
+/**
+ * Why a session ended; `ended` is one ended from 登录设备 (by its owner on another device, or by an admin); `reset` an
+ * admin took a factor away (重置两步验证, or one named passkey); `security` the user changed a factor on another device
+ * (turned two-factor off, removed a passkey).
+ */
+export type RevokeReason = 'logout' | 'banned' | 'password' | 'deleted' | 'ended' | 'reset' | 'security';
+
+/** What the device of an ended session is told: the answer to its next call (40001) and its stream's last event. */
+export const ENDED_MESSAGES: Record<RevokeReason, string> = {
+  logout: '登录已失效，请重新登录',
+  banned: '账号已被封禁，请联系管理员',
+  password: '密码已修改，请重新登录',
+  deleted: '账号已被删除',
+  ended: '这台设备已被退出登录，请重新登录',
+  reset: '管理员重置了你的登录验证方式，请重新登录',
+  security: '账号的登录验证方式已变更，请重新登录',
+};
 
 /** The signed-in user, as get/login answers it (the contract's LoginUser). */
 export interface SessionUser {
@@ -73,6 +89,7 @@ export async function startSession(
   now: number,
   client: SignInClient,
   signedInWith: SignInMethod = 'password',
+  passkeyId: number | null = null,
 ): Promise<string> {
   const token = newToken();
   const device = deviceOf(client.userAgent);
@@ -86,6 +103,7 @@ export async function startSession(
     system: device.system,
     address,
     signedInWith,
+    passkeyId,
   });
   const knewAny = await repo.hasKnownBrowser(db, userId);
   const isNew = await repo.rememberBrowser(db, userId, device.signature, now);
@@ -129,10 +147,35 @@ export async function resolveSession(db: Db, secret: string, token: string, now:
   };
 }
 
-export const endSession = (db: Db, tokenHash: string, now: number) => repo.revokeSession(db, tokenHash, 'logout', now);
+/**
+ * Ends sessions and, once the change commits, the event streams they hold in every process (the stream's last event
+ * says why, and the phone shows the sign-in page). Every end of a session goes through these.
+ */
+export async function endSession(db: Db, userId: number, tokenHash: string, reason: RevokeReason, now: number) {
+  await repo.revokeSession(db, tokenHash, reason, now);
+  await publish(db, signedOut(reason), { sessionsOf: { userId, only: [tokenHash] } });
+}
 
-export const endUserSessions = (db: Db, userId: number, reason: RevokeReason, now: number) =>
-  repo.revokeUserSessions(db, userId, reason, now);
+/** Ends every session of the user, or every one but `keep` (the one making a change the user made himself). */
+export async function endUserSessions(db: Db, userId: number, reason: RevokeReason, now: number, keep?: string) {
+  await repo.revokeUserSessions(db, userId, reason, now, keep);
+  await publish(db, signedOut(reason), { sessionsOf: { userId, ...(keep !== undefined ? { except: keep } : {}) } });
+}
+
+/** Ends the sessions that began with this passkey (it is being removed): they relied on what no longer exists. */
+export async function endPasskeySessions(db: Db, userId: number, passkeyId: number, reason: RevokeReason, now: number) {
+  const ended = await repo.revokePasskeySessions(db, userId, passkeyId, reason, now);
+  if (ended.length > 0) await publish(db, signedOut(reason), { sessionsOf: { userId, only: ended } });
+}
+
+/**
+ * The session making a change keeps going, but on what is left: one that began with the passkey being removed counts
+ * as a password session from now on (so ADMIN_2FA asks an admin without codes to enrol again).
+ */
+export const forgetPasskeyOf = (db: Db, tokenHash: string, passkeyId: number) =>
+  repo.downgradePasskeySession(db, tokenHash, passkeyId);
+
+const signedOut = (reason: RevokeReason) => ({ kind: 'signedOut' as const, message: ENDED_MESSAGES[reason] });
 
 /** Revoked rows are kept until they would have expired, so a late call still learns why (40001). */
 export const purgeExpiredSessions = (db: Db, now: number) => repo.deleteSessionsExpiredBefore(db, now);

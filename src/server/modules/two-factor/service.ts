@@ -6,14 +6,15 @@ import type { UserRow } from '../../db/types.js';
 import { badParams, conflict, forbidden, notFound } from '../../lib/errors.js';
 import { writeAudit } from '../audit/repo.js';
 import * as limits from '../limits/service.js';
-import { twoFactorReset } from '../notices/events.js';
+import { signInFactorChanged, twoFactorReset } from '../notices/events.js';
 import { sealerFor } from '../security/sealed.js';
-import { startSession, type SessionUser, type SignInClient } from '../sessions/service.js';
+import { takeChallenge } from '../security/repo.js';
+import { endUserSessions, startSession, type SessionUser, type SignInClient } from '../sessions/service.js';
 import { findSite } from '../site/repo.js';
 import { LIVE_SITE_ID } from '../site/service.js';
 import { toLoginUser } from '../users/dto.js';
 import * as users from '../users/repo.js';
-import { challengeHolds, challengeUserId } from './challenge.js';
+import { challengeHolds, challengeUserId, CHALLENGE_MS } from './challenge.js';
 import { newRecoveryCode, recoveryCodeHash, RECOVERY_CODE_COUNT } from './recovery.js';
 import * as passkeys from '../passkeys/repo.js';
 import * as repo from './repo.js';
@@ -90,6 +91,9 @@ export async function secondStep(
   await withinLockout(app, user.id, () =>
     isTotpCode(input.code) ? checkTotp(app, user.id, input.code) : checkRecovery(app, user.id, input.code),
   );
+  // One challenge, one sign-in: taken now, in whichever process answers, so it takes no next code.
+  if (!(await takeChallenge(app.db, 'loginChallengesUsed', input.challenge, app.now() + CHALLENGE_MS, app.now())))
+    throw badParams('登录已过期，请重新输入密码');
   const now = app.now();
   await users.updateUser(app.db, user.id, { lastLoginAt: now });
   const token = await startSession(app.db, app.config.sessionSecret, user.id, now, client, 'two-factor');
@@ -169,31 +173,55 @@ export async function regenerateRecoveryCodes(
     .execute(async (trx) => ({ codes: await newRecoveryCodes(trx, app.config.sessionSecret, user.id) }));
 }
 
+/**
+ * The user turns two-factor sign-in off: the key and the recovery codes go, and with them every other session of the
+ * user (they may have relied on a code; the one making the change stays). Audited and told in the inbox.
+ */
 export async function disable(
   app: AppContext,
   actor: SessionUser,
+  currentSession: string,
   input: Schemas['TwoFactorCodeRequest'],
 ): Promise<void> {
   if (app.config.admin2fa === 'required' && actor.userRole === 'admin')
     throw badParams('管理员必须开启两步验证，不能关闭');
   const user = await requireEnabled(app, actor, input.code);
-  await repo.removeAll(app.db, user.id);
+  const now = app.now();
+  await app.db.transaction().execute(async (trx) => {
+    await repo.removeAll(trx, user.id);
+    await endUserSessions(trx, user.id, 'security', now, currentSession);
+    await writeAudit(
+      trx,
+      {
+        actorId: actor.id,
+        action: 'user.twoFactorDisable',
+        targetType: 'user',
+        targetId: user.id,
+        before: { twoFactorAt: user.twoFactorAt },
+        after: { twoFactorAt: null },
+      },
+      now,
+    );
+    await signInFactorChanged(trx, { userId: user.id, change: '关闭了两步验证' }, now);
+  });
 }
 
 /**
- * Another admin turns a user's two-factor sign-in off (a lost phone), removing its passkeys too: audited, and the
- * user is told in the inbox.
+ * Another admin takes every second factor of a user away (a lost phone): TOTP, recovery codes and passkeys, whichever
+ * the account has, and ends all of its sessions. Audited, and the user is told in the inbox.
  */
 export async function reset(app: AppContext, actor: SessionUser, id: number): Promise<void> {
   if (id === actor.id) throw badParams('不能重置自己的两步验证');
   const target = await requireLive(app, id);
-  if (target.twoFactorAt === null) throw conflict('该用户没有开启两步验证');
+  if (target.twoFactorAt === null && (await passkeys.countOfUser(app.db, id)) === 0)
+    throw conflict('该用户没有开启两步验证，也没有通行密钥');
   await resetTwoFactor(app.db, target, actor.id, app.now());
 }
 
 /**
- * Turns the user's two-factor sign-in off, audited (`actorId` null: the server's command line, for an admin locked
- * out with no other admin to reset it) and told in the user's inbox, in one transaction.
+ * Turns the user's two-factor sign-in off and removes its passkeys, ends every session of the user (each may have
+ * relied on what went), audited (`actorId` null: the server's command line, for an admin locked out with no other
+ * admin to reset it) and told in the user's inbox, in one transaction.
  */
 export async function resetTwoFactor(
   db: Db,
@@ -205,6 +233,7 @@ export async function resetTwoFactor(
     await repo.removeAll(trx, target.id);
     // A lost phone takes its passkeys with it: they go too (the user adds them again after signing in).
     const passkeysRemoved = await passkeys.removeAllOfUser(trx, target.id);
+    await endUserSessions(trx, target.id, 'reset', now);
     await writeAudit(
       trx,
       {

@@ -4,6 +4,7 @@ import * as twoFactor from '../two-factor/service.js';
 import * as passkeys from '../passkeys/service.js';
 import { endSession, type SignInClient } from '../sessions/service.js';
 import * as email from '../email/service.js';
+import { issueDeviceCookie } from './device-cookie.js';
 import { loginUser } from './dto.js';
 import * as users from './service.js';
 
@@ -41,35 +42,41 @@ const clientOf = (ctx: HandlerContext<SignInOperation>): SignInClient => ({
   address: ctx.ip,
 });
 
-/** A new session id at every login: a token planted before login is never promoted. */
-async function replaceSession(ctx: HandlerContext<SignInOperation>, token: string) {
+/**
+ * A new session id at every login: a token planted before login is never promoted. And a fresh device cookie: this
+ * browser is now known to the account (users/device-cookie.ts), whichever way it signed in.
+ */
+async function replaceSession(ctx: HandlerContext<SignInOperation>, token: string, userId: number) {
   const previous = await ctx.session();
-  if (previous.kind === 'active') await endSession(ctx.app.db, previous.tokenHash, ctx.app.now());
+  if (previous.kind === 'active')
+    await endSession(ctx.app.db, previous.user.id, previous.tokenHash, 'logout', ctx.app.now());
   ctx.setSessionCookie(token);
+  ctx.setDeviceCookie(userId, issueDeviceCookie(ctx.app.config.sessionSecret, userId, ctx.app.now()));
 }
 
 export const userHandlers: UserHandlers = {
   userRegister: ({ app, body, ip }) => users.register(app, body, ip),
   userLogin: async (ctx) => {
-    const answer = await users.login(ctx.app, ctx.body, clientOf(ctx));
+    const answer = await users.login(ctx.app, ctx.body, clientOf(ctx), ctx.deviceCookies());
     if ('secondStep' in answer) return answer.secondStep;
-    await replaceSession(ctx, answer.token);
+    await replaceSession(ctx, answer.token, answer.user.id);
     return answer.user;
   },
   userLoginPasskeyOptions: ({ app }) => passkeys.loginOptions(app),
   userLoginPasskey: async (ctx) => {
     const { user, token } = await passkeys.login(ctx.app, ctx.body, clientOf(ctx));
-    await replaceSession(ctx, token);
+    await replaceSession(ctx, token, user.id);
     return user;
   },
   userLoginSecondStep: async (ctx) => {
     const { user, token } = await twoFactor.secondStep(ctx.app, ctx.body, clientOf(ctx));
-    await replaceSession(ctx, token);
+    await replaceSession(ctx, token, user.id);
     return user;
   },
   userLogout: async (ctx) => {
     const current = await ctx.session();
-    if (current.kind === 'active') await endSession(ctx.app.db, current.tokenHash, ctx.app.now());
+    if (current.kind === 'active')
+      await endSession(ctx.app.db, current.user.id, current.tokenHash, 'logout', ctx.app.now());
     ctx.clearSessionCookie();
     return true;
   },
@@ -85,10 +92,12 @@ export const userHandlers: UserHandlers = {
   userList: ({ app, query }) => users.list(app, query),
   userListPage: ({ app, query }) => users.listPage(app, query),
   userUpdateBoss: ({ app, actor, query }) => users.toggleAgent(app, actor, query.userAccount),
-  userBossUpdatePassword: async ({ app, actor, body }) => (await users.resetPassword(app, actor, body), true),
+  userBossUpdatePassword: async (ctx) => {
+    await users.resetPassword(ctx.app, ctx.actor, await ctx.currentSessionHash(), ctx.body);
+    return true;
+  },
   userUpdatePassword: async (ctx) => {
-    await users.changeOwnPassword(ctx.app, ctx.actor, ctx.body);
-    ctx.clearSessionCookie();
+    await users.changeOwnPassword(ctx.app, ctx.actor, await ctx.currentSessionHash(), ctx.body);
     return true;
   },
   userGetInvitationCode: ({ app, actor }) => users.ownInvitationCode(app, actor),

@@ -5,7 +5,8 @@ import { mapPage, type Page } from '../../db/paging.js';
 import type { UserRole, UserRow } from '../../db/types.js';
 import { badParams, conflict, forbidden, noPermission, notFound } from '../../lib/errors.js';
 import { writeAudit } from '../audit/repo.js';
-import { servicesPausedByBan } from '../notices/events.js';
+import { servicesPausedByBan, signInFactorChanged } from '../notices/events.js';
+import { countOfUser as countPasskeys } from '../passkeys/repo.js';
 import { pauseActiveOfUser } from '../services/repo.js';
 import * as limits from '../limits/service.js';
 import { DECOY_HASH, hashPassword, verifyPassword } from '../security/passwords.js';
@@ -15,18 +16,29 @@ import { moveCoins } from '../coins/ledger.js';
 import { findSite } from '../site/repo.js';
 import { LIVE_SITE_ID } from '../site/service.js';
 import { issueChallenge } from '../two-factor/challenge.js';
+import { knownDeviceNonce } from './device-cookie.js';
 import { toAdminView, toLoginUser, toSubordinate, maskName } from './dto.js';
 import * as repo from './repo.js';
 
 const FIFTEEN_MINUTES = 15 * 60 * 1000;
 const HOUR = 60 * 60 * 1000;
 
+// Password guessing (OWASP's device cookies, users/device-cookie.ts): a browser with a device cookie for the account
+// is limited on its own; the others, unknown browsers, per account and per address. Locking out the unknown ones never
+// locks out a known one, so a stranger who knows an account name cannot lock its owner out.
+const loginFailuresByDevice = (nonce: string): limits.Lockout => ({
+  bucket: `login-fail:device:${nonce}`,
+  max: 5,
+  windowMs: FIFTEEN_MINUTES,
+  lockMs: FIFTEEN_MINUTES,
+  message: '这台设备登录失败次数过多，请 15 分钟后再试',
+});
 const loginFailuresByAccount = (account: string): limits.Lockout => ({
   bucket: `login-fail:acct:${account.toLowerCase()}`,
   max: 5,
   windowMs: FIFTEEN_MINUTES,
   lockMs: FIFTEEN_MINUTES,
-  message: '登录失败次数过多，账号已暂时锁定，请 15 分钟后再试',
+  message: '该账号在陌生设备上登录失败次数过多，已暂时锁定陌生设备登录；在常用设备上登录不受影响，或 15 分钟后再试',
 });
 export const loginFailuresByAddress = (ip: string): limits.Lockout => ({
   bucket: `login-fail:ip:${ip}`,
@@ -136,32 +148,32 @@ export async function login(
   app: AppContext,
   input: Schemas['UserLoginRequest'],
   client: SignInClient,
+  deviceCookies: readonly string[],
 ): Promise<{ user: Schemas['LoginUser']; token: string } | { secondStep: Schemas['LoginSecondStep'] }> {
-  const ip = client.address;
-  // Both attempts count as failures until the password is checked, so guesses sent at once cannot pass the lock.
-  const [byAccount, byAddress] = await limits.beginAttempts(
-    app.db,
-    [loginFailuresByAccount(input.userAccount), loginFailuresByAddress(ip)],
-    app.now(),
-  );
-  let user: UserRow | undefined;
+  // Looked up first: a device cookie counts only for the account it was issued for.
+  const user = await repo.findLiveByAccount(app.db, input.userAccount);
+  const device = user && knownDeviceNonce(app.config.sessionSecret, deviceCookies, user.id, app.now());
+  // Every attempt counts as a failure until the password is checked, so guesses sent at once cannot pass the lock.
+  const lockouts: limits.Lockout[] = device
+    ? [loginFailuresByDevice(device)]
+    : [loginFailuresByAccount(input.userAccount), loginFailuresByAddress(client.address)];
+  const attempts = await limits.beginAttempts(app.db, lockouts, app.now());
   let valid: boolean;
   try {
-    user = await repo.findLiveByAccount(app.db, input.userAccount);
     // Verify against a decoy when the account is unknown so both paths take the same time.
     valid = await verifyPassword(input.userPassword, user?.passwordHash ?? DECOY_HASH);
   } catch (error) {
-    await limits.cancelAttempt(app.db, byAccount);
-    await limits.cancelAttempt(app.db, byAddress);
+    for (const attempt of attempts) await limits.cancelAttempt(app.db, attempt);
     throw error;
   }
   if (!user || !valid) {
-    await limits.failAttempt(app.db, byAccount, app.now());
-    await limits.failAttempt(app.db, byAddress, app.now());
+    for (const attempt of attempts) await limits.failAttempt(app.db, attempt, app.now());
     throw badParams('账号或密码错误');
   }
-  await limits.forgiveFailures(app.db, byAccount);
-  await limits.cancelAttempt(app.db, byAddress);
+  // Success forgives the failures of the device or of the account's unknown browsers; an address keeps its count.
+  const [own, ...others] = attempts;
+  if (own) await limits.forgiveFailures(app.db, own);
+  for (const attempt of others) await limits.cancelAttempt(app.db, attempt);
   if (user.status === 'banned') throw forbidden('账号已被封禁，请联系管理员');
   const now = app.now();
   // Two-factor sign-in: the password alone starts no session, only the right to offer a code (two-factor/service).
@@ -280,7 +292,7 @@ export async function getForAdmin(app: AppContext, id: number): Promise<Schemas[
   const { records } = await repo.listUsers(app.db, { id, pageSize: 1 }, { withTotal: false });
   const user = records[0];
   if (!user) throw notFound('用户不存在');
-  return toAdminView(user);
+  return { ...toAdminView(user), passkeys: await countPasskeys(app.db, id) };
 }
 
 export async function publicProfile(app: AppContext, userAccount: string): Promise<Schemas['PublicProfile']> {
@@ -335,41 +347,56 @@ export async function toggleAgent(
   return { userAccount: target.userAccount, userRole };
 }
 
-async function replacePassword(app: AppContext, userId: number, password: string, audit?: { actorId: number }) {
+/**
+ * A new password ends the sessions that relied on the old one: all of the user's, or all but `keep` when the user
+ * makes the change himself (the device making it stays signed in). Audited; the user's own change is told in the inbox.
+ */
+async function replacePassword(
+  app: AppContext,
+  userId: number,
+  password: string,
+  change: { actorId: number; keep?: string },
+) {
   const passwordHash = await hashPassword(password);
   const now = app.now();
+  const own = change.actorId === userId;
   await app.db.transaction().execute(async (trx) => {
     await repo.updateUser(trx, userId, { passwordHash, updatedAt: now });
-    await endUserSessions(trx, userId, 'password', now);
-    if (audit) {
-      await writeAudit(
-        trx,
-        {
-          actorId: audit.actorId,
-          action: 'user.password.reset',
-          targetType: 'user',
-          targetId: userId,
-          after: { passwordReset: true },
-        },
-        now,
-      );
-    }
+    await endUserSessions(trx, userId, 'password', now, change.keep);
+    await writeAudit(
+      trx,
+      {
+        actorId: change.actorId,
+        action: own ? 'user.password.change' : 'user.password.reset',
+        targetType: 'user',
+        targetId: userId,
+        after: own ? { passwordChanged: true } : { passwordReset: true },
+      },
+      now,
+    );
+    if (own) await signInFactorChanged(trx, { userId, change: '修改了密码' }, now);
   });
 }
 
 export async function resetPassword(
   app: AppContext,
   actor: SessionUser,
+  currentSession: string,
   input: Schemas['UserResetPasswordRequest'],
 ): Promise<void> {
   const target = await requireUser(app, input.id);
   if (target.userRole === 'admin' && target.id !== actor.id) throw badParams('不能重置其他管理员的密码');
-  await replacePassword(app, target.id, input.newPassword, { actorId: actor.id });
+  const own = target.id === actor.id;
+  await replacePassword(app, target.id, input.newPassword, {
+    actorId: actor.id,
+    keep: own ? currentSession : undefined,
+  });
 }
 
 export async function changeOwnPassword(
   app: AppContext,
   actor: SessionUser,
+  currentSession: string,
   input: Schemas['UserChangePasswordRequest'],
 ): Promise<void> {
   if (input.newPassword !== input.checkPassword) throw badParams('两次输入的新密码不一致');
@@ -388,7 +415,7 @@ export async function changeOwnPassword(
     throw badParams('原密码错误');
   }
   await limits.forgiveFailures(app.db, attempt);
-  await replacePassword(app, actor.id, input.newPassword);
+  await replacePassword(app, actor.id, input.newPassword, { actorId: actor.id, keep: currentSession });
 }
 
 export async function ownInvitationCode(app: AppContext, actor: SessionUser): Promise<Schemas['InvitationCodeView']> {
