@@ -217,6 +217,8 @@ export function platformScreens({ code, title, settings, icon }: PlatformEntry):
         pick: (o) => ({ platformId: o.platform?.id, settings: o.service?.settings }),
         // Off shelf, there is no platform to save a service on: say so, as its page does, before anything is typed.
         unavailable: platformClosed,
+        // A first setup opens the service (开通); only an existing one is changed (修改).
+        title: (o) => (o.service ? w.screens.platformEdit(title) : w.screens.platformSetUp(title)),
       },
       done: P.saved,
       after: `/${code}`,
@@ -327,7 +329,15 @@ const removePasskeyOfUser: RowAction<Schemas['Passkey']> = {
   call: { operation: 'passkeyRemoveOfUser', args: (p) => ({ body: { userId: p.userId, id: p.id } }) },
 };
 
-/** The two forms of /coinChange (add, reduce), rendered by the generic form renderer inside one screen. */
+/** The account a coin change names, read first so the question can say its balance (an exact match of the search). */
+const accountOf = (b: { userAccount: string }) => ({ query: { searchText: b.userAccount, pageSize: 100 } });
+const exactly = (found: readonly Schemas['UserAdminView'][], account: string) =>
+  found.find((u) => u.userAccount.toLowerCase() === account.toLowerCase());
+
+/**
+ * The two forms of /coinChange (add, reduce), rendered by the generic form renderer inside one screen. Coins move only
+ * after the admin confirms the account and the amount (and, for a reduce, the balance it comes out of).
+ */
 export const coinChangeForms = {
   add: formScreen({
     path: '/coinChange',
@@ -335,6 +345,12 @@ export const coinChangeForms = {
     access: ADMIN,
     kind: 'form',
     submit: 'userAddCoin',
+    confirm: {
+      operation: 'userList',
+      args: accountOf,
+      text: (b, found) =>
+        exactly(found, b.userAccount) ? w.coins.addAsk(b.userAccount, b.coin) : w.coins.noSuchAccount(b.userAccount),
+    },
     done: w.coins.added,
     after: statementOf,
   }),
@@ -344,6 +360,14 @@ export const coinChangeForms = {
     access: ADMIN,
     kind: 'form',
     submit: 'userReduceCoin',
+    confirm: {
+      operation: 'userList',
+      args: accountOf,
+      text: (b, found) => {
+        const user = exactly(found, b.userAccount);
+        return user ? w.coins.reduceAsk(b.userAccount, b.coin, user.coin) : w.coins.noSuchAccount(b.userAccount);
+      },
+    },
     done: w.coins.reduced,
     after: statementOf,
   }),
@@ -485,6 +509,7 @@ export const screens: Screen[] = [
         color: 'danger',
         when: (o) => o.status === 'pending',
         confirm: (o) => w.orders.cancelAsk(o.orderNo),
+        confirmLabels: w.orders.cancelLabels,
         done: w.orders.cancelled,
         call: { operation: 'orderCancel', args: (o) => ({ body: { id: o.id } }) },
       },
@@ -770,9 +795,9 @@ export const screens: Screen[] = [
             title: D.runsPerDay,
             kind: 'stack',
             series: [
-              { label: D.succeeded, value: (d) => d.runsSucceeded },
-              { label: D.failed, value: (d) => d.runsFailed },
-              { label: D.skipped, value: (d) => d.runsSkipped },
+              { label: D.succeeded, value: (d) => d.runsSucceeded, tone: 'success' },
+              { label: D.failed, value: (d) => d.runsFailed, tone: 'danger' },
+              { label: D.skipped, value: (d) => d.runsSkipped, tone: 'neutral' },
             ],
           },
           { title: D.newUsersPerDay, kind: 'bar', series: [{ label: D.newUsers, value: (d) => d.newUsers }] },
@@ -1277,6 +1302,7 @@ export const screens: Screen[] = [
         color: 'danger',
         when: (o) => o.status === 'pending',
         confirm: (o) => w.orders.cancelAsk(o.orderNo),
+        confirmLabels: w.orders.cancelLabels,
         done: w.orders.cancelled,
         call: { operation: 'orderCancel', args: (o) => ({ body: { id: o.id } }) },
       },

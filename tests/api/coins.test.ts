@@ -90,7 +90,7 @@ describe('userAddCoin / userReduceCoin', () => {
     });
   });
 
-  it('refuses to reduce below zero with 40000 积分不足 and writes nothing (no entry, no audit, no key)', async () => {
+  it('refuses to reduce below zero with 40000 and the balance, and writes nothing (no entry, no audit, no key)', async () => {
     const admin = await app().admin();
     const { id, userAccount } = await app().newUser();
     await grant(app(), userAccount, 10);
@@ -103,7 +103,7 @@ describe('userAddCoin / userReduceCoin', () => {
       body: { userAccount, coin: 11, description: '扣太多' },
       headers: idem(key),
     });
-    expect([r.status, r.code, r.message]).toEqual([400, 40000, '积分不足']);
+    expect([r.status, r.code, r.message]).toEqual([400, 40000, `${userAccount} 当前只有 10 积分，不能扣除 11 积分`]);
     expect(await balanceOf(app(), id)).toBe(10);
     expect(await entriesOf(app(), id)).toEqual(entriesBefore);
     expect(await coinAudit(id)).toEqual(auditBefore);

@@ -85,7 +85,8 @@ describe(`live events across server processes (${dbKind()})`, () => {
       await Promise.all([onOne, onTwo, silent].map((r) => r.next((d) => d.kind === 'site', 1000)));
 
       expect(silent.changes.map((e) => e.data.kind)).toEqual(['site']);
-      expect(onOne.changes.map((e) => e.data.kind)).toEqual(['balance', 'site']);
+      // The admin's grant: the balance and its 积分到账 notice; then the site record.
+      expect(onOne.changes.map((e) => e.data.kind)).toEqual(['balance', 'notice', 'site']);
     },
   );
 

@@ -31,6 +31,10 @@ async function noticesWrittenBy(event: () => Promise<unknown>) {
   return db().selectFrom('notices').selectAll().where('id', '>', before).orderBy('id').execute();
 }
 
+async function setRebatePercent(rebatePercent: number) {
+  await (await app().admin()).ok('basicInformationUpdate', { body: { id: 1, rebatePercent } });
+}
+
 async function expectOneNotice(event: () => Promise<unknown>, userId: number, kind: string) {
   const written = await noticesWrittenBy(event);
   expect(written.map((n) => [n.userId, n.kind])).toEqual([[userId, kind]]);
@@ -148,6 +152,69 @@ describe('each event writes one notice for the right user', () => {
       'coins_received',
     );
     expect(n.body).toContain(payer.userAccount);
+  });
+
+  it('coins an admin adds or takes away: 积分到账 / 积分扣除 with the reason and the balance, and the badge moves', async () => {
+    const admin = await app().admin();
+    const user = await app().newUser();
+    const unread = async () => (await user.client.ok('noticeUnread')).count as number;
+    const before = await unread();
+    const added = await expectOneNotice(
+      () =>
+        admin.ok('userAddCoin', {
+          body: { userAccount: user.userAccount, coin: 40, description: '活动奖励' },
+          headers: idem(),
+        }),
+      user.id,
+      'coins_credited',
+    );
+    expect([added.title, added.body]).toEqual([
+      '积分到账',
+      '管理员加积分（活动奖励）：到账 40 积分，当前余额 40 积分。',
+    ]);
+    const taken = await expectOneNotice(
+      () =>
+        admin.ok('userReduceCoin', {
+          body: { userAccount: user.userAccount, coin: 15, description: '误充更正' },
+          headers: idem(),
+        }),
+      user.id,
+      'coins_debited',
+    );
+    expect(taken.title).toBe('积分扣除');
+    expect(taken.body).toContain('扣除 15 积分，当前余额 25 积分');
+    expect(await unread()).toBe(before + 2);
+    await expectLedgerConsistent(app());
+  });
+
+  it("an agent's rebate: 积分到账 for the agent, with the buyer and the percentage", async () => {
+    await setRebatePercent(10);
+    try {
+      const admin = await app().admin();
+      const agent = await app().newUser({ role: 'agent' });
+      const { invitationCode } = await agent.client.ok('userGetLogin');
+      const buyer = await app().newUser({ invitationCode });
+      const packageId: number = await admin.ok('mallAdd', {
+        body: { coinName: `返利套餐${Date.now() % 10000}`, amount: 100, addCoin: 50, status: 1, sort: 0 },
+      });
+      const order = await buyer.client.ok<{ id: number }>('orderSubmit', { body: { packageId }, headers: idem() });
+      const written = await noticesWrittenBy(() =>
+        admin.ok('orderConfirm', { body: { id: order.id }, headers: idem() }),
+      );
+      expect(written.map((n) => [n.userId, n.kind]).sort()).toEqual(
+        [
+          [buyer.id, 'order_confirmed'],
+          [agent.id, 'coins_credited'],
+        ].sort(),
+      );
+      const rebate = written.find((n) => n.userId === agent.id)!;
+      expect(rebate.body).toContain(buyer.userAccount);
+      expect(rebate.body).toContain('10%');
+      expect(rebate.body).toContain('到账 5 积分');
+      await expectLedgerConsistent(app());
+    } finally {
+      await setRebatePercent(0);
+    }
   });
 
   it('a redeem code used', async () => {

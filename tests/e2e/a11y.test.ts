@@ -1,9 +1,10 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { screens } from '../../screens.config';
+import { platforms, screens } from '../../screens.config';
 import type { OperationId } from '../../src/api/operations';
 import type { Screen } from '../../src/web/config/types';
 import { messages as t } from '../../src/web/i18n/zh-CN';
+import { signedInMessages as w } from '../../src/web/i18n/zh-CN-signed-in';
 import { axeViolations, describeViolation, MIN_TARGET_PX, smallTouchTargets, structureProblems } from './a11y-checks';
 import {
   browserAndAdmin,
@@ -135,6 +136,10 @@ beforeAll(async () => {
 
 /** Each path's title as the document shows it (Root sets `<site> - <title>`); an unknown path is the not-found screen. */
 const TITLES = Object.fromEntries(screens.map((s) => [s.path, s.title]));
+/** The title a platform's edit page words from its record: 开通… while the user has no service there yet. */
+const FIRST_SETUP_TITLES = Object.fromEntries(
+  platforms.map((p) => [`/${p.code}/update`, w.screens.platformSetUp(p.title)]),
+);
 
 /**
  * Opens a route the way a tap on a link does, without reloading the app: the walk over ~60 routes per role stays in
@@ -150,15 +155,16 @@ async function openRoute(page: Page, route: string): Promise<void> {
     }, route);
   }
   await page.waitForFunction(
-    ({ titles, notFound }) => {
-      const title = titles[window.location.pathname] ?? notFound;
+    ({ titles, alternatives, notFound }) => {
+      const named = (title: string | undefined) =>
+        title !== undefined && (document.title === title || document.title.endsWith(` - ${title}`));
       return (
-        (document.title === title || document.title.endsWith(` - ${title}`)) &&
+        (named(titles[window.location.pathname] ?? notFound) || named(alternatives[window.location.pathname])) &&
         document.querySelector('.adm-nav-bar-title, #field-userAccount') !== null &&
         document.querySelector('.app-loading[role=status], .adm-skeleton, [aria-busy=true], .app-navigating') === null
       );
     },
-    { titles: TITLES, notFound: t.shell.notFound },
+    { titles: TITLES, alternatives: FIRST_SETUP_TITLES, notFound: t.shell.notFound },
   );
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   // A dialog the screen opens by itself (the mall's 购买须知) is checked once it has faded in, not half-transparent.

@@ -114,7 +114,8 @@ describe('deep links (signed in)', () => {
     const { context, page } = await newPhone(browser, { session: api, announcementRead: true });
     try {
       await page.goto('/gxy/update');
-      await expect.poll(() => page.locator('.adm-nav-bar-title').textContent()).toBe('修改工学云信息');
+      // A new user has no service yet: the page opens one (开通).
+      await expect.poll(() => page.locator('.adm-nav-bar-title').textContent()).toBe('开通工学云服务');
       // The settings form, or (the platform off shelf in this run) the words that it is not open.
       await page
         .getByText(/^签到时间$|^该平台暂未开放$/)

@@ -101,7 +101,7 @@ describe('a platform service, from the admin to a succeeded run', () => {
 
       await page.getByRole('button', { name: '去设置' }).click();
       await page.waitForURL((u) => u.pathname === '/gxy/update');
-      await page.locator('.adm-nav-bar-title', { hasText: '修改工学云信息' }).waitFor();
+      await page.locator('.adm-nav-bar-title', { hasText: '开通工学云服务' }).waitFor();
       for (const day of ['星期一', '星期二', '星期三', '星期四', '星期五', '星期六', '星期日'])
         await page.locator('.adm-selector-item', { hasText: day }).click();
       // The time on a wheel: it opens on 08:00, a usual start, and 确定 takes it (no typing).
@@ -141,7 +141,7 @@ describe('a platform service, from the admin to a succeeded run', () => {
       await review(page, 'clockInfo');
       // A course platform no admin has put on shelf: its edit page says it is not open, as its page does, instead of
       // a form that would only answer 「请填写平台」 (course rows and their time wheels: tests/web/pickers-words).
-      await openScreen(page, '/wk/update', '修改网课采集信息');
+      await openScreen(page, '/wk/update', '开通网课采集服务');
       await page.getByText('该平台暂未开放').waitFor();
       await review(page, 'wk-update');
     } finally {

@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { screens } from '../../screens.config';
+import { platforms, screens } from '../../screens.config';
 import { messages as t } from '../../src/web/i18n/zh-CN';
 import { signedInMessages as w } from '../../src/web/i18n/zh-CN-signed-in';
 import {
@@ -31,10 +31,12 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/** The title a path shows this test's user, who has no platform service: a platform's edit page says 开通…. */
 const titleOf = (path: string) => {
   const screen = screens.find((s) => s.path === path);
   if (!screen) throw new Error(`no screen ${path}`);
-  return screen.title;
+  const platform = platforms.find((p) => path === `/${p.code}/update`);
+  return platform ? w.screens.platformSetUp(platform.title) : screen.title;
 };
 
 /** Opens a path and waits until the frame shows that screen's title (a frame screen) or the form (login, register). */
@@ -43,7 +45,9 @@ async function open(page: Page, path: string) {
   const screen = screens.find((s) => s.path === path);
   if (screen?.chrome === 'bare') await page.locator('#field-userAccount').waitFor();
   else
-    await expect.poll(() => page.locator('.adm-nav-bar-title').textContent()).toBe(screen?.title ?? t.shell.notFound);
+    await expect
+      .poll(() => page.locator('.adm-nav-bar-title').textContent())
+      .toBe(screen ? titleOf(path) : t.shell.notFound);
   expect(pathOf(page)).toBe(path);
 }
 

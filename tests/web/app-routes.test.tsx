@@ -88,8 +88,9 @@ describe('routes from screens.config.ts', () => {
     expect(call).toHaveBeenCalledWith('platformOverview', expect.objectContaining({ query: { kind: 'demo' } }));
     expect(view.getAllByText('演示平台').length).toBeGreaterThan(0);
     await router.navigate('/demo/update');
-    expect(await view.findByText('修改演示平台信息')).toBeTruthy();
-    await waitFor(() => expect(document.title).toBe('测试站 - 修改演示平台信息'));
+    // No service yet: the edit page opens one (开通), titled so once the overview is read.
+    expect(await view.findByText('开通演示平台服务')).toBeTruthy();
+    await waitFor(() => expect(document.title).toBe('测试站 - 开通演示平台服务'));
   });
 
   it('fetches the current user before each navigation to a signed-in screen', async () => {

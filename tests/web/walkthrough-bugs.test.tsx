@@ -5,7 +5,7 @@ import CoinChange from '../../src/web/screens/CoinChange';
 import { screens } from '../../screens.config';
 import { api } from '../../src/web/api';
 import type { DetailScreen, ListScreen } from '../../src/web/config/types';
-import { actionSheet, toast } from '../../src/web/feedback';
+import { actionSheet, confirm, toast } from '../../src/web/feedback';
 import { DetailRenderer } from '../../src/web/renderers/DetailRenderer';
 import { FormRenderer, type AnyFormScreen } from '../../src/web/renderers/FormRenderer';
 import { ListRenderer } from '../../src/web/renderers/ListRenderer';
@@ -91,6 +91,7 @@ beforeEach(() => {
   call.mockReset();
   vi.mocked(toast).mockReset();
   vi.mocked(actionSheet).mockReset();
+  vi.mocked(confirm).mockReset();
   signIn(ADMIN);
   siteStore.set(null);
 });
@@ -144,16 +145,41 @@ describe('2. a row with many actions keeps three in the swipe and the rest behin
   });
 });
 
-describe('3. /coinChange opens the statement of the account just changed', () => {
-  it('goes to /coin_detail?userId= of the answer', async () => {
+describe('3. /coinChange asks with the account and the amount, then opens the statement of the account', () => {
+  const bob = { id: 9, userAccount: 'bob_01', userName: 'Bob', coin: 120 };
+  /** Fills the form of the tab shown last (antd-mobile mounts a tab's pane when it is first shown). */
+  const fill = async (coin: string) => {
+    fireEvent.change((await view.findAllByLabelText('账号')).at(-1)!, { target: { value: 'bob_01' } });
+    fireEvent.change(view.getAllByLabelText('积分数量').at(-1)!, { target: { value: coin } });
+    fireEvent.change(view.getAllByLabelText('原因').at(-1)!, { target: { value: '活动奖励' } });
+  };
+
+  it('adds only after 给 bob_01 加 5 积分？, then goes to /coin_detail?userId= of the answer', async () => {
     const router = open(<CoinChange />, '/coinChange', '/coinChange', '/');
-    const [account] = await view.findAllByLabelText('账号');
-    fireEvent.change(account!, { target: { value: 'bob_01' } });
-    fireEvent.change(view.getAllByLabelText('积分数量')[0]!, { target: { value: '5' } });
-    fireEvent.change(view.getAllByLabelText('原因')[0]!, { target: { value: '活动奖励' } });
-    call.mockResolvedValueOnce({ userId: 9, userAccount: 'bob_01', coin: 5 });
+    await fill('5');
+    call.mockResolvedValueOnce([{ ...bob, userAccount: 'bob_012' }, bob]);
+    vi.mocked(confirm).mockResolvedValueOnce(true);
+    call.mockResolvedValueOnce({ userId: 9, userAccount: 'bob_01', coin: 125 });
     fireEvent.click(view.getAllByRole('button', { name: /提交/ })[0]!);
     await waitFor(() => expect(where(router)).toBe('/coin_detail?userId=9'));
+    expect(confirm).toHaveBeenCalledWith('给 bob_01 加 5 积分？');
+    expect(call).toHaveBeenCalledWith(
+      'userList',
+      expect.objectContaining({ query: expect.objectContaining({ searchText: 'bob_01' }) }),
+    );
+  });
+
+  it('a reduce names the balance it comes out of; cancelled, nothing is sent', async () => {
+    open(<CoinChange />, '/coinChange', '/coinChange', '/');
+    fireEvent.click(view.getByRole('tab', { name: '扣积分' }));
+    // Its own fields (ids of their own: each label names the input of its form) once the pane is shown.
+    await waitFor(() => expect(view.getAllByLabelText('账号')).toHaveLength(2));
+    await fill('30');
+    call.mockResolvedValueOnce([bob]);
+    vi.mocked(confirm).mockResolvedValueOnce(false);
+    fireEvent.click((await view.findAllByRole('button', { name: /提交/ })).at(-1)!);
+    await waitFor(() => expect(confirm).toHaveBeenCalledWith('从 bob_01 扣 30 积分（当前 120）？'));
+    expect(call).not.toHaveBeenCalledWith('userReduceCoin', expect.anything());
   });
 });
 

@@ -3783,7 +3783,7 @@ export interface components {
          * 消息类型
          * @enum {string}
          */
-        NoticeKind: "run_succeeded" | "run_failed" | "run_skipped" | "service_paused" | "order_confirmed" | "order_cancelled" | "coins_received" | "new_sign_in" | "two_factor_reset" | "sign_in_changed" | "redeem_used" | "quota_granted" | "broadcast";
+        NoticeKind: "run_succeeded" | "run_failed" | "run_skipped" | "service_paused" | "order_confirmed" | "order_cancelled" | "coins_received" | "coins_credited" | "coins_debited" | "new_sign_in" | "two_factor_reset" | "sign_in_changed" | "redeem_used" | "quota_granted" | "broadcast";
         Notice: {
             id: components["schemas"]["Id"];
             kind: components["schemas"]["NoticeKind"];

@@ -86,6 +86,12 @@ export type RowOf<K extends PageOperation> = ResponseData<K> extends { records: 
 /** What a row action, a detail or a form's load sends: the operation's query or body, as the client takes them. */
 export type OperationArgs<K extends OperationId> = OperationInput<K>;
 
+/** A confirmation's buttons: the one that goes on, the one that backs out. */
+export interface ConfirmLabels {
+  ok: string;
+  cancel: string;
+}
+
 export type RowAction<R> =
   | {
       label: string;
@@ -94,6 +100,11 @@ export type RowAction<R> =
       when?: (row: R) => boolean;
       /** Asked before the call; the row is there to name it. */
       confirm?: (row: R) => string;
+      /**
+       * The question's two buttons in words when 确定/取消 would be unclear (cancelling an order: 取消 would read as
+       * "do it"): `ok` runs the action, `cancel` leaves it.
+       */
+      confirmLabels?: ConfirmLabels;
       done?: string;
       call: ActionCall<R>;
     }
@@ -226,6 +237,8 @@ export type FormLoad<K extends FormOperation, L extends OperationId = OperationI
      * fills anything in, as the record's own page tells it.
      */
     unavailable?: (data: ResponseData<P>) => { title: string; description: string } | null;
+    /** The screen's title worded from the record once read (开通… for a first setup, 修改… after). */
+    title?: (data: ResponseData<P>) => string;
   };
 }[L];
 
@@ -505,11 +518,17 @@ type SeriesRow<K extends SeriesOperation> = ResponseData<K> extends { series: re
 /** `bar`: bars side by side; `stack`: bars stacked (parts of one total); `line`: lines. */
 export type ChartKind = 'bar' | 'stack' | 'line';
 
+/**
+ * A series' fixed meaning, drawn in the same colour in light and dark mode whatever its place in the chart:
+ * `success` green, `danger` red, `neutral` grey. A series without one takes the palette's colour of its place.
+ */
+export type ChartTone = 'success' | 'danger' | 'neutral';
+
 /** One chart: its kind and the numbers of each row it draws, each series named in words. */
 export interface ChartSpec<R> {
   title: string;
   kind: ChartKind;
-  series: readonly { label: string; value: (row: R) => number }[];
+  series: readonly { label: string; value: (row: R) => number; tone?: ChartTone }[];
   /** How a value reads in the tapped day's figures and on the axis (yuan for fen). */
   format?: (value: number) => string;
 }

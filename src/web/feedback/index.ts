@@ -27,9 +27,15 @@ export function notify(content: string): void {
   void kit().then(({ Toast }) => Toast.show({ content, duration: NOTIFY_MS, position: 'top' }));
 }
 
-export async function confirm(content: string): Promise<boolean> {
+/** A yes-or-no question; `labels` name its buttons when 确定/取消 would not say what each does. */
+export async function confirm(content: string, labels?: { ok: string; cancel: string }): Promise<boolean> {
   const { Dialog } = await kit();
-  return Dialog.confirm({ content, confirmText: t.shell.ok, cancelText: t.shell.cancel, 'aria-label': content });
+  return Dialog.confirm({
+    content,
+    confirmText: labels?.ok ?? t.shell.ok,
+    cancelText: labels?.cancel ?? t.shell.cancel,
+    'aria-label': content,
+  });
 }
 
 /** A dialog with one OK button; OK, Escape (cancel) and a tap on the overlay all close it. */

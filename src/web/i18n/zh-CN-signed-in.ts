@@ -22,6 +22,7 @@ export const signedInMessages = {
   },
   screens: {
     platformEdit: (title: string) => `修改${title}信息`,
+    platformSetUp: (title: string) => `开通${title}服务`,
   },
   menu: {
     service: '平台服务',
@@ -46,6 +47,9 @@ export const signedInMessages = {
     /** A price field entered in yuan: its contract title names fen. */
     yuanTitle: (title: string) => title.replace('（分）', '（元）'),
     yuanPlaceholder: '如 9.9',
+    yuanInvalid: '请输入正确的金额',
+    /** A picked field left empty (a wheel, chips): chosen, not typed. */
+    choose: (title: string) => `请选择${title}`,
     addItem: '添加一项',
     pickTime: '请选择时间',
     clearTime: '清除',
@@ -108,6 +112,10 @@ export const signedInMessages = {
     reduce: '扣积分',
     added: '已加积分',
     reduced: '已扣积分',
+    /** An admin's change asked first, with the account, the amount and (for a reduce) the balance it comes out of. */
+    addAsk: (account: string, n: number) => `给 ${account} 加 ${n} 积分？`,
+    reduceAsk: (account: string, n: number, balance: number) => `从 ${account} 扣 ${n} 积分（当前 ${balance}）？`,
+    noSuchAccount: (account: string) => `没有找到账号 ${account}，仍要提交吗？`,
     payee: '收款账号',
     payeePlaceholder: '对方的账号',
     lookUp: '查询',
@@ -433,6 +441,8 @@ export const signedInMessages = {
     confirmPaidAsk: (name: string, account: string, price: string, coins: number) =>
       `确认已收到 ${account} 购买「${name}」的 ${price}？确认后 ${coins} 积分立即到账。`,
     cancelAsk: (no: string) => `确定取消订单 ${no} 吗？`,
+    /** The cancel question's buttons: 取消 alone would read as either. */
+    cancelLabels: { ok: '取消订单', cancel: '再想想' },
     paidDone: '已确认收款，积分已到账',
     cancelled: '订单已取消',
   },

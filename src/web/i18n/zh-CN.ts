@@ -29,6 +29,7 @@ export const zhCN = {
     comingSoon: '功能即将开放',
     comingSoonHint: '这个页面的功能正在开发中，开放后会在这里使用。',
     forbidden: '没有权限访问这个页面',
+    forbiddenHint: '当前账号不能使用这个页面，请返回首页。',
     notFound: '页面不存在',
     notFoundHint: '链接可能已失效，请返回首页。',
     goHome: '返回首页',

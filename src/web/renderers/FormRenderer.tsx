@@ -1,4 +1,5 @@
 import { Button, ErrorBlock } from 'antd-mobile';
+import type { Experimental_DefaultFormStateBehavior } from '@rjsf/utils';
 import { useMemo, type ReactNode } from 'react';
 import type { FieldAction } from '../config/types';
 import { Loading } from '../shell/Loading';
@@ -20,7 +21,31 @@ export { resolveForm, type AnyFormScreen, type ResolvedForm };
  * `onDone`: what a hand screen does with the operation's answer (show the codes just generated, say) instead of the
  * screen's `after` navigation.
  */
-export function FormRenderer({ screen, onDone }: { screen: AnyFormScreen; onDone?: (result: unknown) => void }) {
+/**
+ * A list of plain values (打卡日's weekdays, picked on chips) starts empty, not with one blank item to fill its
+ * minItems: a blank item was an error no field shows, so an empty required list said nothing. Lists of rows (courses)
+ * still start with their first row to fill in.
+ */
+const DEFAULTS: Experimental_DefaultFormStateBehavior = {
+  arrayMinItems: {
+    populate: 'all',
+    computeSkipPopulate: (_validator, schema) => {
+      const items = schema.items;
+      return typeof items === 'object' && !Array.isArray(items) && items.type !== 'object' && !items.properties;
+    },
+  },
+};
+
+export function FormRenderer({
+  screen,
+  onDone,
+  idPrefix = 'root',
+}: {
+  screen: AnyFormScreen;
+  onDone?: (result: unknown) => void;
+  /** The fields' id prefix: forms sharing a page (the two of /coinChange) need their own, so each label names its input. */
+  idPrefix?: string;
+}) {
   const controller = useFormController(screen, onDone);
   const ready = controller.status === 'ready' ? controller : null;
   const formData = ready?.formData;
@@ -81,6 +106,8 @@ export function FormRenderer({ screen, onDone }: { screen: AnyFormScreen; onDone
         transformErrors={controller.transformErrors}
         extraErrors={controller.extraErrors}
         showErrorList={false}
+        idPrefix={idPrefix}
+        experimental_defaultFormStateBehavior={DEFAULTS}
         liveValidate={controller.submitted ? 'onChange' : false}
         noHtml5Validate
         focusOnFirstError

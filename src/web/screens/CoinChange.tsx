@@ -9,10 +9,10 @@ export default function CoinChange() {
   return (
     <Tabs>
       <Tabs.Tab title={add.title} key="add">
-        <FormRenderer screen={add} />
+        <FormRenderer screen={add} idPrefix="add" />
       </Tabs.Tab>
       <Tabs.Tab title={reduce.title} key="reduce">
-        <FormRenderer screen={reduce} />
+        <FormRenderer screen={reduce} idPrefix="reduce" />
       </Tabs.Tab>
     </Tabs>
   );

@@ -19,7 +19,8 @@ export function BottomTabs() {
   const unread = useUnreadCount();
   return (
     <nav className="app-tabbar" aria-label="主导航">
-      <TabBar activeKey={active} onChange={(key) => navigate(key)} safeArea={false}>
+      {/* A tab switch replaces the page: back from any tab never walks through every tab visited before. */}
+      <TabBar activeKey={active} onChange={(key) => navigate(key, { replace: true })} safeArea={false}>
         {TABS.map((tab) => (
           <TabBar.Item
             key={tab.key}

@@ -1,4 +1,4 @@
-import { startTransition, Suspense, useEffect, useState, type ReactNode } from 'react';
+import { lazy, startTransition, Suspense, useEffect, useState, type ReactNode } from 'react';
 import { NoticeBar, WaterMark } from 'antd-mobile';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { api } from '../api';
@@ -7,6 +7,7 @@ import type { FrameScreen } from '../config/types';
 import { messages as t } from '../i18n/zh-CN';
 import { sessionStore, signOut } from '../state/session';
 import { siteStore } from '../state/site';
+import { useScreenTitle } from '../state/screen-title';
 import { useStore } from '../state/store';
 import { useColorScheme } from '../app/color-scheme';
 import { useLiveSession } from '../live/useLiveSession';
@@ -17,7 +18,7 @@ import { afterNextPaint } from './after-paint';
 import { AnnouncementBubble } from './lazy-bubble';
 import { BottomTabs } from './BottomTabs';
 import { HeaderBar } from './HeaderBar';
-import { upFrom } from './up';
+import { TAB_PAGES, upFrom } from './up';
 
 /**
  * True once the frame's first paint is on screen (a frame, then a task): the bubble is asked for only then, so its
@@ -35,13 +36,21 @@ function useAfterFirstPaint(): boolean {
 const WATERMARK_INK = { light: 'rgba(0, 0, 0, 0.15)', dark: 'rgba(255, 255, 255, 0.15)' } as const;
 import { SubjectLine } from './SubjectLine';
 
-/** Back if the app has history of its own; otherwise (a deep link opened from a chat app) up to the page it belongs to. */
+// The same page as 404's (says why, offers 返回首页), loaded only when a role opens a screen it may not.
+const Forbidden = lazy(() => import('./NotFound').then((m) => ({ default: m.Forbidden })));
+
+/**
+ * Back if the app has history of its own; otherwise (a deep link opened from a chat app) up to the page it belongs to.
+ * A tab page's arrow leads home, in place of the tab (tabs replace one another, so going back would leave their row).
+ */
 function useBack(pathname: string, recordOf: string | undefined) {
   const navigate = useNavigate();
   return () =>
-    (window.history.state as { idx?: number } | null)?.idx
-      ? navigate(-1)
-      : navigate(upFrom(pathname, recordOf), { replace: true });
+    TAB_PAGES.has(pathname)
+      ? navigate('/', { replace: true })
+      : (window.history.state as { idx?: number } | null)?.idx
+        ? navigate(-1)
+        : navigate(upFrom(pathname, recordOf), { replace: true });
 }
 
 function LogoutButton() {
@@ -77,6 +86,7 @@ export default function Frame({ screen, children }: { screen: FrameScreen | unde
   const site = useStore(siteStore);
   const scheme = useColorScheme();
   const showBack = screen?.back !== false && pathname !== '/';
+  const title = useScreenTitle(pathname, screen?.title ?? t.shell.notFound);
   const notice = screen?.notice ?? site?.noticeBar ?? '';
   const allowed = !screen || canOpen(screen, session.role) || session.role === 'notLogin';
   const dueAnnouncement = useAnnouncementOnce();
@@ -86,14 +96,22 @@ export default function Frame({ screen, children }: { screen: FrameScreen | unde
     <div className="app-frame">
       <header className="app-header">
         <HeaderBar
-          title={screen?.title ?? t.shell.notFound}
+          title={title}
           onBack={showBack ? back : undefined}
           right={screen?.headerRight === 'logout' ? <LogoutButton /> : null}
         />
         {notice && <NoticeBar content={notice} color="alert" speed={40} wrap={false} />}
         {screen?.subject && allowed && <SubjectLine subject={screen.subject} />}
       </header>
-      <main className="app-main">{allowed ? children : <Forbidden />}</main>
+      <main className="app-main">
+        {allowed ? (
+          children
+        ) : (
+          <Suspense fallback={null}>
+            <Forbidden />
+          </Suspense>
+        )}
+      </main>
       <BottomTabs />
       {session.user && painted && (
         <WaterMark content={session.user.userAccount} fullPage gapX={36} gapY={64} fontColor={WATERMARK_INK[scheme]} />
@@ -106,8 +124,4 @@ export default function Frame({ screen, children }: { screen: FrameScreen | unde
       <AnnouncementDialog due={dueAnnouncement} />
     </div>
   );
-}
-
-function Forbidden() {
-  return <p className="app-loading">{t.shell.forbidden}</p>;
 }

@@ -3,6 +3,7 @@ import { Outlet, useLocation, useNavigation } from 'react-router-dom';
 import { messages as t } from '../i18n/zh-CN';
 import { recordLocation } from '../state/history';
 import { followSiteChanges, reloadSite, siteStore } from '../state/site';
+import { useScreenTitle } from '../state/screen-title';
 import { useStore } from '../state/store';
 import { Loading } from './Loading';
 import { useAnalytics } from './useAnalytics';
@@ -57,7 +58,7 @@ export function Root() {
   useEffect(() => recordLocation(location.pathname + location.search), [location.pathname, location.search]);
   useAnalytics(site?.analyticsUrl ?? '', location.pathname);
 
-  const title = screen?.title ?? t.shell.notFound;
+  const title = useScreenTitle(location.pathname, screen?.title ?? t.shell.notFound);
   useEffect(() => {
     document.title = site?.websiteName ? `${site.websiteName} - ${title}` : title;
   }, [site?.websiteName, title]);

@@ -11,3 +11,6 @@ export function upFrom(pathname: string, recordOf?: string): string {
   const parent = pathname.replace(/\/[^/]*$/, '');
   return parent && ROUTES.has(parent) ? parent : '/';
 }
+
+/** The tab bar's pages besides home: their back arrow leads home, whatever tab was open before (a tab switch keeps no history). */
+export const TAB_PAGES: ReadonlySet<string> = new Set(['/mall', '/clockInfo', '/about']);

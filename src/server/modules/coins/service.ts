@@ -1,8 +1,9 @@
 import type { RequestQuery, Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
 import type { CoinEntryKind } from '../../db/types.js';
-import { noPermission, notFound } from '../../lib/errors.js';
+import { badParams, noPermission, notFound } from '../../lib/errors.js';
 import { writeAudit } from '../audit/repo.js';
+import { coinsAdjusted } from '../notices/events.js';
 import { STATEMENT_CSV_HEADER, statementCsvRow } from '../../lib/csv-format.js';
 import type { CsvFile } from '../../lib/csv-file.js';
 import type { SessionUser } from '../sessions/service.js';
@@ -59,6 +60,9 @@ export async function adminChange(
   return idempotent(app, { actorId: actor.id, key, operation: kind, request: input }, async (trx) => {
     const target = await users.findLiveByAccount(trx, input.userAccount);
     if (!target) throw notFound('用户不存在');
+    // Said with the balance, so the admin knows what can be taken; the ledger still refuses any overdraft itself.
+    if (direction === 'reduce' && Number(target.coin) < input.coin)
+      throw badParams(`${target.userAccount} 当前只有 ${Number(target.coin)} 积分，不能扣除 ${input.coin} 积分`);
     const amount = direction === 'add' ? input.coin : -input.coin;
     const now = app.now();
     const reference = timeOrderedId('A', now);
@@ -69,6 +73,16 @@ export async function adminChange(
       now,
     });
     const balance = balances.get(target.id)!;
+    await coinsAdjusted(
+      trx,
+      {
+        userId: target.id,
+        amount,
+        reason: `管理员${direction === 'add' ? '加' : '扣'}积分（${input.description}）`,
+        balance,
+      },
+      now,
+    );
     await writeAudit(
       trx,
       {

@@ -72,6 +72,33 @@ export const orderCancelled = (trx: Db, e: { userId: number; coinName: string; o
     now,
   );
 
+/**
+ * Coins a user did not move himself: an admin's add or reduce (with its reason), an agent's rebate. The badge moves
+ * and the inbox says how many, why and the balance after.
+ */
+export const coinsAdjusted = (
+  trx: Db,
+  e: { userId: number; amount: number; reason: string; balance: number },
+  now: number,
+) =>
+  tell(
+    trx,
+    e.amount >= 0
+      ? {
+          userId: e.userId,
+          kind: 'coins_credited',
+          title: '积分到账',
+          body: `${e.reason}：到账 ${e.amount} 积分，当前余额 ${e.balance} 积分。`,
+        }
+      : {
+          userId: e.userId,
+          kind: 'coins_debited',
+          title: '积分扣除',
+          body: `${e.reason}：扣除 ${-e.amount} 积分，当前余额 ${e.balance} 积分。如有疑问请联系管理员。`,
+        },
+    now,
+  );
+
 /** A transfer's notice: written by the ledger in the transfer's transaction (on PostgreSQL inside transfer_coins). */
 export const coinsReceivedNotice = (e: { userId: number; fromAccount: string; coin: number }) =>
   ({

@@ -13,6 +13,8 @@ export type NoticeKind =
   | 'order_confirmed'
   | 'order_cancelled'
   | 'coins_received'
+  | 'coins_credited'
+  | 'coins_debited'
   | 'new_sign_in'
   | 'two_factor_reset'
   | 'sign_in_changed'

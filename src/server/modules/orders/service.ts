@@ -127,8 +127,19 @@ export async function confirm(
         });
       }
     }
-    await moveCoins(trx, { postings, reference: order.orderNo, actorId: actor.id, now });
+    const balances = await moveCoins(trx, { postings, reference: order.orderNo, actorId: actor.id, now });
     await events.orderConfirmed(trx, { userId: order.userId, coinName: order.coinName, addCoin }, now);
+    if (rebate)
+      await events.coinsAdjusted(
+        trx,
+        {
+          userId: rebate.agentId,
+          amount: rebate.coin,
+          reason: `下级 ${order.userAccount} 购买套餐「${order.coinName}」返利 ${rebate.percent}%`,
+          balance: balances.get(rebate.agentId)!,
+        },
+        now,
+      );
     await orderChanged(trx, order, 'confirmed');
     await writeAudit(
       trx,

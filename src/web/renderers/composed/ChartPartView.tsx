@@ -43,7 +43,10 @@ function OneChart({ spec, rows, part }: { spec: ChartSpec<Row>; rows: readonly R
   const [tapped, setTapped] = useState<number | null>(null);
   const format = spec.format ?? String;
   // Kept between renders, so a tap (which re-renders the figures) does not redraw the chart.
-  const series = useMemo(() => spec.series.map((s) => ({ name: s.label, values: rows.map(s.value) })), [spec, rows]);
+  const series = useMemo(
+    () => spec.series.map((s) => ({ name: s.label, values: rows.map(s.value), tone: s.tone })),
+    [spec, rows],
+  );
   const labels = useMemo(() => rows.map((r) => part.x(r).short), [rows, part]);
   const empty = series.every((s) => s.values.every((v) => v === 0));
   const row = tapped === null ? undefined : rows[tapped];

@@ -1,9 +1,9 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useSyncExternalStore } from 'react';
 import { BarChart, LineChart } from 'echarts/charts';
 import { AxisPointerComponent, GridComponent, LegendComponent } from 'echarts/components';
 import * as echarts from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
-import type { ChartKind } from '../../config/types';
+import type { ChartKind, ChartTone } from '../../config/types';
 
 // ECharts through echarts/core with only what these charts draw (bars, lines, a grid, a legend, the axis pointer that
 // marks the tapped day, the canvas renderer): the rest of the library stays out of the chunk. This module is reached
@@ -13,11 +13,30 @@ echarts.use([BarChart, LineChart, GridComponent, LegendComponent, AxisPointerCom
 // Series colours told apart by shape too: lines get different symbols, and every series is named in the legend.
 const PALETTE = ['#1677ff', '#00b578', '#ff3141', '#ff8f1f', '#7c3aed'];
 const SYMBOLS = ['circle', 'triangle', 'rect', 'diamond', 'pin'];
+// A series with a meaning keeps its colour wherever it stands (成功 green, 失败 red, 跳过 grey), in either scheme: the
+// light values are the palette's, the dark ones theme-dark.css's success and danger, the greys readable on each card.
+type Scheme = 'light' | 'dark';
+const TONES: Record<Scheme, Record<ChartTone, string>> = {
+  light: { success: '#00b578', danger: '#ff3141', neutral: '#a3a3a3' },
+  dark: { success: '#34b368', danger: '#ff5c69', neutral: '#8f8f8f' },
+};
+
+/**
+ * The scheme in effect, read from the attribute app/color-scheme.ts keeps on <html> (importing that module here would
+ * tie this chunk to the entry's), followed as it changes.
+ */
+const schemeNow = (): Scheme =>
+  document.documentElement.getAttribute('data-prefers-color-scheme') === 'dark' ? 'dark' : 'light';
+function followScheme(changed: () => void): () => void {
+  const observer = new MutationObserver(changed);
+  observer.observe(document.documentElement, { attributes: true, attributeFilter: ['data-prefers-color-scheme'] });
+  return () => observer.disconnect();
+}
 
 export interface DrawnChartProps {
   kind: ChartKind;
   labels: readonly string[];
-  series: readonly { name: string; values: readonly number[] }[];
+  series: readonly { name: string; values: readonly number[]; tone?: ChartTone }[];
   format: (value: number) => string;
   /** The index of the point tapped (a day). */
   onTap: (index: number) => void;
@@ -25,6 +44,8 @@ export interface DrawnChartProps {
 
 export default function DrawnChart({ kind, labels, series, format, onTap }: DrawnChartProps) {
   const box = useRef<HTMLDivElement>(null);
+  // Drawn again when the scheme changes: the canvas takes its colours at draw time.
+  const scheme = useSyncExternalStore(followScheme, schemeNow);
 
   useEffect(() => {
     const element = box.current;
@@ -58,6 +79,7 @@ export default function DrawnChart({ kind, labels, series, format, onTap }: Draw
         type: kind === 'line' ? 'line' : 'bar',
         stack: kind === 'stack' ? 'total' : undefined,
         data: s.values,
+        ...(s.tone ? { itemStyle: { color: TONES[scheme][s.tone] }, lineStyle: { color: TONES[scheme][s.tone] } } : {}),
         symbol: SYMBOLS[i % SYMBOLS.length],
         symbolSize: 6,
         barMaxWidth: 18,
@@ -82,7 +104,7 @@ export default function DrawnChart({ kind, labels, series, format, onTap }: Draw
       element.removeEventListener('click', pick);
       chart.dispose();
     };
-  }, [kind, labels, series, format, onTap]);
+  }, [kind, labels, series, format, onTap, scheme]);
 
   return <div ref={box} className="chart-canvas" role="img" aria-label={series.map((s) => s.name).join('、')} />;
 }

@@ -23,6 +23,7 @@ export function describeError(
   patternMessages: Readonly<Record<string, string>>,
   error: ErrorObject,
   shown: Readonly<Record<string, FieldDisplay>> = {},
+  pickers: readonly string[] = [],
 ): string {
   let params = error.params as Record<string, unknown>;
   const path = error.instancePath
@@ -33,8 +34,13 @@ export function describeError(
   const name = path.at(-1);
   // A field its widget shows in another unit (fen typed as yuan) is named, and its limits given, in that unit.
   const display = path.length === 1 && name ? shown[name] : undefined;
+  if (display?.invalid && error.keyword === 'type') return display.invalid;
   if (display && typeof params.limit === 'number') params = { ...params, limit: params.limit / display.scale };
   const title = display?.title ?? schemaAt(root, path)?.title ?? name ?? w.form.thisField;
+  // A field picked on chips or a wheel is chosen, not typed: left empty (or with nothing chosen) it says 请选择.
+  const picked = path.length === 1 && name !== undefined && pickers.includes(name);
+  if (picked && (error.keyword === 'required' || (error.keyword === 'minItems' && Number(params.limit) <= 1)))
+    return w.form.choose(title);
   // The contract's wording is kept per top-level field, which is every field a generated form has.
   const rule = path.length === 1 && name ? patternMessages[name] : undefined;
   return describeValidationError(error.keyword, params, title, rule);
@@ -45,8 +51,9 @@ export function createLocalizer(
   root: RJSFSchema,
   patternMessages: Readonly<Record<string, string>>,
   shown: Readonly<Record<string, FieldDisplay>> = {},
+  pickers: readonly string[] = [],
 ): Localizer {
   return (errors) => {
-    for (const error of errors ?? []) error.message = describeError(root, patternMessages, error, shown);
+    for (const error of errors ?? []) error.message = describeError(root, patternMessages, error, shown, pickers);
   };
 }

@@ -36,17 +36,25 @@ export interface ResolvedForm {
    * show and the factor from the shown unit to the contract's, so an error says 元 and its limits in yuan too.
    */
   shown: Readonly<Record<string, FieldDisplay>>;
+  /** Fields picked rather than typed (chips, a time wheel, an expiry): left empty they say 请选择, not 请填写. */
+  pickers: readonly string[];
 }
 
 export interface FieldDisplay {
   title: string;
   /** Contract units per shown unit (100 fen a yuan). */
   scale: number;
+  /** What the field says for text that is not a value in its unit (abc as a price), in place of the contract type's. */
+  invalid?: string;
 }
+
+/** Widgets with which a field is picked, not typed. */
+const PICKER_WIDGETS: ReadonlySet<string> = new Set(['choices', 'time', 'platform', 'expiry']);
 
 /** Widgets that show a field in another unit than the contract's, and how. */
 const WIDGET_DISPLAY: Readonly<Record<string, (title: string) => FieldDisplay>> = {
-  yuan: (title) => ({ title: w.form.yuanTitle(title), scale: 100 }),
+  // Decimals are valid yuan (9.9), so "应为整数" (the contract's fen) would mislead: text that is no amount says so.
+  yuan: (title) => ({ title: w.form.yuanTitle(title), scale: 100, invalid: w.form.yuanInvalid }),
 };
 
 interface PropertySchema {
@@ -159,9 +167,16 @@ export function resolveForm(screen: AnyFormScreen): ResolvedForm {
     const display = WIDGET_DISPLAY[widget];
     if (display && fields.includes(name)) shown[name] = display(properties[name]?.title ?? name);
   }
+  const pickers = fields.filter((name) => {
+    const ui = uiSchema[name] as { 'ui:widget'?: string; 'ui:placeholder'?: string } | undefined;
+    return ui?.['ui:widget'] !== undefined
+      ? PICKER_WIDGETS.has(ui['ui:widget'])
+      : properties[name]?.enum !== undefined && !ui?.['ui:placeholder'];
+  });
   return {
     operation,
     shown,
+    pickers,
     ...(screen.settings ? { into: screen.settings.into } : {}),
     schema,
     uiSchema,

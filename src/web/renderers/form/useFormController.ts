@@ -12,6 +12,7 @@ import { messages as t } from '../../i18n/zh-CN';
 import { signedInMessages as w } from '../../i18n/zh-CN-signed-in';
 import { useOperation } from '../../operations/useOperation';
 import { cameFrom } from '../../state/history';
+import { clearLoadedTitle, setLoadedTitle } from '../../state/screen-title';
 import { createLocalizer } from './localize';
 import { resolveForm, type AnyFormScreen, type ResolvedForm } from './resolve';
 import { behaviours } from '../../app/behaviours';
@@ -29,11 +30,15 @@ const validators = new Map<string, Promise<ValidatorType>>();
  * per way of showing its fields, since a widget's unit (yuan) changes the wording.
  */
 function loadValidator(form: ResolvedForm): Promise<ValidatorType> {
-  const key = `${form.operation} ${JSON.stringify(form.shown)}`;
+  const key = `${form.operation} ${JSON.stringify(form.shown)} ${form.pickers.join(',')}`;
   let pending = validators.get(key);
   if (!pending) {
     pending = import(`../../../api/generated/validators/${form.operation}.gen.js`).then((fns: ValidatorFunctions) =>
-      createPrecompiledValidator(fns, form.schema, createLocalizer(form.schema, form.patternMessages, form.shown)),
+      createPrecompiledValidator(
+        fns,
+        form.schema,
+        createLocalizer(form.schema, form.patternMessages, form.shown, form.pickers),
+      ),
     );
     // A failed download (offline, a deploy replaced the chunk) may succeed on retry.
     pending.catch(() => validators.delete(key));
@@ -100,9 +105,13 @@ async function readRecord<L extends OperationId>(
   load: FormLoad<never, L>,
   search: string,
   signal: AbortSignal,
-): Promise<{ record: unknown; unavailable: Unavailable | null }> {
+): Promise<{ record: unknown; unavailable: Unavailable | null; title?: string }> {
   const data = await api.call(load.operation, { ...load.args(new URLSearchParams(search)), signal, quiet: true });
-  return { record: load.pick ? load.pick(data) : data, unavailable: load.unavailable?.(data) ?? null };
+  return {
+    record: load.pick ? load.pick(data) : data,
+    unavailable: load.unavailable?.(data) ?? null,
+    title: load.title?.(data),
+  };
 }
 
 type Unavailable = { title: string; description: string };
@@ -174,10 +183,11 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
     const load = screen.load as FormLoad<never> | undefined;
     const record = load
       ? readRecord(load, search, controller.signal)
-      : Promise.resolve({ record: {}, unavailable: null });
+      : Promise.resolve({ record: {}, unavailable: null, title: undefined });
     Promise.all([loadValidator(form), record]).then(
-      ([v, { record: loaded, unavailable: closed }]) => {
+      ([v, { record: loaded, unavailable: closed, title }]) => {
         if (controller.signal.aborted) return;
+        if (title !== undefined) setLoadedTitle(screen.path, title);
         setUnavailable(closed);
         const values = prefill(form, loaded);
         // A settings form sends its values as one body field; the load's other fields (the platform) go beside it.
@@ -194,6 +204,9 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
     );
     return () => controller.abort();
   }, [screen, form, fixed, search, attempt, missing]);
+
+  // A title read with the record is this visit's only.
+  useEffect(() => () => clearLoadedTitle(screen.path), [screen.path]);
 
   const current = useRef<Data | null>(null);
   useEffect(() => {

@@ -42,12 +42,14 @@ export function useRowAction() {
   const { run } = useOperationRunner();
   return useCallback(
     async <R>(
-      action: Pick<Extract<RowAction<R>, { call: unknown }>, 'confirm' | 'done' | 'call'>,
+      action: Pick<Extract<RowAction<R>, { call: unknown }>, 'confirm' | 'confirmLabels' | 'done' | 'call'>,
       row: R,
       /** quiet: no toast at all (a call behind a dialog); ownBusy: the caller's button shows the wait. */
       options: { quiet?: boolean; ownBusy?: boolean } = {},
     ): Promise<boolean> => {
-      if (action.confirm && !(await confirm(action.confirm(row)))) return false;
+      const ask = action.confirm?.(row);
+      if (ask !== undefined && !(await (action.confirmLabels ? confirm(ask, action.confirmLabels) : confirm(ask))))
+        return false;
       // A quiet call (marking a notice read behind its dialog) has nothing to wait for on screen.
       const stopBusy = options.quiet || options.ownBusy ? undefined : busyWhile();
       const outcome = await send(run, action.call, row).finally(stopBusy);
