@@ -1,11 +1,13 @@
 import type { Schemas } from './src/api/operations';
 import {
+  choiceAction,
   composedScreen,
   detailScreen,
   formScreen,
   listScreen,
   type Choice,
   type FieldAction,
+  type HomeAlert,
   type ListItem,
   type MenuEntryIcon,
   type MenuGroup,
@@ -76,6 +78,70 @@ const orderTag = (status: Schemas['Order']['status']): TagValue => ({
   tone: ORDER_TONES[status],
 });
 const timeOrDash = (ms: number | null) => (ms === null ? '—' : w.format.dateTime(ms));
+
+const PA = w.payAdmin;
+type PayChannel = Schemas['PayChannel'];
+const methodWords = (methods: readonly Schemas['PayMethod'][]) => methods.map((m) => w.pay.methods[m] ?? m).join('、');
+/**
+ * Whether a channel is the built-in sandbox at a public address (PUBLIC_ORIGIN not localhost, the server's rule in
+ * lib/public-origin.ts): switching it on there needs the server's confirmPublic, sent only after the admin was asked.
+ * The site's address is the one the channel's notify URL is built on.
+ */
+const sandboxInPublic = (c: PayChannel) => {
+  const host = new URL(c.notifyUrl).hostname;
+  return c.kind === 'sandbox' && host !== 'localhost' && !host.endsWith('.localhost');
+};
+const siteOf = (c: PayChannel) => new URL(c.notifyUrl).origin;
+/** A channel saved as it is but for its switch (and, at a public address, the sandbox's confirmation once asked). */
+const switchedTo = (c: PayChannel, enabled: 0 | 1): Schemas['PayChannelUpdateRequest'] =>
+  c.kind === 'sandbox'
+    ? { id: c.id, methods: c.methods, enabled, ...(enabled === 1 && sandboxInPublic(c) ? { confirmPublic: true } : {}) }
+    : { id: c.id, name: c.name, gateway: c.gateway, pid: c.pid, methods: c.methods, enabled };
+const channelActions: readonly RowAction<PayChannel>[] = [
+  { label: PA.edit, color: 'primary', to: (c) => `/update_pay_channel?id=${c.id}` },
+  {
+    label: PA.enable,
+    color: 'success',
+    when: (c) => c.enabled === 0,
+    confirm: (c) =>
+      sandboxInPublic(c)
+        ? PA.sandboxPublicAsk(siteOf(c))
+        : c.kind === 'sandbox'
+          ? PA.sandboxEnableAsk
+          : PA.enableAsk(c.name, methodWords(c.methods)),
+    confirmLabels: PA.enableLabels,
+    done: PA.enabled,
+    call: { operation: 'payChannelUpdate', args: (c) => ({ body: switchedTo(c, 1) }) },
+  },
+  {
+    label: PA.disable,
+    color: 'warning',
+    when: (c) => c.enabled === 1,
+    confirm: (c) => PA.disableAsk(c.name),
+    confirmLabels: PA.disableLabels,
+    done: PA.disabled,
+    call: { operation: 'payChannelUpdate', args: (c) => ({ body: switchedTo(c, 0) }) },
+  },
+  // What the gateway's merchant backend asks for; the sandbox is built in and needs neither.
+  { label: PA.copyNotify, when: (c) => c.kind === 'epay', copy: (c) => c.notifyUrl },
+  { label: PA.copyReturn, when: (c) => c.kind === 'epay', copy: (c) => c.returnUrl },
+];
+const channelItem: ListItem<PayChannel> = {
+  title: (c) => c.name,
+  description: (c) =>
+    c.kind === 'sandbox'
+      ? `${PA.sandboxRow(methodWords(c.methods), c.orders)}\n${PA.sandboxLine}`
+      : [
+          PA.epayRow(methodWords(c.methods), c.orders, c.pid),
+          PA.gatewayLine(c.gateway),
+          PA.notifyLine(c.notifyUrl),
+          PA.returnLine(c.returnUrl),
+        ].join('\n'),
+  tag: (c) => [
+    { text: PA.states[c.enabled] ?? String(c.enabled), tone: c.enabled === 1 ? 'success' : 'default' },
+    ...(c.kind === 'sandbox' ? [{ text: PA.sandbox, tone: 'warning' as const }] : []),
+  ],
+};
 
 /** How a run reads in a list (mine on a platform page, everyone's for an admin): its outcome is the tag. */
 const runItem = (title: (r: Schemas['Run']) => string, description: (r: Schemas['Run']) => string) => ({
@@ -236,6 +302,20 @@ export const menuLayout: Readonly<Record<'home' | 'my', readonly MenuGroup[]>> =
   my: ['coins', 'agent', 'account'],
 };
 
+/**
+ * Warnings on home, each while its record says so, to the roles its operation allows: 沙箱支付 taking payments at a
+ * public address credits real coins for no money, so the admin meets it on every visit home until it is off.
+ */
+export const homeAlerts: readonly HomeAlert[] = [
+  {
+    operation: 'paySettingsGet',
+    show: (s) =>
+      s.sandboxOnPublicOrigin
+        ? { text: PA.sandboxWarning(s.publicOrigin), link: { label: PA.goToSettings, to: '/pay_settings' } }
+        : null,
+  },
+];
+
 export const platforms: readonly PlatformEntry[] = [
   { code: 'wk', title: '网课采集', settings: 'CourseSettings', icon: { name: 'VideoOutline', tint: 'blue' } },
   { code: 'gxy', title: '工学云', settings: 'ClockInSettings', icon: { name: 'CalendarOutline', tint: 'green' } },
@@ -373,6 +453,21 @@ export const coinChangeForms = {
   }),
 };
 
+/** A buyer's unpaid online order that can still be paid (去支付): its time to pay has not run out. */
+const payable = (o: Schemas['Order']) => o.status === 'pending' && (o.expiresAt ?? Infinity) > Date.now();
+/** An online order whose time to pay ran out: 已关闭 (the server closes it within a minute), not 已取消. */
+const closedUnpaid = (o: Schemas['Order']) =>
+  o.expiresAt !== null &&
+  ((o.status === 'pending' && o.expiresAt <= Date.now()) ||
+    (o.status === 'cancelled' && (o.cancelledAt ?? Infinity) >= o.expiresAt));
+/** A buyer's order's second line: how it is paid, and until when for an unpaid online one. */
+function payLine(o: Schemas['Order']): string {
+  const method = o.method ? (w.pay.methods[o.method] ?? o.method) : w.pay.offline;
+  if (o.status === 'pending' && o.expiresAt != null)
+    return o.expiresAt > Date.now() ? w.pay.payBefore(method, o.expiresAt) : w.pay.expired(method);
+  return o.status === 'paid' && o.paidLate ? w.pay.paidLate(method) : method;
+}
+
 export const screens: Screen[] = [
   // Public
   {
@@ -396,10 +491,20 @@ export const screens: Screen[] = [
     path: '/500',
     title: '服务器异常',
     access: 'public',
+    chrome: 'error',
     framesSignedInUser: true,
     notice: w.notice.serverError,
     kind: 'custom',
     screen: 'serverError',
+  },
+  // The sandbox payment channel's cashier: the channel's page, not the site's (no frame), open to whoever pays.
+  {
+    path: '/cashier',
+    title: w.pay.cashier.title,
+    access: 'public',
+    chrome: 'bare',
+    kind: 'custom',
+    screen: 'cashier',
   },
 
   // Everyone signed in
@@ -498,11 +603,37 @@ export const screens: Screen[] = [
     liveOn: ['order'],
     item: {
       title: (o) => o.coinName,
-      description: (o) => w.orders.row(o.orderNo, o.createdAt),
+      description: (o) => `${w.orders.row(o.orderNo, o.createdAt)}\n${payLine(o)}`,
       extra: (o) => w.mall.yuan(o.amount),
-      tag: (o) => orderTag(o.status),
+      tag: (o) => (closedUnpaid(o) ? { text: w.pay.closed, tone: 'default' } : orderTag(o.status)),
     },
     rowActions: [
+      // 去支付: a method picked from the channels that are on, then the channel's cashier (outside the app).
+      {
+        label: w.pay.payAgain,
+        color: 'primary',
+        when: payable,
+        choose: choiceAction({
+          title: (o: Schemas['Order']) => w.pay.payOrderTitle(o.coinName),
+          lines: (o) => [w.pay.orderLine(o.orderNo, w.mall.yuan(o.amount), o.addCoin)],
+          legend: w.pay.legend,
+          from: {
+            operation: 'payMethods',
+            args: {},
+            choices: (p) => p.methods.map((m) => ({ label: m.label, value: m })),
+            note: (p, o) =>
+              o.expiresAt === null ? w.pay.closesIn(p.orderTimeoutMinutes) : w.pay.result.payBefore(o.expiresAt),
+          },
+          empty: w.pay.noMethods,
+          ok: w.pay.goPay,
+          busy: w.pay.toCashier,
+          call: {
+            operation: 'orderPay',
+            args: (o, m) => ({ body: { id: o.id, channelId: m.channelId, method: m.method } }),
+          },
+          leave: (answer) => answer.payUrl,
+        }),
+      },
       { label: w.orders.copyNo, copy: (o) => o.orderNo },
       {
         label: w.orders.cancel,
@@ -516,6 +647,15 @@ export const screens: Screen[] = [
     ],
     empty: w.orders.empty,
   }),
+  // Where a payment channel's cashier sends the payer back (return_url): the order's result, read from the server.
+  {
+    path: '/pay_result',
+    title: w.pay.result.title,
+    access: SIGNED_IN,
+    kind: 'custom',
+    screen: 'payResult',
+    recordOf: '/my_orders',
+  },
   {
     path: '/transferCoin',
     title: '积分转账',
@@ -747,6 +887,11 @@ export const screens: Screen[] = [
               { label: D.ordersConfirmedToday, value: (s) => D.ordersOf(count(s.orders.confirmedToday)) },
               { label: D.revenueToday, value: (s) => w.mall.yuan(s.orders.revenueToday) },
               { label: D.revenue30d, value: (s) => w.mall.yuan(s.orders.revenue30d) },
+              // Left today, right 30 days: paid online (the gateway's notice), then confirmed by an admin.
+              { label: D.revenueTodayOnline, value: (s) => w.mall.yuan(s.orders.revenueTodayOnline) },
+              { label: D.revenue30dOnline, value: (s) => w.mall.yuan(s.orders.revenue30dOnline) },
+              { label: D.revenueTodayManual, value: (s) => w.mall.yuan(s.orders.revenueTodayManual) },
+              { label: D.revenue30dManual, value: (s) => w.mall.yuan(s.orders.revenue30dManual) },
             ],
           },
           {
@@ -1123,6 +1268,13 @@ export const screens: Screen[] = [
     textareas: ['body'],
     enumLabels: { role: w.inbox.roles },
     initial: { role: 'all' },
+    // A message to many users: the question names how many the chosen role reaches now.
+    confirm: {
+      operation: 'noticeBroadcastRecipients',
+      args: (b) => ({ query: { role: b.role } }),
+      text: (b, r) => w.inbox.broadcastAsk(b.title, w.inbox.roles[b.role] ?? b.role, r.count),
+      labels: w.inbox.broadcastLabels,
+    },
     done: w.inbox.broadcastStarted,
     after: '/tasks',
   }),
@@ -1282,18 +1434,46 @@ export const screens: Screen[] = [
     operation: 'orderListPage',
     liveOn: ['order'],
     search: true,
+    chips: [
+      { field: 'status', label: PA.orderState, options: w.orders.statuses },
+      {
+        field: 'channelId',
+        label: PA.channel,
+        // 0 is the offline orders (no channel); then one choice per channel, the sandbox among them.
+        options: [{ value: '0', label: w.pay.offline }],
+        from: { operation: 'payChannelListPage', choice: (c) => ({ value: c.id, label: c.name }) },
+      },
+    ],
+    switches: [{ field: 'paidLate', label: PA.onlyPaidLate }],
     item: {
       title: (o) => w.orders.title(o.coinName, o.userAccount),
-      description: (o) => w.orders.row(o.orderNo, o.createdAt),
+      description: (o) =>
+        [
+          w.orders.row(o.orderNo, o.createdAt),
+          PA.payLine(
+            o.channelName ?? w.pay.offline,
+            o.method ? (w.pay.methods[o.method] ?? o.method) : null,
+            o.tradeNo,
+          ),
+          o.paidAt !== null
+            ? PA.paidAt(w.format.dateTime(o.paidAt))
+            : o.status === 'pending' && o.expiresAt !== null
+              ? PA.closesAt(w.format.dateTime(o.expiresAt))
+              : null,
+        ]
+          .filter((line) => line !== null)
+          .join('\n'),
       extra: (o) => w.mall.yuan(o.amount),
-      tag: (o) => orderTag(o.status),
+      // Money that arrived after the order closed was credited all the same: flagged for the admin to check.
+      tag: (o) => [orderTag(o.status), ...(o.paidLate ? [{ text: PA.paidLate, tone: 'danger' as const }] : [])],
     },
     rowActions: [
       {
+        // Only an offline order waits for the admin; an online one is settled by its gateway (the server refuses).
         label: w.orders.confirmPaid,
         color: 'success',
-        when: (o) => o.status === 'pending',
-        confirm: (o) => w.orders.confirmPaidAsk(o.coinName, o.userAccount, w.mall.yuan(o.amount), o.addCoin),
+        when: (o) => o.status === 'pending' && o.channelId === null,
+        confirm: (o) => PA.confirmPaidAsk(o.coinName, o.userAccount, w.mall.yuan(o.amount), o.addCoin),
         done: w.orders.paidDone,
         call: { operation: 'orderConfirm', args: (o) => ({ body: { id: o.id } }) },
       },
@@ -1306,9 +1486,110 @@ export const screens: Screen[] = [
         done: w.orders.cancelled,
         call: { operation: 'orderCancel', args: (o) => ({ body: { id: o.id } }) },
       },
+      {
+        // An online order still waiting: its gateway is asked once, and a payment it reports is credited as a notice is.
+        label: PA.check,
+        color: 'primary',
+        when: (o) => o.status === 'pending' && o.channelId !== null,
+        done: PA.checked,
+        call: { operation: 'orderCheck', args: (o) => ({ body: { orderNo: o.orderNo } }) },
+      },
       { label: w.orders.copyNo, copy: (o) => o.orderNo },
+      { label: PA.copyTradeNo, when: (o) => o.tradeNo !== null, copy: (o) => o.tradeNo ?? '' },
     ],
     empty: w.orders.emptyAdmin,
+  }),
+  composedScreen({
+    path: '/pay_settings',
+    title: '支付设置',
+    access: ADMIN,
+    notice: w.notice.paySettings,
+    kind: 'composed',
+    menu: 'adminMall',
+    icon: { name: 'PayCircleOutline', tint: 'green' },
+    load: { operation: 'paySettingsGet', args: () => ({}) },
+    body: [
+      {
+        type: 'detail',
+        title: () => PA.settings,
+        note: (s) => (s.sandboxOnPublicOrigin ? PA.sandboxWarning(s.publicOrigin) : null),
+        fields: [
+          { label: PA.siteAddress, value: (s) => s.publicOrigin },
+          { label: PA.orderTimeout, value: (s) => PA.minutes(s.orderTimeoutMinutes) },
+        ],
+        actions: [
+          { label: PA.addChannel, color: 'primary', to: () => '/add_pay_channel' },
+          { label: PA.editTimeout, to: () => '/pay_settings/timeout' },
+        ],
+      },
+      {
+        type: 'list',
+        title: PA.channels,
+        operation: 'payChannelListPage',
+        item: channelItem,
+        rowActions: channelActions,
+        empty: PA.empty,
+      },
+    ],
+  }),
+  formScreen({
+    path: '/add_pay_channel',
+    title: '添加支付渠道',
+    access: ADMIN,
+    kind: 'form',
+    submit: 'payChannelAdd',
+    fields: ['name', 'gateway', 'pid', 'key', 'methods', 'enabled'],
+    enumLabels: { methods: w.pay.methods, enabled: PA.enabledLabels },
+    placeholders: { gateway: PA.gatewayPlaceholder, pid: PA.pidPlaceholder, key: PA.keyPlaceholder },
+    initial: { methods: ['alipay', 'wxpay'], enabled: 1 },
+    done: w.form.created,
+    after: '/pay_settings',
+  }),
+  formScreen({
+    path: '/update_pay_channel',
+    title: '编辑支付渠道',
+    access: ADMIN,
+    kind: 'form',
+    submit: 'payChannelUpdate',
+    fields: ['name', 'gateway', 'pid', 'key', 'methods', 'enabled'],
+    enumLabels: { methods: w.pay.methods, enabled: PA.enabledLabels },
+    placeholders: { gateway: PA.gatewayPlaceholder, pid: PA.pidPlaceholder },
+    // The key is never answered: blank keeps the saved one.
+    widgets: { key: 'password' },
+    fixed: (q) => ({ id: Number(q.get('id')) }),
+    recordOf: '/pay_settings',
+    subject: {
+      operation: 'payChannelGet',
+      args: (q) => (q.get('id') ? { query: { id: Number(q.get('id')) } } : null),
+      text: (c) => (c.kind === 'sandbox' ? PA.sandboxSubject : PA.channelSubject(c.name)),
+    },
+    load: {
+      operation: 'payChannelGet',
+      args: (q) => ({ query: { id: Number(q.get('id')) } }),
+      // The built-in sandbox keeps its name, address, merchant id and key: only its methods and switch change.
+      fields: (c) => (c.kind === 'sandbox' ? ['methods', 'enabled'] : null),
+    },
+    // Switching the sandbox on at a public address credits real coins for no money: asked first, then confirmed.
+    confirm: {
+      operation: 'payChannelGet',
+      args: (b) => ({ query: { id: b.id } }),
+      text: (b, c) => (b.enabled === 1 && sandboxInPublic(c) ? PA.sandboxPublicAsk(siteOf(c)) : null),
+      sets: { confirmPublic: true },
+      labels: PA.sandboxPublicLabels,
+    },
+    done: w.form.saved,
+    after: '/pay_settings',
+  }),
+  formScreen({
+    path: '/pay_settings/timeout',
+    title: '未付款订单关闭时间',
+    access: ADMIN,
+    notice: w.notice.payTimeout,
+    kind: 'form',
+    submit: 'paySettingsUpdate',
+    load: { operation: 'paySettingsGet', args: () => ({}) },
+    done: w.form.saved,
+    after: '/pay_settings',
   }),
   listScreen({
     path: '/redeem_management',

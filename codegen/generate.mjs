@@ -14,7 +14,8 @@ function operationMap(doc) {
   const entries = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(methods)) {
-      const stateChanging = method !== 'get' || op['x-state-changing'] === true;
+      // A gateway's server-to-server callback (x-gateway-callback) sends no browser headers; its signature guards it.
+      const stateChanging = op['x-gateway-callback'] !== true && (method !== 'get' || op['x-state-changing'] === true);
       const idempotent = (op.parameters ?? []).some((p) => p.$ref === '#/components/parameters/IdempotencyKey');
       entries.push(
         `  ${op.operationId}: { method: '${method}', path: '${path}', roles: ${JSON.stringify(op['x-roles']).replaceAll('"', "'")}, stateChanging: ${stateChanging}, idempotent: ${idempotent} },`,
@@ -31,7 +32,10 @@ export interface OperationInfo {
   method: 'get' | 'post';
   path: string;
   roles: readonly Role[];
-  /** Needs the anti-CSRF check: every non-GET, and the GETs the contract marks x-state-changing. */
+  /**
+   * Needs the anti-CSRF check: every non-GET, and the GETs the contract marks x-state-changing; never a payment
+   * gateway's callback (x-gateway-callback), which no browser sends.
+   */
   stateChanging: boolean;
   /** Moves coins: every call carries an Idempotency-Key. */
   idempotent: boolean;

@@ -23,6 +23,8 @@ import { ensureAdmin } from './modules/users/service.js';
 import { SandboxConnector } from './jobs/connectors/sandbox/connector.js';
 import { systemLookup } from './modules/ai/target-guard.js';
 import { Scheduler } from './jobs/scheduler.js';
+import { loopbackPoster } from './http/loopback.js';
+import { ensureSandboxChannel } from './modules/payments/channels.js';
 import { seedKinds } from './modules/platforms/service.js';
 import { SettingsValidator } from './modules/services/settings.js';
 import { startLive } from './live/live.js';
@@ -113,6 +115,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     lookupHost: systemLookup,
     streams: liveEvents.hub,
     metrics,
+    loopback: loopbackPoster(fastify),
   };
   // A save on another process: this one's copy of the live site record is stale from now, not a second from now.
   liveEvents.bus.onEvent(({ event }) => {
@@ -180,6 +183,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   await fastify.ready();
   const admin = await ensureAdmin(context);
   await seedKinds(context);
+  await ensureSandboxChannel(context);
   await refreshAnalyticsOrigin(context);
   // Another process may change the site record; a minute is soon enough for an analytics address.
   refresh = setInterval(

@@ -24,4 +24,9 @@ export interface AppContext {
   streams: LiveHub;
   /** What /metrics reports; parts of the app count into it (metrics/metrics.ts). */
   metrics: Metrics;
+  /**
+   * Posts a form to one of this server's own paths over loopback (http/loopback.ts), as a gateway on the same machine
+   * would: the sandbox gateway's notifications. Answers the body.
+   */
+  loopback: (path: string, form: Record<string, string>) => Promise<string>;
 }

@@ -8,6 +8,7 @@ import { taskHandlers } from './modules/batches/handlers.js';
 import { mallHandlers } from './modules/mall/handlers.js';
 import { noticeHandlers } from './modules/notices/handlers.js';
 import { orderHandlers } from './modules/orders/handlers.js';
+import { paymentHandlers } from './modules/payments/handlers.js';
 import { platformHandlers } from './modules/platforms/handlers.js';
 import { quotaHandlers } from './modules/quotas/handlers.js';
 import { redeemHandlers } from './modules/redeem/handlers.js';
@@ -29,6 +30,7 @@ export const handlers: Handlers = {
   ...coinHandlers,
   ...mallHandlers,
   ...orderHandlers,
+  ...paymentHandlers,
   ...redeemHandlers,
   ...platformHandlers,
   ...serviceHandlers,

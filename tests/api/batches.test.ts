@@ -19,10 +19,15 @@ describe('a broadcast to 10,000 users', () => {
   it('answers at once, then completes in chunks: one notice per recipient, progress to done', async () => {
     const ids = await insertUsers(db(), 10_000, 'bc', app().clock.now());
     const admin = await app().admin();
+    // What the confirmation names before sending: as many as the broadcast then counts and reaches.
+    const { count } = await admin.ok('noticeBroadcastRecipients', { query: { role: 'agent' } });
+    expect(count).toBe(10_000);
+    const everyone = await admin.ok('noticeBroadcastRecipients', { query: { role: 'all' } });
+    expect(everyone.count).toBeGreaterThan(10_000);
     const started = await admin.ok('noticeBroadcast', {
       body: { title: '全员通知', body: '系统升级完成。', role: 'agent' },
     });
-    expect(started).toMatchObject({ kind: 'broadcast', state: 'queued', total: 10_000, done: 0, failed: 0 });
+    expect(started).toMatchObject({ kind: 'broadcast', state: 'queued', total: count, done: 0, failed: 0 });
     // Nothing is written by the request itself.
     expect((await noticeCounts(db(), 'broadcast')).size).toBe(0);
 

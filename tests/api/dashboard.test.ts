@@ -6,6 +6,7 @@ import { entriesOf, expectLedgerConsistent, grant, idem } from '../helpers/ledge
 import { addPlatform, siteTime, startService } from '../helpers/services.js';
 import { insertRollup } from '../../src/server/modules/dashboard/repo.js';
 import { useTestApp, type TestApp } from '../helpers/test-app.js';
+import type { ApiClient } from '../helpers/client.js';
 
 // The admin dashboard's figures and the clock-in calendar, checked against what the ledger, orders and runs tables
 // hold. The site is in Asia/Shanghai (UTC+8): its midnight is 16:00 UTC, so a UTC bucketing would put the entries
@@ -41,18 +42,48 @@ async function addRun(
     .execute();
 }
 
+/**
+ * Buys a package online through the built-in sandbox gateway, as the phone and the cashier page do: the order with
+ * the sandbox's method, the cashier's signed request, 付款, and the gateway's notice over the app's loopback, which
+ * arrives on its own a moment later (orderCheck asks the gateway too): the order is paid online, not by an admin.
+ */
+async function payOnline(a: TestApp, buyer: ApiClient, packageId: number): Promise<Schemas['Order']> {
+  const admin = await a.admin();
+  const channels = await admin.ok<Schemas['PayChannelPage']>('payChannelListPage', {
+    body: { current: 1, pageSize: 20 },
+  });
+  const sandbox = channels.records.find((c) => c.kind === 'sandbox')!;
+  const { methods } = await buyer.ok<Schemas['PayMethods']>('payMethods');
+  const method = methods.find((m) => m.channelId === sandbox.id)!.method;
+  const placed = await buyer.ok<Schemas['OrderSubmitted']>('orderSubmit', {
+    body: { packageId, channelId: sandbox.id, method },
+    headers: idem(),
+  });
+  const cashier = a.client();
+  const trade = await cashier.ok<Schemas['SandboxTrade']>('sandboxPaySubmit', {
+    body: Object.fromEntries(new URL(placed.payUrl!).searchParams),
+  });
+  await cashier.ok('sandboxPayAct', { body: { tradeNo: trade.tradeNo, outcome: 'pay' } });
+  for (let i = 0; i < 200; i++) {
+    const order = await buyer.ok<Schemas['Order']>('orderCheck', { body: { orderNo: placed.orderNo } });
+    if (order.status === 'paid') return order;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`order ${placed.orderNo} was not paid online`);
+}
+
 /** What the tables hold, summed here row by row, bucketed by the site day (in `tz`) of each row's time. */
 async function fromTables(tz: string = TZ) {
   const entries = await entriesOf(app());
   const users = await db().selectFrom('users').select(['createdAt', 'coin', 'deletedAt']).execute();
-  const orders = await db().selectFrom('orders').select(['status', 'paidAt', 'amount']).execute();
+  const orders = await db().selectFrom('orders').select(['status', 'paidAt', 'amount', 'paidBy']).execute();
   const runs = await db().selectFrom('runs').select(['day', 'state']).execute();
   const perDay = new Map<
     string,
-    { issued: number; spent: number; revenue: number; newUsers: number; runs: string[] }
+    { issued: number; spent: number; revenue: number; online: number; newUsers: number; runs: string[] }
   >();
   const at = (day: string) =>
-    perDay.get(day) ?? perDay.set(day, { issued: 0, spent: 0, revenue: 0, newUsers: 0, runs: [] }).get(day)!;
+    perDay.get(day) ?? perDay.set(day, { issued: 0, spent: 0, revenue: 0, online: 0, newUsers: 0, runs: [] }).get(day)!;
   let issued = 0;
   let removed = 0;
   for (const e of entries) {
@@ -65,7 +96,13 @@ async function fromTables(tz: string = TZ) {
   }
   // Accounts created that day, whether deleted since or not (a count that never changes once the day is over).
   for (const u of users) at(siteDay(Number(u.createdAt), tz)).newUsers += 1;
-  for (const o of orders) if (o.status === 'paid') at(siteDay(Number(o.paidAt), tz)).revenue += Number(o.amount);
+  for (const o of orders) {
+    if (o.status !== 'paid') continue;
+    const day = at(siteDay(Number(o.paidAt), tz));
+    day.revenue += Number(o.amount);
+    // Paid by the gateway's notice or query; every other paid order an admin confirmed.
+    if (o.paidBy === 'online') day.online += Number(o.amount);
+  }
   for (const r of runs) at(r.day).runs.push(r.state);
   const held = users.reduce((sum, u) => sum + Number(u.coin), 0);
   return { perDay, issued, removed, held, users: users.filter((u) => u.deletedAt === null).length };
@@ -102,6 +139,13 @@ describe('dashboard', () => {
     const order = await bob.client.ok<Schemas['Order']>('orderSubmit', { body: { packageId }, headers: idem() });
     await admin.ok('orderConfirm', { body: { id: order.id }, headers: idem() });
     await bob.client.ok('orderSubmit', { body: { packageId }, headers: idem() }); // stays pending
+    // Paid online through the sandbox gateway, at midnight too: counted apart from the admin's confirmations.
+    const onlinePackage = await admin.ok<number>('mallAdd', {
+      body: { coinName: '看板在线套餐', amount: 1990, addCoin: 100, status: 1, sort: 0 },
+    });
+    const carol = await a.newUser();
+    const online = await payOnline(a, carol.client, onlinePackage);
+    expect(online).toMatchObject({ paidBy: 'online', paidAt: siteTime('2026-11-23T00:00') });
 
     const service = await startService(alice.client, platformId);
     await addRun(a, service, '2026-11-22T23:59', 'succeeded');
@@ -125,9 +169,19 @@ describe('dashboard', () => {
     });
     expect(summary.coins.issued - summary.coins.removed).toBe(summary.coins.held);
     expect(summary.users.total).toBe(held.users);
-    // Bob; alice joined a millisecond before midnight, the admin on the 22nd when the app started.
+    // Bob and Carol; alice joined a millisecond before midnight, the admin on the 22nd when the app started.
     expect(summary.users.newToday).toBe(held.perDay.get('2026-11-23')?.newUsers);
-    expect(summary.orders).toEqual({ pending: 1, confirmedToday: 1, revenueToday: 4500, revenue30d: 9000 });
+    // Alice's order on the 22nd and Bob's today were confirmed by the admin, Carol's today paid online.
+    expect(summary.orders).toEqual({
+      pending: 1,
+      confirmedToday: 2,
+      revenueToday: 4500 + 1990,
+      revenue30d: 9000 + 1990,
+      revenueTodayOnline: 1990,
+      revenueTodayManual: 4500,
+      revenue30dOnline: 1990,
+      revenue30dManual: 9000,
+    });
     expect(summary.services).toEqual({
       active: expect.any(Number) as number,
       runsToday: 5,
@@ -166,7 +220,7 @@ describe('dashboard', () => {
     const [d22, d23] = series.slice(-2) as [Schemas['DashboardDay'], Schemas['DashboardDay']];
     expect(d22).toMatchObject({ revenue: 4500, runsSucceeded: 1, runsFailed: 0, newUsers: 2 });
     expect(d22.coinsIssued).toBeGreaterThanOrEqual(100 + 300);
-    expect(d23).toMatchObject({ revenue: 4500, runsSucceeded: 1, runsFailed: 2, runsSkipped: 1 });
+    expect(d23).toMatchObject({ revenue: 4500 + 1990, runsSucceeded: 1, runsFailed: 2, runsSkipped: 1 });
     expect(d23.coinsIssued).toBeGreaterThanOrEqual(50 + 300);
 
     // The 22nd (and the days before) came from rollups, the 23rd (today) was summed live.
@@ -277,11 +331,17 @@ describe('dashboard rollups', () => {
       held: want.held,
       balanced: true,
     });
-    const revenue30d = [...want.perDay.entries()]
-      .filter(([day]) => day > addDays(today, -30) && day <= today)
-      .reduce((sum, [, d]) => sum + d.revenue, 0);
-    expect(summary.orders.revenueToday).toBe(want.perDay.get(today)?.revenue ?? 0);
+    const month = [...want.perDay.entries()].filter(([day]) => day > addDays(today, -30) && day <= today);
+    const revenue30d = month.reduce((sum, [, d]) => sum + d.revenue, 0);
+    const online30d = month.reduce((sum, [, d]) => sum + d.online, 0);
+    const todays = want.perDay.get(today);
+    expect(summary.orders.revenueToday).toBe(todays?.revenue ?? 0);
     expect(summary.orders.revenue30d).toBe(revenue30d);
+    // Online and by hand, apart; together the whole.
+    expect(summary.orders.revenueTodayOnline).toBe(todays?.online ?? 0);
+    expect(summary.orders.revenueTodayManual).toBe((todays?.revenue ?? 0) - (todays?.online ?? 0));
+    expect(summary.orders.revenue30dOnline).toBe(online30d);
+    expect(summary.orders.revenue30dManual).toBe(revenue30d - online30d);
     expect(summary.users.newToday).toBe(want.perDay.get(today)?.newUsers ?? 0);
     expect(series.at(-1)!.day).toBe(today);
     for (const d of series) {

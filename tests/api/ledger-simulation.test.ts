@@ -403,6 +403,12 @@ describe(`ledger simulation over HTTP (${dbKind()})`, () => {
         if (offShelf) return;
         if (data.status !== 'pending' || data.addCoin !== pkg.addCoin || data.userAccount !== buyer.userAccount)
           note('model', `order submitted as ${JSON.stringify(data)}`);
+        // The buyer's unpaid order for this package, answered again instead of a second one: already in the model.
+        if (data.reused) {
+          if (!orders.some((o) => o.id === data.id && o.buyer === buyer))
+            note('model', `order ${data.orderNo} answered as reused but never placed by ${buyer.userAccount}`);
+          return;
+        }
         const order: SimOrder = {
           id: data.id,
           orderNo: data.orderNo,

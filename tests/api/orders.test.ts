@@ -44,11 +44,23 @@ const orderCount = async () =>
 
 describe('orderSubmit', () => {
   it('takes concurrent orders from one buyer without a deadlock (each its own key)', async () => {
-    const pkg = await addPackage();
+    const packages: number[] = [];
+    for (let i = 0; i < 8; i++) packages.push(await addPackage());
     const { client } = await app().newUser();
-    const results = await Promise.all(Array.from({ length: 8 }, () => submit(client, pkg)));
+    const results = await Promise.all(packages.map((pkg) => submit(client, pkg)));
     expect(results.map((r) => [r.status, r.code])).toEqual(Array.from({ length: 8 }, () => [200, 0]));
     expect(new Set(results.map((r) => r.data.orderNo)).size).toBe(8);
+  });
+
+  it('answers the unpaid order of the same package instead of a new one, also when 8 taps arrive at once', async () => {
+    const pkg = await addPackage();
+    const { client } = await app().newUser();
+    const before = await orderCount();
+    const results = await Promise.all(Array.from({ length: 8 }, () => submit(client, pkg)));
+    expect(results.map((r) => r.code)).toEqual(Array.from({ length: 8 }, () => 0));
+    expect(new Set(results.map((r) => r.data.orderNo)).size).toBe(1);
+    expect(results.filter((r) => r.data.reused === false)).toHaveLength(1);
+    expect(await orderCount()).toBe(before + 1);
   });
 
   it('places a pending order that keeps the package name, price and coins as they were', async () => {
@@ -70,16 +82,30 @@ describe('orderSubmit', () => {
       createdAt: app().clock.now(),
       paidAt: null,
       cancelledAt: null,
+      channelId: null,
+      channelName: null,
+      method: null,
+      tradeNo: null,
+      expiresAt: null,
+      paidBy: null,
+      paidLate: false,
+      reused: false,
+      payUrl: null,
     });
 
     // A later change to the package leaves the order as it was placed.
     await (await app().admin()).ok('mallUpdate', { body: { id: pkg, amount: 2990, addCoin: 300, coinName: '涨价了' } });
     const mine = await client.ok('orderMy', { body: {} });
-    expect(mine.records[0]).toEqual(r.data);
+    const { reused: _reused, payUrl: _payUrl, ...placed } = r.data;
+    expect(mine.records[0]).toEqual(placed);
 
+    // Buying it again while that order is unpaid answers that order; once it is cancelled, a new one at today's terms.
+    const again = await submit(client, pkg);
+    expect([again.data.orderNo, again.data.reused, again.data.addCoin]).toEqual([r.data.orderNo, true, 250]);
+    await client.ok('orderCancel', { body: { id: r.data.id } });
     const second = await submit(client, pkg);
     expect(second.data.orderNo).not.toBe(r.data.orderNo);
-    expect(second.data.addCoin).toBe(300);
+    expect([second.data.reused, second.data.addCoin]).toEqual([false, 300]);
   });
 
   it('places one order per Idempotency-Key: a retry answers the first order, another body with the key is 409', async () => {
@@ -115,22 +141,23 @@ describe('orderSubmit', () => {
   });
 
   it('limits a user to 20 pending orders (40000); a cancel or a confirmation makes room', async () => {
-    const pkg = await addPackage();
+    const packages: number[] = [];
+    for (let i = 0; i < 24; i++) packages.push(await addPackage());
     const { client } = await app().newUser();
     const orders = [];
-    for (let i = 0; i < 20; i++) orders.push((await submit(client, pkg)).data);
-    const refused = await submit(client, pkg);
+    for (let i = 0; i < 20; i++) orders.push((await submit(client, packages[i]!)).data);
+    const refused = await submit(client, packages[20]!);
     expect([refused.status, refused.code]).toEqual([400, 40000]);
     expect(refused.message).toMatch(/20/);
 
     // Another user is not affected.
-    expect((await submit((await app().newUser()).client, pkg)).code).toBe(0);
+    expect((await submit((await app().newUser()).client, packages[20]!)).code).toBe(0);
 
     await client.ok('orderCancel', { body: { id: orders[0].id } });
-    expect((await submit(client, pkg)).code).toBe(0);
-    expect((await submit(client, pkg)).code).toBe(40000);
+    expect((await submit(client, packages[20]!)).code).toBe(0);
+    expect((await submit(client, packages[21]!)).code).toBe(40000);
     expect((await confirm(orders[1].id)).code).toBe(0);
-    expect((await submit(client, pkg)).code).toBe(0);
+    expect((await submit(client, packages[22]!)).code).toBe(0);
   });
 
   it('answers 401 / 40100 to a visitor', async () => {
@@ -142,13 +169,13 @@ describe('orderSubmit', () => {
 
 describe('orderMy / orderListPage', () => {
   it("orderMy answers only the caller's orders, newest first, filtered by status", async () => {
-    const pkg = await addPackage();
+    const [pkgA, pkgB, pkgC] = [await addPackage(), await addPackage(), await addPackage()];
     const me = await app().newUser({ role: 'agent' });
     const other = await app().newUser();
-    const a = (await submit(me.client, pkg)).data;
-    const b = (await submit(me.client, pkg)).data;
-    const c = (await submit(me.client, pkg)).data;
-    await submit(other.client, pkg);
+    const a = (await submit(me.client, pkgA)).data;
+    const b = (await submit(me.client, pkgB)).data;
+    const c = (await submit(me.client, pkgC)).data;
+    await submit(other.client, pkgA);
     await me.client.ok('orderCancel', { body: { id: b.id } });
     expect((await confirm(c.id)).code).toBe(0);
 
@@ -178,11 +205,12 @@ describe('orderMy / orderListPage', () => {
   it('orderListPage answers every order to an admin, filtered by status, searched by order number or account', async () => {
     const admin = await app().admin();
     const pkg = await addPackage();
+    const later = await addPackage();
     const one = await app().newUser();
     const two = await app().newUser();
     const a = (await submit(one.client, pkg)).data;
     const b = (await submit(two.client, pkg)).data;
-    const c = (await submit(one.client, pkg)).data;
+    const c = (await submit(one.client, later)).data;
     await confirm(c.id);
 
     const all = await admin.ok('orderListPage', { body: { pageSize: 100 } });
@@ -195,7 +223,8 @@ describe('orderMy / orderListPage', () => {
     const pendingOfOne = await admin.ok('orderListPage', { body: { searchText: one.userAccount, status: 'pending' } });
     expect(pendingOfOne).toMatchObject({ total: 1, records: [{ id: a.id, userAccount: one.userAccount }] });
     const byNo = await admin.ok('orderListPage', { body: { searchText: b.orderNo } });
-    expect(byNo.records).toEqual([b]);
+    const { reused: _r, payUrl: _p, ...placedB } = b;
+    expect(byNo.records).toEqual([placedB]);
     const paid = await admin.ok('orderListPage', { body: { status: 'paid', pageSize: 100 } });
     expect(paid.records.every((o: { status: string }) => o.status === 'paid')).toBe(true);
     expect(paid.records.map((o: { id: number }) => o.id)).toContain(c.id);
@@ -220,7 +249,8 @@ describe('orderConfirm', () => {
     const key = newKey();
     const r = await confirm(order.id, key);
     expect([r.status, r.code]).toEqual([200, 0]);
-    expect(r.data).toEqual({ ...order, status: 'paid', paidAt: app().clock.now() });
+    const { reused: _r, payUrl: _p, ...placed } = order;
+    expect(r.data).toEqual({ ...placed, status: 'paid', paidAt: app().clock.now(), paidBy: 'manual' });
     expect(await balanceOf(app(), buyer.id)).toBe(150);
     const entries = await entriesOf(app(), buyer.id);
     expect(entries).toHaveLength(1);
@@ -380,7 +410,8 @@ describe('orderCancel', () => {
     app().clock.advance(1000);
     const r = await buyer.client.call('orderCancel', { body: { id: order.id } });
     expect([r.status, r.code]).toEqual([200, 0]);
-    expect(r.data).toEqual({ ...order, status: 'cancelled', cancelledAt: app().clock.now() });
+    const { reused: _r, payUrl: _p, ...placed } = order;
+    expect(r.data).toEqual({ ...placed, status: 'cancelled', cancelledAt: app().clock.now() });
     const again = await buyer.client.call('orderCancel', { body: { id: order.id } });
     expect([again.status, again.code, again.message]).toEqual([409, 40900, '订单已处理']);
     expect(await entriesOf(app(), buyer.id)).toEqual([]);

@@ -66,7 +66,7 @@ describe('redeemGenerate', () => {
     });
     expect([r.status, r.code]).toEqual([200, 0]);
     expect(r.data).toMatchObject({ coin: 50, expiresAt });
-    expect(r.data.batchId).toMatch(/^B[0-9a-z]{1,30}$/);
+    expect(r.data.batchId).toMatch(/^B\d{6}[2-9A-HJKMNP-Z]{6}$/);
     expect(r.data.codes).toHaveLength(20);
     expect(new Set(r.data.codes).size).toBe(20);
     for (const code of r.data.codes) expect(code).toMatch(CODE);

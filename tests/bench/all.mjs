@@ -29,6 +29,7 @@ const SCRIPTS = [
   'transfers.mjs',
   'scheduler.mjs',
   'events.mjs',
+  'payments.mjs',
   'scale.mjs',
   'background.mjs',
   'workers.mjs',
@@ -164,6 +165,21 @@ function goalRows(r) {
       );
   }
 
+  // Issue 34: from a payment notification's arrival to the payer's phone hearing of it.
+  for (const p of r.payments?.results ?? []) {
+    add(
+      `payment notify → payer's event stream, ${p.database}: p99 ms (p50)`,
+      `${fmt(p.notifyToPhoneP99Ms, 1)} (${fmt(p.notifyToPhoneP50Ms, 1)})`,
+      `<= ${r.payments.goalP99Ms}`,
+      met(p.notifyToPhoneP99Ms, (v) => v <= r.payments.goalP99Ms),
+    );
+    add(
+      `  ${p.burstOrders} orders notified at once / ${p.copies} copies of one: each credited once`,
+      `${fmt(p.burstMs)} ms / ${fmt(p.copiesMs)} ms`,
+      'once each',
+      p.creditedOnce && p.ledgerMismatches === 0 ? 'yes' : 'NO',
+    );
+  }
   if (r.dashboard) {
     add(
       `admin dashboard (summary + series), ${r.dashboard.settings.entries.toLocaleString('en')} entries, ms`,

@@ -16,7 +16,6 @@
 //   BENCH_DATABASE_URL   postgres://…@127.0.0.1/… to also measure PostgreSQL (NOTIFY; a private schema, dropped after)
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -38,52 +37,13 @@ import {
   table,
   writeResults,
   api,
+  openStream,
 } from './lib.mjs';
 
 /** The server's resident memory in MB, from /proc. */
 function rssMb(pid) {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match ? Number(match[1]) / 1024 : null;
-}
-
-/**
- * One stream over its own connection (no agent: each stream is a socket, as each phone's is). `onEvent` hears each
- * event's data; resolves once `ready` has arrived.
- */
-function openStream(base, cookie, onEvent = () => {}) {
-  return new Promise((resolve, reject) => {
-    const request = http.get(`${base}/api/events`, { agent: false, headers: { cookie, accept: 'text/event-stream' } });
-    request.on('error', reject);
-    request.on('response', (response) => {
-      if (response.statusCode !== 200) {
-        reject(new BenchError(`GET /api/events answered ${response.statusCode}`));
-        response.resume();
-        return;
-      }
-      response.setEncoding('utf8');
-      let buffer = '';
-      let ready = false;
-      response.on('data', (chunk) => {
-        buffer += chunk;
-        let end;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const frame = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const data = frame
-            .split('\n')
-            .filter((l) => l.startsWith('data: '))
-            .map((l) => l.slice(6))
-            .join('');
-          if (!data) continue;
-          const event = JSON.parse(data);
-          if (event.kind === 'ready' && !ready) {
-            ready = true;
-            resolve(request);
-          } else onEvent(event, performance.now());
-        }
-      });
-    });
-  });
 }
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];

@@ -32,7 +32,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpServer, get as httpGet } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -803,4 +803,47 @@ export async function api(base, path, { body, cookie, key, method = 'POST' } = {
     .map((c) => c.split(';')[0].trim())
     .find((c) => c.startsWith('sid='));
   return { data: json.data, sid };
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// The event stream (GET /api/events), as a phone holds it
+
+/**
+ * One stream over its own connection (no agent: each stream is a socket, as each phone's is). `onEvent` hears each
+ * event's data; resolves once `ready` has arrived.
+ */
+export function openStream(base, cookie, onEvent = () => {}) {
+  return new Promise((resolve, reject) => {
+    const request = httpGet(`${base}/api/events`, { agent: false, headers: { cookie, accept: 'text/event-stream' } });
+    request.on('error', reject);
+    request.on('response', (response) => {
+      if (response.statusCode !== 200) {
+        reject(new BenchError(`GET /api/events answered ${response.statusCode}`));
+        response.resume();
+        return;
+      }
+      response.setEncoding('utf8');
+      let buffer = '';
+      let ready = false;
+      response.on('data', (chunk) => {
+        buffer += chunk;
+        let end;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const frame = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = frame
+            .split('\n')
+            .filter((l) => l.startsWith('data: '))
+            .map((l) => l.slice(6))
+            .join('');
+          if (!data) continue;
+          const event = JSON.parse(data);
+          if (event.kind === 'ready' && !ready) {
+            ready = true;
+            resolve(request);
+          } else onEvent(event, performance.now());
+        }
+      });
+    });
+  });
 }

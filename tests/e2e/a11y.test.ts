@@ -118,6 +118,17 @@ beforeAll(async () => {
   await keyed(admin, 'quotaGrant', { userAccount: user.userAccount, unit: 'runs', amount: 3, reason: '测试' });
   await keyed(admin, 'redeemGenerate', { count: 2, coin: 10, expiresAt: Date.now() + 7 * 86_400_000, note: '测试' });
   const task = await admin.ok('noticeBroadcast', { body: { title: '无障碍测试', body: '一条消息。', role: 'all' } });
+  // 支付设置's edit form on a channel of its own, added off: the mall of the other files stays as it was.
+  const payChannelId = await admin.ok('payChannelAdd', {
+    body: {
+      name: '无障碍测试渠道',
+      gateway: 'https://pay.example.test/',
+      pid: 'a11y',
+      key: 'a11y-test-key',
+      methods: ['alipay'],
+      enabled: 0,
+    },
+  });
 
   records = {
     userGet: { id: user.id },
@@ -128,6 +139,8 @@ beforeAll(async () => {
     platformGet: { id: platformId },
     platformUpdate: { id: platformId },
     taskGet: { id: task.id },
+    payChannelGet: { id: payChannelId },
+    payChannelUpdate: { id: payChannelId },
     quotaGrant: { userAccount: user.userAccount },
   };
 });

@@ -137,9 +137,9 @@ describe('deep links (signed in)', () => {
       await page.goto('/no/such/page');
       await expect.poll(() => page.locator('.adm-nav-bar-title').textContent()).toBe('页面不存在');
       await page.locator('.adm-error-block', { hasText: '链接可能已失效，请返回首页。' }).waitFor();
-      // Inside the frame: header, tab bar and watermark are all there.
-      await page.locator('.app-tabbar').waitFor();
+      // Inside the frame: header and watermark; no tab bar (an error page shows only itself and its 返回首页).
       await page.locator('.adm-water-mark').waitFor({ state: 'attached' });
+      expect(await page.locator('.app-tabbar').count()).toBe(0);
       expect(pathOf(page)).toBe('/no/such/page');
       await shot(page, 'not-found');
       await page.getByRole('button', { name: '返回首页' }).click();

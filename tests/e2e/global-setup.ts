@@ -50,7 +50,10 @@ export default async function setup(project: TestProject) {
   const dir = mkdtempSync(join(tmpdir(), 'points-mall-e2e-'));
   writeFileSync(join(dir, 'secret'), `${crypto.randomUUID()}${crypto.randomUUID()}`, { mode: 0o600 });
   const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
+  // The tests open the site where its PUBLIC_ORIGIN says it is, as a phone would: a payment channel's cashier and
+  // the way back from it (return_url) are addresses on that origin, and the session cookie follows only there. The
+  // server listens on 127.0.0.1; localhost is the name PUBLIC_ORIGIN may have (it refuses an IP address).
+  const baseUrl = `http://localhost:${port}`;
   let log = '';
   // The server's settings are these alone: none inherited from the shell (a SESSION_SECRET or COOKIE_SECURE there
   // would change what the tests meet).
@@ -68,6 +71,7 @@ export default async function setup(project: TestProject) {
       ...inherited,
       PORT: String(port),
       HOST: '127.0.0.1',
+      PUBLIC_ORIGIN: baseUrl,
       DATABASE_URL: `sqlite:${join(dir, 'app.db')}`,
       SESSION_SECRET_FILE: join(dir, 'secret'),
       ADMIN_PASSWORD,

@@ -135,6 +135,18 @@ export async function siteInformation() {
   return new ApiSession().ok('basicInformationGet', { query: { id: 1 } });
 }
 
+/**
+ * Switches the built-in sandbox payment channel on or off. It is on by default (the e2e server's PUBLIC_ORIGIN is
+ * localhost), so the mall offers online payment; a test of the offline purchase (an admin confirms the payment)
+ * switches it off for itself and back on after.
+ */
+export async function sandboxPayment(admin: ApiSession, on: boolean): Promise<void> {
+  const { records } = await admin.ok('payChannelListPage', { body: { current: 1, pageSize: 100 } });
+  const sandbox = records.find((c) => c.kind === 'sandbox');
+  if (!sandbox) throw new Error('the server has no sandbox payment channel');
+  await admin.ok('payChannelUpdate', { body: { id: sandbox.id, methods: sandbox.methods, enabled: on ? 1 : 0 } });
+}
+
 // ------------------------------------------------------------------------------------------------------------ Browser
 
 export function launchBrowser(): Promise<Browser> {
@@ -173,6 +185,8 @@ export interface ContextOptions {
    * itself once per session does not cover what a test taps. The announcement tests leave it unset.
    */
   announcementRead?: boolean;
+  /** Marks the mall's 购买须知 read as well (flag `mallRead`), for tests that only pass through 积分商城. */
+  mallNoticeRead?: boolean;
   /** The phone's time zone (the browser's own by default); the site's is Asia/Shanghai. */
   timezoneId?: string;
   /** The system's light or dark setting (light by default). */
@@ -200,11 +214,23 @@ export async function newPhone(
   if (options.session?.sid) {
     await context.addCookies([{ name: 'sid', value: options.session.sid, url: base, httpOnly: true, sameSite: 'Lax' }]);
   }
-  if (options.announcementRead) {
-    await context.addInitScript(() => {
-      const saved = JSON.parse(window.sessionStorage.getItem('dialog') ?? '{}') as Record<string, unknown>;
-      window.sessionStorage.setItem('dialog', JSON.stringify({ mallRead: false, ...saved, isRead: true }));
-    });
+  if (options.announcementRead || options.mallNoticeRead) {
+    await context.addInitScript(
+      ({ isRead, mallRead }) => {
+        const saved = JSON.parse(window.sessionStorage.getItem('dialog') ?? '{}') as Record<string, unknown>;
+        window.sessionStorage.setItem(
+          'dialog',
+          JSON.stringify({
+            isRead: false,
+            mallRead: false,
+            ...saved,
+            ...(isRead ? { isRead } : {}),
+            ...(mallRead ? { mallRead } : {}),
+          }),
+        );
+      },
+      { isRead: options.announcementRead === true, mallRead: options.mallNoticeRead === true },
+    );
   }
   context.setDefaultTimeout(15_000);
   const page = await context.newPage();
@@ -278,7 +304,7 @@ export async function shot(page: Page, name: string): Promise<string> {
 export const dialog = (page: Page) => page.locator('.adm-dialog .adm-dialog-body');
 export const toast = (page: Page, text: string | RegExp) => page.locator('.adm-toast-main', { hasText: text });
 
-export async function openScreen(page: Page, path: string, title: string) {
+export async function openScreen(page: Page, path: string, title: string | RegExp) {
   await page.goto(path);
   await page.locator('.adm-nav-bar-title', { hasText: title }).waitFor();
 }

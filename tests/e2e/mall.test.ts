@@ -13,6 +13,7 @@ import {
   openScreen as open,
   pathOf,
   rowAction,
+  sandboxPayment,
   shot,
   siteInformation,
   toast,
@@ -55,6 +56,9 @@ const shownBalance = (page: Page) =>
 
 describe('buying a package', () => {
   const name = `套餐${Date.now().toString(36).slice(-4)}`;
+  // Paid offline (no payment channel on): the admin confirms it. Online payment is tests/e2e/payment.test.ts.
+  beforeAll(() => sandboxPayment(adminApi, false));
+  afterAll(() => sandboxPayment(adminApi, true));
 
   it('the admin adds a package in /add_mall, the user buys it, the admin confirms the payment and the coins arrive', async () => {
     const admin = await newPhone(browser, { session: adminApi, announcementRead: true });
@@ -120,7 +124,7 @@ describe('buying a package', () => {
         .waitFor();
       await shot(admin.page, 'order-management');
       await rowAction(admin.page, buyer.userAccount, '确认收款');
-      await answerDialog(admin.page, /确认已收到/);
+      await answerDialog(admin.page, /确认已通过线下方式收到/);
       await toast(admin.page, '已确认收款').waitFor();
       await admin.page
         .locator('.adm-list-item', { hasText: buyer.userAccount })
@@ -191,7 +195,7 @@ describe('redeem codes', () => {
 
       // The CSV link is a plain link to the export, which holds the same codes.
       const href = (await page.getByRole('link', { name: '下载 CSV' }).getAttribute('href'))!;
-      expect(href).toMatch(/^\/api\/redeem\/export\?batchId=B[0-9a-z]+$/);
+      expect(href).toMatch(/^\/api\/redeem\/export\?batchId=B\d{6}[2-9A-HJKMNP-Z]{6}$/);
       const csv = await (await fetch(url(href), { headers: { cookie: `sid=${adminApi.sid}` } })).text();
       for (const code of codes) expect(csv).toContain(code);
 

@@ -140,6 +140,9 @@ describe('the notice bar', () => {
     try {
       await open(visitor.page, '/500');
       await expect.poll(() => noticeText(visitor.page).textContent()).toBe('服务器异常，请联系管理员');
+      // An error page shows only itself: no tab bar (its tabs would lead a visitor to the sign-in page), no 公告.
+      expect(await visitor.page.locator('.app-tabbar').count()).toBe(0);
+      expect(await visitor.page.getByRole('dialog').count()).toBe(0);
       await shot(visitor.page, 'server-error');
     } finally {
       await visitor.context.close();

@@ -44,7 +44,11 @@ export class ApiClient {
     if (this.cookie) headers.cookie = this.cookie;
     let payload: string | undefined;
     if (options.rawBody !== undefined) payload = options.rawBody;
-    else if (options.body !== undefined) payload = JSON.stringify(options.body);
+    else if (options.body !== undefined && op.gatewayCallback) {
+      // A gateway's notification is a form, as gateways send it.
+      payload = new URLSearchParams(options.body as Record<string, string>).toString();
+      headers['content-type'] ??= 'application/x-www-form-urlencoded';
+    } else if (options.body !== undefined) payload = JSON.stringify(options.body);
     if (payload !== undefined) headers['content-type'] ??= 'application/json';
     const request: InjectOptions = {
       method: op.method,
@@ -61,8 +65,14 @@ export class ApiClient {
       const [pair] = c.split(';');
       if (pair?.startsWith('sid=')) this.cookie = pair === 'sid=' ? undefined : pair;
     }
-    // A file answer (the CSV exports) is not an envelope: its text is the data.
+    // A file answer (the CSV exports) is not an envelope: its text is the data. Nor is a gateway callback's answer
+    // (success / fail in plain text, whatever the input).
     const contentType = String(response.headers['content-type'] ?? '');
+    if (op.gatewayCallback) {
+      expect([response.statusCode, contentType], response.body).toEqual([200, 'text/plain; charset=utf-8']);
+      expect(['success', 'fail']).toContain(response.body);
+      return { status: 200, code: 0, message: '', data: response.body as T, headers: response.headers };
+    }
     if (response.statusCode === 200 && contentType.startsWith('text/csv')) {
       return { status: response.statusCode, code: 0, message: '', data: response.body as T, headers: response.headers };
     }

@@ -51,11 +51,15 @@ export function exampleRequest(operationId: string): {
   const headers: Record<string, string> = {};
   for (const p of raw.parameters ?? []) {
     const param = typeof p.$ref === 'string' ? (openapi.components.parameters as any)[p.$ref.split('/').pop()] : p;
+    // One exploded object (a gateway's notification): its example is the whole query string.
+    if (param.in === 'query' && param.style === 'form' && param.explode === true) Object.assign(query, param.example);
     if (!param.required) continue;
     if (param.in === 'header') headers[param.name] = String(param.example);
     else query[param.name] = param.example;
   }
-  const body = raw.requestBody?.content?.['application/json']?.example;
+  const body =
+    raw.requestBody?.content?.['application/json']?.example ??
+    raw.requestBody?.content?.['application/x-www-form-urlencoded']?.example;
   return {
     ...(Object.keys(query).length ? { query } : {}),
     ...(body !== undefined ? { body } : {}),

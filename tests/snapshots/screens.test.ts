@@ -55,7 +55,11 @@ function describeActions(actions: readonly RowAction<any>[] | undefined) {
   return (actions ?? []).map((a) => ({
     label: a.label,
     color: a.color ?? 'light',
-    ...('call' in a ? { operation: a.call.operation, confirms: Boolean(a.confirm) } : { link: true }),
+    ...('call' in a
+      ? { operation: a.call.operation, confirms: Boolean(a.confirm) }
+      : 'choose' in a
+        ? { operation: a.choose.call.operation, choices: a.choose.from.operation }
+        : { link: true }),
     conditional: Boolean(a.when),
   }));
 }

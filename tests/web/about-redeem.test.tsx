@@ -6,6 +6,7 @@ import { api } from '../../src/web/api';
 import { toast } from '../../src/web/feedback';
 import About from '../../src/web/screens/About';
 import { sessionStore, signIn } from '../../src/web/state/session';
+import { siteStore } from '../../src/web/state/site';
 import { aUser } from './users';
 
 // A redeem code on my page (/about), with the API faked: one Idempotency-Key per attempt, then the user is read
@@ -87,5 +88,24 @@ describe('redeeming a code on my page', () => {
     fireEvent.click(redeemButton());
     await waitFor(() => expect(useCalls()).toHaveLength(2));
     expect(useCalls()[1]![1].idempotencyKey).toBe(useCalls()[0]![1].idempotencyKey);
+  });
+});
+
+describe('the invitation on my page', () => {
+  it('is shown to an agent with what inviting gives (the site’s rebate percentage), to no one else', async () => {
+    siteStore.set({ rebatePercent: 8 } as never);
+    signIn(aUser({ userRole: 'agent', invitationCode: 'K7P2M9QX' }));
+    open();
+    expect(view.getByText('K7P2M9QX')).toBeTruthy();
+    expect(view.getByText(/到账积分的 8% 作为返利/)).toBeTruthy();
+    cleanup();
+
+    for (const role of ['user', 'admin'] as const) {
+      signIn(aUser({ userRole: role, invitationCode: 'K7P2M9QX' }));
+      open();
+      expect(view.queryByText('K7P2M9QX')).toBeNull();
+      expect(view.queryByText('我的邀请码')).toBeNull();
+      cleanup();
+    }
   });
 });

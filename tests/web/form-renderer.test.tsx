@@ -269,7 +269,7 @@ describe('/update_password and /update_user', () => {
     expect(toasts).toEqual(['密码已修改，其他设备已退出登录']);
   });
 
-  it('reads the id from the URL for the load and the submission, and goes home when there is no page to go back to', async () => {
+  it('reads the id from the URL for the load and the submission, and goes to the users list when there is no page to go back to', async () => {
     call.mockResolvedValueOnce({
       id: 7,
       userAccount: 'bob_01',
@@ -294,7 +294,7 @@ describe('/update_password and /update_user', () => {
     call.mockResolvedValueOnce(true);
     type('昵称', '小红');
     submit();
-    await waitFor(() => expect(view.getByTestId('where').textContent).toBe('/'));
+    await waitFor(() => expect(view.getByTestId('where').textContent).toBe('/user_management'));
     expect(call).toHaveBeenLastCalledWith('userUpdate', { body: { userName: '小红', id: 7 }, quiet: true });
   });
 });

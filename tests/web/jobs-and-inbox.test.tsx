@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { screens } from '../../screens.config';
 import { api } from '../../src/web/api';
 import type { DetailScreen, ListScreen } from '../../src/web/config/types';
-import { alert, confirm } from '../../src/web/feedback';
+import { actionSheet, alert, confirm } from '../../src/web/feedback';
 import { DetailRenderer } from '../../src/web/renderers/DetailRenderer';
 import { ListRenderer } from '../../src/web/renderers/ListRenderer';
 import { signIn } from '../../src/web/state/session';
@@ -53,6 +53,7 @@ beforeEach(() => {
   call.mockReset();
   vi.mocked(confirm).mockReset();
   vi.mocked(alert).mockReset();
+  vi.mocked(actionSheet).mockReset();
   signIn(anAdmin());
 });
 afterEach(() => {
@@ -110,6 +111,32 @@ describe('the batch tasks list', () => {
     const calls = call.mock.calls.length;
     await act(() => vi.advanceTimersByTimeAsync(5000));
     expect(call.mock.calls.length).toBe(calls);
+  });
+});
+
+describe('tapping a task row', () => {
+  it('opens a finished task’s detail at once; a running one offers 详情 and 取消任务 in a sheet', async () => {
+    call.mockImplementation(() => Promise.resolve(page([task('done', 100)])));
+    const router = createMemoryRouter(
+      [
+        { path: '/tasks', element: <ListRenderer screen={byPath('/tasks') as ListScreen<any>} /> },
+        { path: '*', element: <p>elsewhere</p> },
+      ],
+      { initialEntries: ['/tasks'] },
+    );
+    render(<RouterProvider router={router} />);
+    fireEvent.click(await view.findByText('群发「测试」给全部用户'));
+    await waitFor(() =>
+      expect(router.state.location.pathname + router.state.location.search).toBe('/tasks/detail?id=7'),
+    );
+    expect(actionSheet).not.toHaveBeenCalled();
+    cleanup();
+
+    call.mockImplementation(() => Promise.resolve(page([task('running', 10)])));
+    open('/tasks', <ListRenderer screen={byPath('/tasks') as ListScreen<any>} />);
+    fireEvent.click(await view.findByText('群发「测试」给全部用户'));
+    await waitFor(() => expect(actionSheet).toHaveBeenCalledTimes(1));
+    expect(vi.mocked(actionSheet).mock.calls[0]![0].map((a) => a.text)).toEqual(['详情', '取消任务']);
   });
 });
 

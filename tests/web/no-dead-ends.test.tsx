@@ -11,6 +11,10 @@ import { FormRenderer, type AnyFormScreen } from '../../src/web/renderers/FormRe
 import { ListRenderer } from '../../src/web/renderers/ListRenderer';
 import { ChartPartView } from '../../src/web/renderers/composed/ChartPartView';
 import { signIn } from '../../src/web/state/session';
+import { dialogFlags } from '../../src/web/state/dialog-flags';
+import { siteStore } from '../../src/web/state/site';
+import { openAnnouncement } from '../../src/web/shell/AnnouncementDialog';
+import { ApiError } from '../../src/api/client';
 
 // Issue 35 ("No dead ends"), the web side: each test fails without its fix.
 
@@ -269,7 +273,10 @@ describe('/gxy/update', () => {
 
   it('asks 请选择 for its pickers, and an empty 打卡日 says so by the field', { timeout: 20_000 }, async () => {
     openUpdate(null);
-    fireEvent.click(await view.findByRole('button', { name: /提交/ }));
+    const submit = await view.findByRole('button', { name: /提交/ });
+    // Tapped once the form has settled on its record (its first change from the defaults applied), as a user's tap is.
+    await act(() => new Promise((settled) => setTimeout(settled, 50)));
+    fireEvent.click(submit);
     await waitFor(() => expect(document.querySelectorAll('[role="alert"]').length).toBeGreaterThan(0));
     const errorAt = (name: string) => document.getElementById(`root_${name}__error`)?.textContent;
     await waitFor(() => expect(errorAt('days')).toBe('请选择打卡日'));
@@ -278,4 +285,83 @@ describe('/gxy/update', () => {
     expect(document.body.textContent).not.toContain('请填写');
     expect(call).not.toHaveBeenCalledWith('serviceSave', expect.anything());
   });
+});
+
+describe('a form opened by a link', () => {
+  it('goes back to its list after saving, not to 首页 (/update_user, /update_platform, /update_mall)', async () => {
+    for (const path of ['/update_user', '/update_platform', '/update_mall'])
+      expect((screens.find((s) => s.path === path) as AnyFormScreen).recordOf, path).toMatch(/^\/\w+_management$/);
+    call.mockImplementation(async (op: string) =>
+      op === 'mallGet'
+        ? { id: 3, coinName: '月卡', amount: 990, addCoin: 100, status: 1, sort: 0, orders: 0 }
+        : op === 'mallUpdate'
+          ? true
+          : undefined,
+    );
+    const screen = screens.find((s) => s.path === '/update_mall') as AnyFormScreen;
+    // One entry: the form is the first page of this tab, as when a link or a bookmark opened it.
+    const router = createMemoryRouter(
+      [
+        { path: '/update_mall', element: <FormRenderer screen={screen} /> },
+        { path: '*', element: <p>list</p> },
+      ],
+      { initialEntries: ['/update_mall?id=3'] },
+    );
+    render(<RouterProvider router={router} />);
+    const name = await view.findByLabelText('套餐名称');
+    await waitFor(() => expect((name as HTMLInputElement).value).toBe('月卡'));
+    fireEvent.click(view.getByRole('button', { name: /提交|保存/ }));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/mall_management'));
+  });
+});
+
+describe('error pages show only themselves', () => {
+  const SITE = {
+    websiteName: '测试站',
+    noticeBar: '',
+    coinName: '积分',
+    noticeAnnouncementTitle: '公告',
+    noticeAnnouncement: '今晚维护',
+  };
+  const open = (path: string, signedIn: boolean) => {
+    window.sessionStorage.clear();
+    dialogFlags.set({ isRead: false, mallRead: false });
+    // The site record as the app start reads it (kept between tests of this file, so set here).
+    siteStore.set(SITE as never);
+    openAnnouncement.set(null);
+    call.mockImplementation(async (op: string) => {
+      if (op === 'basicInformationGet') return SITE;
+      if (op === 'userGetLogin') {
+        if (signedIn) return USER;
+        throw new ApiError('请先登录', 'envelope', { code: 40100, status: 401 });
+      }
+      if (op === 'platformList' || op === 'serviceMy' || op === 'mallList') return [];
+      if (/List|My$|Page|Get/.test(op)) return { records: [], total: 0, current: 1, pageSize: 20 };
+      return [];
+    });
+    window.history.replaceState(null, '', path);
+    const router = createBrowserRouter(buildRoutes(screens));
+    render(<RouterProvider router={router} />);
+    return router;
+  };
+
+  it.each([
+    ['/500 as a visitor', '/500', false, '服务器异常'],
+    ['/500 signed in', '/500', true, '服务器异常'],
+    ['an unknown path', '/no/such/page', true, '页面不存在'],
+  ])(
+    '%s: no tab bar, no 公告; the 公告 waits for the next page',
+    { timeout: 20_000 },
+    async (_, path, signedIn, heading) => {
+      const router = open(path, signedIn);
+      await waitFor(() => expect(title()).toBe(heading), { timeout: 10_000 });
+      await new Promise((r) => setTimeout(r, 50));
+      expect(document.querySelector('.app-tabbar')).toBeNull();
+      expect(view.queryByRole('dialog')).toBeNull();
+      if (!signedIn) return;
+      await act(() => router.navigate('/'));
+      await waitFor(() => expect(document.querySelector('.app-tabbar')).not.toBeNull(), { timeout: 10_000 });
+      expect(await view.findByRole('dialog')).toBeTruthy();
+    },
+  );
 });

@@ -136,6 +136,31 @@ describe('a platform batch (/tasks/platform)', () => {
   });
 });
 
+describe('a broadcast (/tasks/broadcast)', () => {
+  it('asks with how many users the chosen role reaches before sending, and sends nothing when declined', async () => {
+    call.mockImplementation(async (op: string, init: { query?: { role?: string } }) =>
+      op === 'noticeBroadcastRecipients'
+        ? { role: init.query?.role, count: init.query?.role === 'agent' ? 7 : 128 }
+        : { id: 9 },
+    );
+    open('/tasks/broadcast', <FormRenderer screen={screenAt('/tasks/broadcast') as FormScreen} />);
+    fireEvent.change(await view.findByLabelText(/标题/), { target: { value: '维护通知' } });
+    fireEvent.change(view.getByLabelText(/内容/), { target: { value: '今晚维护' } });
+    vi.mocked(confirm).mockResolvedValue(false);
+    fireEvent.click(view.getByRole('button', { name: '提交' }));
+    await waitFor(() => expect(confirm).toHaveBeenCalledTimes(1));
+    expect(vi.mocked(confirm).mock.calls[0]![0]).toBe('确定把「维护通知」发给 128 位全部用户吗？发出后不能撤回。');
+    expect(sent('noticeBroadcast')).toBeUndefined();
+
+    vi.mocked(confirm).mockResolvedValue(true);
+    fireEvent.click(view.getByText('代理'));
+    fireEvent.click(view.getByRole('button', { name: '提交' }));
+    await waitFor(() => expect(sent('noticeBroadcast')).toBeDefined());
+    expect(vi.mocked(confirm).mock.calls[1]![0]).toContain('发给 7 位代理');
+    expect(sent('noticeBroadcast')!.body).toEqual({ title: '维护通知', body: '今晚维护', role: 'agent' });
+  });
+});
+
 describe('platform edit pages', () => {
   it('an off-shelf platform says it is not open instead of a form that cannot be saved', async () => {
     signIn(aUser());

@@ -59,19 +59,19 @@ describe('screens.config.ts', () => {
     for (const s of screens) expect(s.title, s.path).toMatch(CJK);
   });
 
-  it('opens exactly /login, /register and /500 to visitors, and hides the frame only on login and register', () => {
+  it('opens exactly /login, /register, /500 and the cashier to visitors, and hides the frame only on login, register and the cashier', () => {
     expect(
       screens
         .filter((s) => s.access === 'public')
         .map((s) => s.path)
         .sort(),
-    ).toEqual(['/500', '/login', '/register']);
+    ).toEqual(['/500', '/cashier', '/login', '/register']);
     expect(
       screens
         .filter((s) => s.chrome === 'bare')
         .map((s) => s.path)
         .sort(),
-    ).toEqual(['/login', '/register']);
+    ).toEqual(['/cashier', '/login', '/register']);
   });
 
   it('gives the fixed notice texts of the seed to /500, /mall_management and /platform_management', () => {

@@ -110,7 +110,7 @@ describe('what the transfer screen says before anything is sent', () => {
       op === 'userGetUserInfo' ? { userAccount: 'bob_0001', maskedName: 'b***' } : ME,
     );
     openTransfer();
-    expect(view.getByText('单笔最多转 100 积分')).toBeTruthy();
+    expect(view.getByText('每笔最多转 100 积分，且不超过余额')).toBeTruthy();
     fireEvent.change(view.getByPlaceholderText('对方的账号'), { target: { value: 'bob_0001' } });
     fireEvent.click(view.getByRole('button', { name: '查询' }));
     await view.findByText('收款人：b***');
@@ -127,5 +127,61 @@ describe('what the transfer screen says before anything is sent', () => {
     expect(await view.findByRole('alert')).toHaveProperty('textContent', '不能转给自己');
     expect(view.getByRole<HTMLButtonElement>('button', { name: '查询' }).disabled).toBe(true);
     expect(call.mock.calls.map(([op]) => op)).not.toContain('userGetUserInfo');
+  });
+});
+
+describe('no dead ends on /transferCoin (issue 35)', () => {
+  const openTransfer = () => {
+    const router = createMemoryRouter([{ path: '/transfer', element: <TransferCoin /> }], {
+      initialEntries: ['/transfer'],
+    });
+    render(<RouterProvider router={router} />);
+  };
+  const bob = async (op: string) => (op === 'userGetUserInfo' ? { userAccount: 'bob_0001', maskedName: 'b***' } : ME);
+
+  it('looks the payee up by itself: from ?to= at once, and on leaving the field', async () => {
+    call.mockImplementation(bob);
+    const router = createMemoryRouter([{ path: '/transferCoin', element: <TransferCoin /> }], {
+      initialEntries: ['/transferCoin?to=bob_0001'],
+    });
+    render(<RouterProvider router={router} />);
+    expect(await view.findByText('收款人：b***')).toBeTruthy();
+    cleanup();
+    call.mockClear();
+
+    openTransfer();
+    const payee = view.getByPlaceholderText('对方的账号');
+    fireEvent.change(payee, { target: { value: 'bob_0001' } });
+    expect(view.getByText('请先点「查询」确认收款人')).toBeTruthy();
+    fireEvent.blur(payee);
+    expect(await view.findByText('收款人：b***')).toBeTruthy();
+    expect(call.mock.calls.filter(([op]) => op === 'userGetUserInfo')).toHaveLength(1);
+  });
+
+  it('checks the amount by the field against the rule and the balance, before any dialog; 全部 fills the most', async () => {
+    vi.mocked(confirm).mockClear();
+    call.mockImplementation(bob);
+    openTransfer();
+    fireEvent.change(view.getByPlaceholderText('对方的账号'), { target: { value: 'bob_0001' } });
+    fireEvent.blur(view.getByPlaceholderText('对方的账号'));
+    await view.findByText('收款人：b***');
+    const amount = view.getByPlaceholderText('整数');
+    for (const [typed, said] of [
+      ['99999', '余额只有 500 积分，不够转这么多'],
+      ['0', '至少转 1 积分'],
+      ['-5', '请输入整数积分，如 100（不能有小数或负号）'],
+      ['1.5', '请输入整数积分，如 100（不能有小数或负号）'],
+    ]) {
+      fireEvent.change(amount, { target: { value: typed } });
+      expect((await view.findByRole('alert')).textContent, typed).toBe(said);
+      // The disabled button says why, under it.
+      expect(sendButton().disabled).toBe(true);
+      expect(document.getElementById('transfer-why')?.textContent).toBe(said);
+    }
+    expect(confirm).not.toHaveBeenCalled();
+    fireEvent.click(view.getByRole('button', { name: '全部：500 积分' }));
+    expect((amount as HTMLInputElement).value).toBe('500');
+    await waitFor(() => expect(sendButton().disabled).toBe(false));
+    expect(document.getElementById('transfer-why')).toBeNull();
   });
 });

@@ -369,6 +369,7 @@ describe('9. the smaller ones', () => {
     const tag = await view.findByText('待付款');
     expect(tag.closest('.adm-tag')).not.toBeNull();
     const parts = [...container.querySelectorAll('.list-seg')].map((s) => s.textContent);
-    expect(parts).toEqual(['O202611230001', expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/)]);
+    // Then the second line: how the order is paid (this one offline).
+    expect(parts).toEqual(['O202611230001', expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/), '线下付款']);
   });
 });

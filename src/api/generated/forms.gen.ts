@@ -656,6 +656,21 @@ export const formSchemas = {
     ],
     "additionalProperties": false
   },
+  orderCheck: {
+    "$id": "orderCheck",
+    "type": "object",
+    "properties": {
+      "orderNo": {
+        "type": "string",
+        "title": "订单号",
+        "pattern": "^[0-9]{6}[A-Z0-9]{8}$"
+      }
+    },
+    "required": [
+      "orderNo"
+    ],
+    "additionalProperties": false
+  },
   orderConfirm: {
     "$id": "orderConfirm",
     "type": "object",
@@ -704,6 +719,16 @@ export const formSchemas = {
         "title": "搜索内容",
         "maxLength": 32,
         "pattern": "^[^\\p{C}]*$"
+      },
+      "channelId": {
+        "type": "integer",
+        "title": "支付渠道（0 为线下付款）",
+        "minimum": 0,
+        "maximum": 2147483647
+      },
+      "paidLate": {
+        "type": "boolean",
+        "title": "只看已关单后付款的订单"
       }
     },
     "additionalProperties": false
@@ -740,8 +765,52 @@ export const formSchemas = {
         "title": "搜索内容",
         "maxLength": 32,
         "pattern": "^[^\\p{C}]*$"
+      },
+      "channelId": {
+        "type": "integer",
+        "title": "支付渠道（0 为线下付款）",
+        "minimum": 0,
+        "maximum": 2147483647
+      },
+      "paidLate": {
+        "type": "boolean",
+        "title": "只看已关单后付款的订单"
       }
     },
+    "additionalProperties": false
+  },
+  orderPay: {
+    "$id": "orderPay",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "channelId": {
+        "type": "integer",
+        "title": "支付渠道",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "method": {
+        "type": "string",
+        "title": "付款方式",
+        "description": "易支付的 type：alipay 支付宝、wxpay 微信支付、qqpay QQ 钱包",
+        "enum": [
+          "alipay",
+          "wxpay",
+          "qqpay"
+        ]
+      }
+    },
+    "required": [
+      "id",
+      "channelId",
+      "method"
+    ],
     "additionalProperties": false
   },
   orderSubmit: {
@@ -753,6 +822,22 @@ export const formSchemas = {
         "title": "套餐",
         "minimum": 1,
         "maximum": 2147483647
+      },
+      "channelId": {
+        "type": "integer",
+        "title": "支付渠道（在线支付时，与 method 一起给出）",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "method": {
+        "type": "string",
+        "title": "付款方式",
+        "description": "易支付的 type：alipay 支付宝、wxpay 微信支付、qqpay QQ 钱包",
+        "enum": [
+          "alipay",
+          "wxpay",
+          "qqpay"
+        ]
       }
     },
     "required": [
@@ -895,6 +980,189 @@ export const formSchemas = {
     "required": [
       "userId",
       "id"
+    ],
+    "additionalProperties": false
+  },
+  payChannelAdd: {
+    "$id": "payChannelAdd",
+    "type": "object",
+    "properties": {
+      "name": {
+        "type": "string",
+        "title": "名称",
+        "minLength": 1,
+        "maxLength": 40,
+        "pattern": "^[^\\p{C}]*$"
+      },
+      "gateway": {
+        "type": "string",
+        "title": "网关地址",
+        "description": "易支付网关的根地址，submit.php 和 api.php 在它下面，如 https://pay.example.com/",
+        "minLength": 10,
+        "maxLength": 200,
+        "pattern": "^https?://[^\\s?#]+$"
+      },
+      "pid": {
+        "type": "string",
+        "title": "商户号",
+        "description": "易支付的 pid",
+        "minLength": 1,
+        "maxLength": 32,
+        "pattern": "^[A-Za-z0-9_-]+$"
+      },
+      "methods": {
+        "type": "array",
+        "title": "付款方式",
+        "items": {
+          "type": "string",
+          "title": "付款方式",
+          "description": "易支付的 type：alipay 支付宝、wxpay 微信支付、qqpay QQ 钱包",
+          "enum": [
+            "alipay",
+            "wxpay",
+            "qqpay"
+          ]
+        },
+        "minItems": 1,
+        "uniqueItems": true
+      },
+      "enabled": {
+        "type": "integer",
+        "title": "开关",
+        "enum": [
+          0,
+          1
+        ]
+      },
+      "key": {
+        "type": "string",
+        "title": "商户密钥",
+        "writeOnly": true,
+        "minLength": 8,
+        "maxLength": 128,
+        "pattern": "^[\\x21-\\x7E]*$"
+      }
+    },
+    "required": [
+      "name",
+      "gateway",
+      "pid",
+      "key",
+      "methods",
+      "enabled"
+    ],
+    "additionalProperties": false
+  },
+  payChannelListPage: {
+    "$id": "payChannelListPage",
+    "type": "object",
+    "properties": {
+      "current": {
+        "type": "integer",
+        "title": "页码",
+        "default": 1,
+        "minimum": 1,
+        "maximum": 100000
+      },
+      "pageSize": {
+        "type": "integer",
+        "title": "每页条数",
+        "default": 10,
+        "minimum": 1,
+        "maximum": 100
+      }
+    },
+    "additionalProperties": false
+  },
+  payChannelUpdate: {
+    "$id": "payChannelUpdate",
+    "type": "object",
+    "properties": {
+      "name": {
+        "type": "string",
+        "title": "名称",
+        "minLength": 1,
+        "maxLength": 40,
+        "pattern": "^[^\\p{C}]*$"
+      },
+      "gateway": {
+        "type": "string",
+        "title": "网关地址",
+        "description": "易支付网关的根地址，submit.php 和 api.php 在它下面，如 https://pay.example.com/",
+        "minLength": 10,
+        "maxLength": 200,
+        "pattern": "^https?://[^\\s?#]+$"
+      },
+      "pid": {
+        "type": "string",
+        "title": "商户号",
+        "description": "易支付的 pid",
+        "minLength": 1,
+        "maxLength": 32,
+        "pattern": "^[A-Za-z0-9_-]+$"
+      },
+      "methods": {
+        "type": "array",
+        "title": "付款方式",
+        "items": {
+          "type": "string",
+          "title": "付款方式",
+          "description": "易支付的 type：alipay 支付宝、wxpay 微信支付、qqpay QQ 钱包",
+          "enum": [
+            "alipay",
+            "wxpay",
+            "qqpay"
+          ]
+        },
+        "minItems": 1,
+        "uniqueItems": true
+      },
+      "enabled": {
+        "type": "integer",
+        "title": "开关",
+        "enum": [
+          0,
+          1
+        ]
+      },
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "key": {
+        "type": "string",
+        "title": "商户密钥（不填则不修改）",
+        "writeOnly": true,
+        "maxLength": 128,
+        "pattern": "^([\\x21-\\x7E]{8,})?$"
+      },
+      "confirmPublic": {
+        "type": "boolean",
+        "title": "确认在公网地址上开启沙箱支付"
+      }
+    },
+    "required": [
+      "id",
+      "methods",
+      "enabled"
+    ],
+    "additionalProperties": false
+  },
+  paySettingsUpdate: {
+    "$id": "paySettingsUpdate",
+    "type": "object",
+    "properties": {
+      "orderTimeoutMinutes": {
+        "type": "integer",
+        "title": "未付款订单关闭时间（分钟）",
+        "minimum": 5,
+        "maximum": 1440
+      }
+    },
+    "required": [
+      "orderTimeoutMinutes"
     ],
     "additionalProperties": false
   },
@@ -1289,8 +1557,9 @@ export const formSchemas = {
       "batchId": {
         "type": "string",
         "title": "批次",
+        "description": "B、生成那天的站点日期 yymmdd，再加 6 个不易混淆的大写字母或数字，如 B261127K7P2MQ（更早的批次是小写的旧格式）",
         "maxLength": 31,
-        "pattern": "^B[0-9a-z]{1,30}$"
+        "pattern": "^B[0-9A-Za-z]{1,30}$"
       },
       "status": {
         "type": "string",
@@ -1438,6 +1707,110 @@ export const formSchemas = {
         "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$"
       }
     },
+    "additionalProperties": false
+  },
+  sandboxPayAct: {
+    "$id": "sandboxPayAct",
+    "type": "object",
+    "properties": {
+      "tradeNo": {
+        "type": "string",
+        "title": "网关交易号",
+        "maxLength": 32
+      },
+      "outcome": {
+        "type": "string",
+        "title": "结果",
+        "enum": [
+          "pay",
+          "fail",
+          "close"
+        ]
+      },
+      "notify": {
+        "type": "string",
+        "title": "异步通知",
+        "default": "normal",
+        "enum": [
+          "normal",
+          "delay",
+          "twice",
+          "lose"
+        ]
+      }
+    },
+    "required": [
+      "tradeNo",
+      "outcome"
+    ],
+    "additionalProperties": false
+  },
+  sandboxPaySubmit: {
+    "$id": "sandboxPaySubmit",
+    "type": "object",
+    "properties": {
+      "pid": {
+        "type": "string",
+        "title": "商户号",
+        "maxLength": 32
+      },
+      "type": {
+        "type": "string",
+        "title": "付款方式",
+        "description": "易支付的 type：alipay 支付宝、wxpay 微信支付、qqpay QQ 钱包",
+        "enum": [
+          "alipay",
+          "wxpay",
+          "qqpay"
+        ]
+      },
+      "out_trade_no": {
+        "type": "string",
+        "title": "订单号",
+        "maxLength": 64
+      },
+      "notify_url": {
+        "type": "string",
+        "title": "通知地址",
+        "maxLength": 300
+      },
+      "return_url": {
+        "type": "string",
+        "title": "跳转地址",
+        "maxLength": 300
+      },
+      "name": {
+        "type": "string",
+        "title": "商品名称",
+        "maxLength": 200
+      },
+      "money": {
+        "type": "string",
+        "title": "金额",
+        "maxLength": 16
+      },
+      "sign": {
+        "type": "string",
+        "title": "签名",
+        "maxLength": 64
+      },
+      "sign_type": {
+        "type": "string",
+        "title": "签名方式",
+        "maxLength": 16
+      }
+    },
+    "required": [
+      "pid",
+      "type",
+      "out_trade_no",
+      "notify_url",
+      "return_url",
+      "name",
+      "money",
+      "sign",
+      "sign_type"
+    ],
     "additionalProperties": false
   },
   serviceListPage: {
@@ -2488,13 +2861,19 @@ export const formPatternMessages: Record<FormSchemaId, Readonly<Record<string, s
   noticeMy: {},
   noticeRead: {},
   orderCancel: {},
+  orderCheck: {"orderNo":"订单号是 14 位数字和大写字母"},
   orderConfirm: {},
   orderListPage: {"searchText":"不能包含控制字符"},
   orderMy: {"searchText":"不能包含控制字符"},
+  orderPay: {},
   orderSubmit: {},
   passkeyAdd: {},
   passkeyRemove: {},
   passkeyRemoveOfUser: {},
+  payChannelAdd: {"gateway":"应以 http:// 或 https:// 开头，不含空格、? 和 #","key":"8 到 128 位，只能包含字母、数字和英文符号，不能有空格","methods":"至少选择一种付款方式","name":"不能包含控制字符或换行","pid":"只能包含字母、数字、- 和 _"},
+  payChannelListPage: {},
+  payChannelUpdate: {"gateway":"应以 http:// 或 https:// 开头，不含空格、? 和 #","key":"8 到 128 位，只能包含字母、数字和英文符号，不能有空格","methods":"至少选择一种付款方式","name":"不能包含控制字符或换行","pid":"只能包含字母、数字、- 和 _"},
+  paySettingsUpdate: {"orderTimeoutMinutes":"请输入 5 到 1440 之间的分钟数"},
   platformAdd: {"description":"不能包含控制字符","kind":"应为 2–8 个小写字母","name":"不能包含控制字符或换行"},
   platformListPage: {"kind":"应为 2–8 个小写字母","searchText":"不能包含控制字符"},
   platformShelf: {},
@@ -2508,6 +2887,8 @@ export const formPatternMessages: Record<FormSchemaId, Readonly<Record<string, s
   redeemUse: {"code":"应为 12 位字母或数字"},
   runListPage: {"day":"日期应为 yyyy-mm-dd","searchText":"不能包含控制字符"},
   runMy: {"day":"日期应为 yyyy-mm-dd"},
+  sandboxPayAct: {},
+  sandboxPaySubmit: {},
   serviceListPage: {"searchText":"不能包含控制字符"},
   servicePause: {},
   serviceRunNow: {},

@@ -9,7 +9,10 @@ export interface OperationInfo {
   method: 'get' | 'post';
   path: string;
   roles: readonly Role[];
-  /** Needs the anti-CSRF check: every non-GET, and the GETs the contract marks x-state-changing. */
+  /**
+   * Needs the anti-CSRF check: every non-GET, and the GETs the contract marks x-state-changing; never a payment
+   * gateway's callback (x-gateway-callback), which no browser sends.
+   */
   stateChanging: boolean;
   /** Moves coins: every call carries an Idempotency-Key. */
   idempotent: boolean;
@@ -79,6 +82,19 @@ export const OPERATIONS = {
   orderListPage: { method: 'post', path: '/api/order/list/page', roles: ['admin'], stateChanging: true, idempotent: false },
   orderConfirm: { method: 'post', path: '/api/order/confirm', roles: ['admin'], stateChanging: true, idempotent: true },
   orderCancel: { method: 'post', path: '/api/order/cancel', roles: ['user','agent','admin'], stateChanging: true, idempotent: false },
+  orderPay: { method: 'post', path: '/api/order/pay', roles: ['user','agent','admin'], stateChanging: true, idempotent: false },
+  orderCheck: { method: 'post', path: '/api/order/check', roles: ['user','agent','admin'], stateChanging: true, idempotent: false },
+  payMethods: { method: 'get', path: '/api/pay/methods', roles: ['user','agent','admin'], stateChanging: false, idempotent: false },
+  payNotify: { method: 'get', path: '/api/pay/notify', roles: ['visitor'], stateChanging: false, idempotent: false },
+  payNotifyForm: { method: 'post', path: '/api/pay/notify', roles: ['visitor'], stateChanging: false, idempotent: false },
+  payChannelListPage: { method: 'post', path: '/api/pay/channel/list/page', roles: ['admin'], stateChanging: true, idempotent: false },
+  payChannelGet: { method: 'get', path: '/api/pay/channel/get', roles: ['admin'], stateChanging: false, idempotent: false },
+  payChannelAdd: { method: 'post', path: '/api/pay/channel/add', roles: ['admin'], stateChanging: true, idempotent: false },
+  payChannelUpdate: { method: 'post', path: '/api/pay/channel/update', roles: ['admin'], stateChanging: true, idempotent: false },
+  paySettingsGet: { method: 'get', path: '/api/pay/settings', roles: ['admin'], stateChanging: false, idempotent: false },
+  paySettingsUpdate: { method: 'post', path: '/api/pay/settings/update', roles: ['admin'], stateChanging: true, idempotent: false },
+  sandboxPaySubmit: { method: 'post', path: '/api/pay/sandbox/submit', roles: ['visitor'], stateChanging: true, idempotent: false },
+  sandboxPayAct: { method: 'post', path: '/api/pay/sandbox/act', roles: ['visitor'], stateChanging: true, idempotent: false },
   redeemGenerate: { method: 'post', path: '/api/redeem/generate', roles: ['admin'], stateChanging: true, idempotent: true },
   redeemListPage: { method: 'post', path: '/api/redeem/list/page', roles: ['admin'], stateChanging: true, idempotent: false },
   redeemExport: { method: 'get', path: '/api/redeem/export', roles: ['admin'], stateChanging: false, idempotent: false },
@@ -123,6 +139,7 @@ export const OPERATIONS = {
   noticeReadAll: { method: 'post', path: '/api/notice/readAll', roles: ['user','agent','admin'], stateChanging: true, idempotent: false },
   noticeDelete: { method: 'post', path: '/api/notice/delete', roles: ['user','agent','admin'], stateChanging: true, idempotent: false },
   noticeBroadcast: { method: 'post', path: '/api/notice/broadcast', roles: ['admin'], stateChanging: true, idempotent: false },
+  noticeBroadcastRecipients: { method: 'get', path: '/api/notice/broadcast/recipients', roles: ['admin'], stateChanging: false, idempotent: false },
   taskListPage: { method: 'post', path: '/api/task/list/page', roles: ['admin'], stateChanging: true, idempotent: false },
   taskGet: { method: 'get', path: '/api/task/get', roles: ['admin'], stateChanging: false, idempotent: false },
   taskFailures: { method: 'post', path: '/api/task/failures', roles: ['admin'], stateChanging: true, idempotent: false },

@@ -24,7 +24,7 @@ export const contractRules = {
   CoinAmount: {"type":"integer","minimum":1,"maximum":100000000,"title":"积分数量"},
   PageCursor: {"type":"string","pattern":"^[0-9a-z]{1,12}\\.[A-Za-z0-9_-]{16}$","minLength":18,"maxLength":29,"title":"翻页位置","message":"翻页位置无效，请从第一页重新加载"},
   PriceFen: {"type":"integer","minimum":1,"maximum":100000000,"title":"价格（分）"},
-  BatchId: {"type":"string","pattern":"^B[0-9a-z]{1,30}$","maxLength":31,"title":"批次","message":"格式不正确"},
+  BatchId: {"type":"string","pattern":"^B[0-9A-Za-z]{1,30}$","maxLength":31,"title":"批次","message":"格式不正确"},
   RedeemCodeText: {"type":"string","pattern":"^[A-Za-z0-9]{12}$","minLength":12,"maxLength":12,"title":"兑换码","message":"应为 12 位字母或数字"},
   Day: {"type":"string","pattern":"^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$","minLength":10,"maxLength":10,"title":"日期","message":"日期应为 yyyy-mm-dd"},
   Month: {"type":"string","pattern":"^\\d{4}-(0[1-9]|1[0-2])$","title":"月份","message":"月份应为 yyyy-mm"},

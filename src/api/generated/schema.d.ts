@@ -1113,7 +1113,10 @@ export interface paths {
         put?: never;
         /**
          * 提交购买积分套餐的订单
-         * @description 订单等待管理员确认收款；付款方式见站点信息的 pointsNotification。同一个 Idempotency-Key 重试不会重复下单。
+         * @description 带 channelId 和 method 时在线支付：订单在支付设置的时间后未付款自动关闭，答复里的 payUrl 是收银台地址。
+         *     不带时线下付款：订单等待管理员确认收款，付款方式见站点信息的 pointsNotification。
+         *     同一个套餐已有未付款、未过期的订单时不新建，答复那个订单（reused 为 true）。
+         *     同一个 Idempotency-Key 重试不会重复下单。
          */
         post: operations["orderSubmit"];
         delete?: never;
@@ -1190,6 +1193,246 @@ export interface paths {
          * @description 下单人可以取消自己的待付款订单，管理员可以取消任何待付款订单。
          */
         post: operations["orderCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/order/pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 去支付：为自己的待付款订单选择付款方式，得到收银台地址
+         * @description 只对自己未过期的待付款订单有效；可以换一种付款方式（订单号不变）。价格和积分以下单时的套餐为准，不由客户端提交。
+         *     手机随后打开 payUrl（支付渠道的收银台），付款后回到 /pay_result。
+         */
+        post: operations["orderPay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/order/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 查看一个订单的付款结果（按订单号）
+         * @description 自己的订单（管理员：任何订单）。在线支付的订单还未到账时，向支付渠道查询一次（易支付 act=order），
+         *     已付款则按异步通知的同一规则到账（只到账一次）。
+         */
+        post: operations["orderCheck"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pay/methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 可用的付款方式（已开启渠道的支付宝、微信、QQ）
+         * @description 没有开启的渠道时为空，商城此时按线下付款下单（管理员确认收款）。
+         */
+        get: operations["payMethods"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pay/notify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 支付渠道的异步通知（易支付协议，GET）
+         * @description 只给支付网关调用：没有会话，不要求防伪请求头，保护它的是签名。参数按易支付协议：pid、trade_no、out_trade_no、
+         *     type、name、money、trade_status、sign、sign_type（以及网关附带的其他参数，一并参与签名）。
+         *     全部核对通过（MD5 签名、商户号、TRADE_SUCCESS、该渠道的在线订单、金额精确到分）才到账，在一个事务里：订单已付款、
+         *     积分入账一次、代理返利、站内信、实时事件，答复纯文本 success；重复通知只到账一次，也答复 success。
+         *     其他情况答复 fail，什么都不改，记录日志（不含密钥）并计入 /metrics 的 payment_notify_total。
+         */
+        get: operations["payNotify"];
+        put?: never;
+        /**
+         * 支付渠道的异步通知（易支付协议，表单 POST）
+         * @description 与 GET 相同，参数在 application/x-www-form-urlencoded 表单里。
+         */
+        post: operations["payNotifyForm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pay/channel/list/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** 管理员：支付渠道列表（含内置的沙箱支付） */
+        post: operations["payChannelListPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pay/channel/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** 管理员：一个支付渠道（不含密钥，只说明是否已设置） */
+        get: operations["payChannelGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pay/channel/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员：添加易支付渠道
+         * @description 密钥加密保存（AES-GCM），从不返回。写入审计日志（不含密钥）。
+         */
+        post: operations["payChannelAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pay/channel/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员：修改支付渠道
+         * @description 密钥不填表示不修改。内置的沙箱支付只能改付款方式和开关。在非 localhost 的 PUBLIC_ORIGIN 上开启沙箱支付必须带
+         *     confirmPublic: true（它到账的是真积分），开启期间管理员首页显示警告。
+         */
+        post: operations["payChannelUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pay/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** 管理员：支付设置（未付款订单的关闭时间；沙箱支付是否在公网地址上开启） */
+        get: operations["paySettingsGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pay/settings/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** 管理员：保存支付设置 */
+        post: operations["paySettingsUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pay/sandbox/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 模拟收银台：接收站点的下单请求（易支付 submit.php 的同一组签名参数）
+         * @description 内置沙箱网关的 submit.php：核对签名后记下一笔网关交易（同一订单号再次提交得到同一笔未完成的交易）。没有钱会移动。
+         */
+        post: operations["sandboxPaySubmit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pay/sandbox/act": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 模拟收银台：付款、付款失败或关闭
+         * @description 付款后网关把签名的异步通知经本机回环发到订单的 notify_url，和真实网关一样；notify 可选 delay（5 秒后再发）、
+         *     twice（同时发两次）、lose（不发，由站点的查单任务补上），供测试和演示。答复回到站点的地址（return_url，带签名参数）。
+         */
+        post: operations["sandboxPayAct"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1885,7 +2128,7 @@ export interface paths {
         };
         /**
          * 管理员看板：今天（站点时区）与累计的数字卡片
-         * @description 金额以分计（显示为元）。积分：issued（发放，不含转账）− removed（扣除，不含转账）= held（全部用户余额之和）， 这是账本自己的不变式，balanced 为它是否成立。
+         * @description 金额以分计（显示为元）。积分：issued（发放，不含转账）− removed（扣除，不含转账）= held（全部用户余额之和）， 这是账本自己的不变式，balanced 为它是否成立。收入按到账方式分开：在线支付（支付渠道的通知或查单）和人工确认 （管理员确认收款，包括在线支付出现之前付款的订单），两者之和为总收入。
          */
         get: operations["dashboardSummary"];
         put?: never;
@@ -2047,6 +2290,26 @@ export interface paths {
          * @description 发给全部用户或某一角色的用户。请求只创建一个批量任务并立即返回；消息由后台按批写入每个收件人的收件箱， 进度在 /tasks 查看。
          */
         post: operations["noticeBroadcast"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notice/broadcast/recipients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 管理员：群发前查看收件人数
+         * @description 与群发的收件人规则相同（未注销的全部用户或某一角色的用户），群发确认框据此说明会发给多少人。
+         */
+        get: operations["noticeBroadcastRecipients"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3008,7 +3271,9 @@ export interface components {
          * @enum {string}
          */
         OrderStatus: "pending" | "paid" | "cancelled";
-        Order: {
+        Order: components["schemas"]["OrderFields"];
+        /** @description An order's fields, shared by Order and OrderSubmitted (each closes its own set of properties). */
+        OrderFields: {
             id: components["schemas"]["Id"];
             /**
              * 订单号
@@ -3031,16 +3296,40 @@ export interface components {
             paidAt: number | null;
             /** 取消时间 */
             cancelledAt: number | null;
+            /** 支付渠道（线下付款为空） */
+            channelId: number | null;
+            /** 支付渠道名称 */
+            channelName: string | null;
+            /** 付款方式 */
+            method: components["schemas"]["PayMethod"] | null;
+            /** 支付平台交易号 */
+            tradeNo: string | null;
+            /** 未付款时的关闭时间 */
+            expiresAt: number | null;
+            /**
+             * 到账方式（online 在线支付通知或查单，manual 管理员确认收款）
+             * @enum {string|null}
+             */
+            paidBy: "online" | "manual" | null;
+            /** 已关单后付款（订单关闭或取消后才收到付款，款已到账，请核对） */
+            paidLate: boolean;
         };
         OrderSubmitRequest: {
             /** 套餐 */
             packageId: number & components["schemas"]["Id"];
+            /** 支付渠道（在线支付时，与 method 一起给出） */
+            channelId?: number & components["schemas"]["Id"];
+            method?: components["schemas"]["PayMethod"];
         };
         OrderQuery: {
             current?: components["schemas"]["Current"];
             pageSize?: components["schemas"]["PageSize"];
             status?: components["schemas"]["OrderStatus"];
             searchText?: components["schemas"]["SearchText"];
+            /** 支付渠道（0 为线下付款） */
+            channelId?: number;
+            /** 只看已关单后付款的订单 */
+            paidLate?: boolean;
         };
         OrderPage: {
             records: components["schemas"]["Order"][];
@@ -3048,7 +3337,206 @@ export interface components {
             current: number;
             pageSize: number;
         };
-        /** 批次 */
+        /**
+         * 付款方式
+         * @description 易支付的 type：alipay 支付宝、wxpay 微信支付、qqpay QQ 钱包
+         * @enum {string}
+         */
+        PayMethod: "alipay" | "wxpay" | "qqpay";
+        /**
+         * 渠道类型
+         * @description epay 易支付协议的网关；sandbox 产品内置的模拟网关（沙箱支付（测试用），不移动真实的钱）
+         * @enum {string}
+         */
+        PayChannelKind: "epay" | "sandbox";
+        OrderSubmitted: components["schemas"]["OrderFields"] & {
+            /** 是否沿用了同一套餐未付款的订单 */
+            reused: boolean;
+            /** 收银台地址（在线支付时） */
+            payUrl: string | null;
+        };
+        OrderPayRequest: {
+            id: components["schemas"]["Id"];
+            /** 支付渠道 */
+            channelId: number & components["schemas"]["Id"];
+            method: components["schemas"]["PayMethod"];
+        };
+        OrderPayment: {
+            order: components["schemas"]["Order"];
+            /** 收银台地址 */
+            payUrl: string;
+        };
+        OrderCheckRequest: {
+            /** 订单号 */
+            orderNo: string;
+        };
+        PayMethodOption: {
+            channelId: components["schemas"]["Id"];
+            method: components["schemas"]["PayMethod"];
+            /**
+             * 名称
+             * @example 支付宝
+             */
+            label: string;
+        };
+        PayMethods: {
+            /** 未付款订单多少分钟后关闭 */
+            orderTimeoutMinutes: number;
+            methods: components["schemas"]["PayMethodOption"][];
+        };
+        /** @enum {string} */
+        PayNotifyAnswer: "success" | "fail";
+        /** @description 易支付异步通知的参数；网关附带的其他参数（字符串）也接受，并参与签名。 */
+        PayNotifyParams: {
+            pid?: string;
+            trade_no?: string;
+            out_trade_no?: string;
+            type?: string;
+            name?: string;
+            money?: string;
+            trade_status?: string;
+            sign?: string;
+            sign_type?: string;
+        } & {
+            [key: string]: string;
+        };
+        PayChannelQuery: {
+            current?: components["schemas"]["Current"];
+            pageSize?: components["schemas"]["PageSize"];
+        };
+        PayChannelFields: {
+            /** 名称 */
+            name?: string & components["schemas"]["SingleLineText"];
+            /**
+             * 网关地址
+             * @description 易支付网关的根地址，submit.php 和 api.php 在它下面，如 https://pay.example.com/
+             */
+            gateway?: string;
+            /**
+             * 商户号
+             * @description 易支付的 pid
+             */
+            pid?: string;
+            /** 付款方式 */
+            methods?: components["schemas"]["PayMethod"][];
+            /** 开关 */
+            enabled?: number & components["schemas"]["RecordStatus"];
+        };
+        PayChannelAddRequest: components["schemas"]["PayChannelFields"] & {
+            /** 商户密钥 */
+            key: string;
+        };
+        PayChannelUpdateRequest: components["schemas"]["PayChannelFields"] & {
+            id: components["schemas"]["Id"];
+            /** 商户密钥（不填则不修改） */
+            key?: string;
+            /** 确认在公网地址上开启沙箱支付 */
+            confirmPublic?: boolean;
+        };
+        PayChannel: {
+            id: components["schemas"]["Id"];
+            kind: components["schemas"]["PayChannelKind"];
+            /** 名称 */
+            name: string;
+            /** 网关地址 */
+            gateway: string;
+            /** 商户号 */
+            pid: string;
+            methods: components["schemas"]["PayMethod"][];
+            /**
+             * 开关
+             * @enum {integer}
+             */
+            enabled: 0 | 1;
+            /** 密钥已设置 */
+            keySet: boolean;
+            /** 订单数 */
+            orders: number;
+            /** 异步通知地址（填到网关的商户后台） */
+            notifyUrl: string;
+            /** 同步跳转地址 */
+            returnUrl: string;
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        PayChannelPage: {
+            records: components["schemas"]["PayChannel"][];
+            total: number;
+            current: number;
+            pageSize: number;
+        };
+        PaymentSetup: {
+            /** 未付款订单关闭时间（分钟） */
+            orderTimeoutMinutes: number;
+            /** 沙箱支付正在公网地址上开启 */
+            sandboxOnPublicOrigin: boolean;
+            /** 站点地址（PUBLIC_ORIGIN） */
+            publicOrigin: string;
+        };
+        PaySettingsUpdateRequest: {
+            /** 未付款订单关闭时间（分钟） */
+            orderTimeoutMinutes: number;
+        };
+        SandboxPaySubmitRequest: {
+            /** 商户号 */
+            pid: string;
+            type: components["schemas"]["PayMethod"];
+            /** 订单号 */
+            out_trade_no: string;
+            /** 通知地址 */
+            notify_url: string;
+            /** 跳转地址 */
+            return_url: string;
+            /** 商品名称 */
+            name: string;
+            /** 金额 */
+            money: string;
+            /** 签名 */
+            sign: string;
+            /** 签名方式 */
+            sign_type: string;
+        };
+        /**
+         * 网关交易状态
+         * @enum {string}
+         */
+        SandboxTradeStatus: "pending" | "paid" | "failed" | "closed";
+        SandboxTrade: {
+            /** 网关交易号 */
+            tradeNo: string;
+            /** 商户订单号 */
+            outTradeNo: string;
+            type: components["schemas"]["PayMethod"];
+            /** 商品名称 */
+            name: string;
+            /** 金额（元） */
+            money: string;
+            status: components["schemas"]["SandboxTradeStatus"];
+            createdAt: components["schemas"]["Timestamp"];
+        };
+        SandboxPayActRequest: {
+            /** 网关交易号 */
+            tradeNo: string;
+            /**
+             * 结果
+             * @enum {string}
+             */
+            outcome: "pay" | "fail" | "close";
+            /**
+             * 异步通知
+             * @default normal
+             * @enum {string}
+             */
+            notify: "normal" | "delay" | "twice" | "lose";
+        };
+        SandboxPayActResult: {
+            trade: components["schemas"]["SandboxTrade"];
+            /** 回到站点的地址 */
+            returnUrl: string;
+        };
+        /**
+         * 批次
+         * @description B、生成那天的站点日期 yymmdd，再加 6 个不易混淆的大写字母或数字，如 B261127K7P2MQ（更早的批次是小写的旧格式）
+         */
         BatchId: string;
         /** 兑换码 */
         RedeemCodeText: string;
@@ -3146,7 +3634,11 @@ export interface components {
          *         "pending": 2,
          *         "confirmedToday": 5,
          *         "revenueToday": 4500,
-         *         "revenue30d": 98000
+         *         "revenue30d": 98000,
+         *         "revenueTodayOnline": 3000,
+         *         "revenueTodayManual": 1500,
+         *         "revenue30dOnline": 60000,
+         *         "revenue30dManual": 38000
          *       },
          *       "services": {
          *         "active": 30,
@@ -3203,10 +3695,30 @@ export interface components {
             orders: {
                 /** 待处理订单 */
                 pending: number;
-                /** 今日确认 */
+                /**
+                 * 今日到账订单
+                 * @description 今天付款的订单数（在线支付和人工确认）
+                 */
                 confirmedToday: number;
                 revenueToday: components["schemas"]["Fen"];
                 revenue30d: components["schemas"]["Fen"];
+                /**
+                 * 今日在线支付收入（分）
+                 * @description 今天由支付渠道的通知或查单到账的订单金额之和（paidBy = online）
+                 */
+                revenueTodayOnline: components["schemas"]["Fen"];
+                /**
+                 * 今日人工确认收入（分）
+                 * @description 今天由管理员确认收款的订单金额之和（paidBy = manual）；revenueTodayOnline + revenueTodayManual = revenueToday
+                 */
+                revenueTodayManual: components["schemas"]["Fen"];
+                /** 30 天在线支付收入（分） */
+                revenue30dOnline: components["schemas"]["Fen"];
+                /**
+                 * 30 天人工确认收入（分）
+                 * @description revenue30dOnline + revenue30dManual = revenue30d
+                 */
+                revenue30dManual: components["schemas"]["Fen"];
             };
             services: {
                 /** 运行中的服务 */
@@ -3871,12 +4383,18 @@ export interface components {
             title: string;
             /** 内容 */
             body: string;
-            /**
-             * 收件人
-             * @description all 全部用户；其余为该角色的用户
-             * @enum {string}
-             */
-            role: "all" | "user" | "agent" | "admin";
+            role: components["schemas"]["BroadcastRole"];
+        };
+        /**
+         * 收件人
+         * @description all 全部用户；其余为该角色的用户
+         * @enum {string}
+         */
+        BroadcastRole: "all" | "user" | "agent" | "admin";
+        BroadcastRecipients: {
+            role: components["schemas"]["BroadcastRole"];
+            /** 收件人数 */
+            count: number;
         };
         /**
          * 任务类型
@@ -4220,6 +4738,21 @@ export interface components {
         IdempotencyKey: string;
         /** @example 1 */
         IdQuery: components["schemas"]["Id"];
+        /**
+         * @description 易支付异步通知的参数，见 PayNotifyParams
+         * @example {
+         *       "pid": "1001",
+         *       "trade_no": "2026112712345678",
+         *       "out_trade_no": "261127K7P2MQXA",
+         *       "type": "alipay",
+         *       "name": "体验套餐",
+         *       "money": "9.90",
+         *       "trade_status": "TRADE_SUCCESS",
+         *       "sign": "0123456789abcdef0123456789abcdef",
+         *       "sign_type": "MD5"
+         *     }
+         */
+        PayNotifyQuery: components["schemas"]["PayNotifyParams"];
         Current: components["schemas"]["Current"];
         PageSize: components["schemas"]["PageSize"];
         SearchText: components["schemas"]["SearchText"];
@@ -6129,7 +6662,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Envelope"] & {
-                        data: components["schemas"]["Order"];
+                        data: components["schemas"]["OrderSubmitted"];
                     };
                 };
             };
@@ -6288,6 +6821,460 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    orderPay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 1,
+                 *       "channelId": 1,
+                 *       "method": "alipay"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderPayRequest"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["OrderPayment"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    orderCheck: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "orderNo": "261126K7P2MQXA"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderCheckRequest"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["Order"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    payMethods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 0,
+                     *       "message": "ok",
+                     *       "data": {
+                     *         "orderTimeoutMinutes": 15,
+                     *         "methods": [
+                     *           {
+                     *             "channelId": 1,
+                     *             "method": "alipay",
+                     *             "label": "支付宝"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["PayMethods"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    payNotify: {
+        parameters: {
+            query?: {
+                /**
+                 * @description 易支付异步通知的参数，见 PayNotifyParams
+                 * @example {
+                 *       "pid": "1001",
+                 *       "trade_no": "2026112712345678",
+                 *       "out_trade_no": "261127K7P2MQXA",
+                 *       "type": "alipay",
+                 *       "name": "体验套餐",
+                 *       "money": "9.90",
+                 *       "trade_status": "TRADE_SUCCESS",
+                 *       "sign": "0123456789abcdef0123456789abcdef",
+                 *       "sign_type": "MD5"
+                 *     }
+                 */
+                params?: components["parameters"]["PayNotifyQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success 或 fail（纯文本） */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example success */
+                    "text/plain": components["schemas"]["PayNotifyAnswer"];
+                };
+            };
+        };
+    };
+    payNotifyForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "pid": "1001",
+                 *       "trade_no": "2026112712345678",
+                 *       "out_trade_no": "261127K7P2MQXA",
+                 *       "type": "alipay",
+                 *       "name": "体验套餐",
+                 *       "money": "9.90",
+                 *       "trade_status": "TRADE_SUCCESS",
+                 *       "sign": "0123456789abcdef0123456789abcdef",
+                 *       "sign_type": "MD5"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["PayNotifyParams"];
+            };
+        };
+        responses: {
+            /** @description success 或 fail（纯文本） */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example success */
+                    "text/plain": components["schemas"]["PayNotifyAnswer"];
+                };
+            };
+        };
+    };
+    payChannelListPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "current": 1,
+                 *       "pageSize": 10
+                 *     }
+                 */
+                "application/json": components["schemas"]["PayChannelQuery"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["PayChannelPage"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    payChannelGet: {
+        parameters: {
+            query: {
+                /** @example 1 */
+                id: components["parameters"]["IdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["PayChannel"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    payChannelAdd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "某某易支付",
+                 *       "gateway": "https://pay.example.com/",
+                 *       "pid": "1001",
+                 *       "key": "example-merchant-key",
+                 *       "methods": [
+                 *         "alipay",
+                 *         "wxpay"
+                 *       ],
+                 *       "enabled": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["PayChannelAddRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkId"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    payChannelUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 2,
+                 *       "name": "某某易支付",
+                 *       "gateway": "https://pay.example.com/",
+                 *       "pid": "1001",
+                 *       "methods": [
+                 *         "alipay"
+                 *       ],
+                 *       "enabled": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["PayChannelUpdateRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkBoolean"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    paySettingsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["PaymentSetup"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    paySettingsUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "orderTimeoutMinutes": 15
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaySettingsUpdateRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkBoolean"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    sandboxPaySubmit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "pid": "sandbox",
+                 *       "type": "alipay",
+                 *       "out_trade_no": "261127K7P2MQXA",
+                 *       "notify_url": "http://localhost:8080/api/pay/notify",
+                 *       "return_url": "http://localhost:8080/pay_result",
+                 *       "name": "体验套餐",
+                 *       "money": "9.90",
+                 *       "sign": "0123456789abcdef0123456789abcdef",
+                 *       "sign_type": "MD5"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SandboxPaySubmitRequest"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["SandboxTrade"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    sandboxPayAct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "tradeNo": "SBX2611261234567890",
+                 *       "outcome": "pay",
+                 *       "notify": "normal"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SandboxPayActRequest"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["SandboxPayActResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
@@ -7827,6 +8814,45 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["OkTask"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    noticeBroadcastRecipients: {
+        parameters: {
+            query: {
+                /** @example all */
+                role: components["schemas"]["BroadcastRole"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 0,
+                     *       "message": "ok",
+                     *       "data": {
+                     *         "role": "all",
+                     *         "count": 128
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["BroadcastRecipients"];
+                    };
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

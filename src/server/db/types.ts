@@ -183,6 +183,53 @@ export interface OrdersTable {
   handledBy: number | null;
   /** Search column: the server's folding of coinName (db/search.ts). */
   coinNameKey: Generated<string>;
+  /** The payment channel and method chosen (null: an offline order an admin confirms). */
+  channelId: Generated<number | null>;
+  method: Generated<PayMethod | null>;
+  /** The gateway's own number for the payment. */
+  tradeNo: Generated<string | null>;
+  /** An unpaid online order closes itself at this time. */
+  expiresAt: Generated<EpochMs | null>;
+  paidBy: Generated<'online' | 'manual' | null>;
+  /** 1: the money arrived after the order had closed or been cancelled (credited all the same, flagged for the admin). */
+  paidLate: Generated<number>;
+}
+
+export type PayMethod = 'alipay' | 'wxpay' | 'qqpay';
+
+export interface PaymentChannelsTable {
+  id: Generated<number>;
+  kind: 'epay' | 'sandbox';
+  name: string;
+  gateway: string;
+  pid: string;
+  keyCipher: string;
+  /** Comma-separated PayMethod values. */
+  methods: string;
+  /** 0/1; null for the sandbox until an admin switches it (on only while PUBLIC_ORIGIN is localhost). */
+  enabled: number | null;
+  createdAt: EpochMs;
+  updatedAt: EpochMs;
+}
+
+export interface PaymentSettingsTable {
+  id: number;
+  orderTimeoutMinutes: number;
+}
+
+export interface SandboxPayTradesTable {
+  tradeNo: string;
+  channelId: number;
+  outTradeNo: string;
+  type: PayMethod;
+  name: string;
+  /** Yuan as the protocol writes it: "9.90". */
+  money: string;
+  notifyUrl: string;
+  returnUrl: string;
+  status: 'pending' | 'paid' | 'failed' | 'closed';
+  createdAt: EpochMs;
+  paidAt: EpochMs | null;
 }
 
 export interface RedeemCodesTable {
@@ -365,6 +412,9 @@ export interface Database extends QuotaAiTables {
   idempotencyKeys: IdempotencyKeysTable;
   mallPackages: MallPackagesTable;
   orders: OrdersTable;
+  paymentChannels: PaymentChannelsTable;
+  paymentSettings: PaymentSettingsTable;
+  sandboxPayTrades: SandboxPayTradesTable;
   redeemCodes: RedeemCodesTable;
   platforms: PlatformsTable;
   services: ServicesTable;

@@ -26,6 +26,11 @@ export interface OperationSpec {
   csv: boolean;
   /** Answers a server-sent event stream (GET /api/events) instead of the JSON envelope. */
   eventStream: boolean;
+  /**
+   * `x-gateway-callback`: a payment gateway's notification. Its parameters are one free-form object (query, or an
+   * application/x-www-form-urlencoded body), and it answers plain text (`success` / `fail`) instead of the envelope.
+   */
+  gatewayCallback: boolean;
 }
 
 export interface OpenApiDocument {
@@ -63,6 +68,8 @@ function resolveParameter(doc: OpenApiDocument, parameter: any): any {
 function querySchemaOf(doc: OpenApiDocument, parameters: any[] | undefined): JsonSchema | undefined {
   const query = (parameters ?? []).map((p) => resolveParameter(doc, p)).filter((p) => p.in === 'query');
   if (query.length === 0) return undefined;
+  // One exploded object parameter (a gateway's notification): the query string is that object.
+  if (query.length === 1 && query[0].style === 'form' && query[0].explode === true) return rebaseRefs(query[0].schema);
   return rebaseRefs({
     type: 'object',
     additionalProperties: false,
@@ -105,7 +112,10 @@ export function listOperations(doc: OpenApiDocument): OperationSpec[] {
       ) {
         throw new Error(`openapi.yaml: ${upper} ${path} needs an operationId and x-roles from ${ROLES.join(', ')}`);
       }
-      const body = op.requestBody?.content?.['application/json']?.schema;
+      const gatewayCallback = op['x-gateway-callback'] === true;
+      const body =
+        op.requestBody?.content?.['application/json']?.schema ??
+        (gatewayCallback ? op.requestBody?.content?.['application/x-www-form-urlencoded']?.schema : undefined);
       operations.push({
         operationId: op.operationId,
         method: upper,
@@ -121,6 +131,7 @@ export function listOperations(doc: OpenApiDocument): OperationSpec[] {
           : undefined,
         csv: op.responses?.['200']?.content?.['text/csv'] !== undefined,
         eventStream: op.responses?.['200']?.content?.['text/event-stream'] !== undefined,
+        gatewayCallback,
       });
     }
   }

@@ -96,6 +96,10 @@ export function registerOperations(
     const handler = handlers[op.operationId as OperationId] as unknown as
       ((ctx: HandlerContext<OperationId>) => Promise<unknown>) | undefined;
     if (!handler) throw new Error(`no handler for operation ${op.operationId}`);
+    if (op.gatewayCallback) {
+      registerGatewayCallback(fastify, op, handler, app);
+      continue;
+    }
     fastify.route({
       method: op.method,
       url: op.path,
@@ -134,4 +138,52 @@ export function registerOperations(
       },
     });
   }
+}
+
+/**
+ * A payment gateway's notification (x-gateway-callback): GET with the parameters in the query, or a form POST, as
+ * gateways send both. Form bodies are parsed in this route's own scope only: every other operation takes JSON. It
+ * answers plain text, and a request the contract refuses (too many or too long parameters) gets `fail`, not the
+ * API's envelope, because a gateway reads nothing else.
+ */
+function registerGatewayCallback(
+  fastify: FastifyInstance,
+  op: OperationSpec,
+  handler: (ctx: HandlerContext<OperationId>) => Promise<unknown>,
+  app: AppContext,
+) {
+  void fastify.register(async (scope) => {
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
+      done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    );
+    // A body it cannot read (a broken JSON one, another type, too big) is a `fail` like any other refusal.
+    scope.setErrorHandler((error, request, reply) => {
+      app.metrics.payNotifies.inc({ result: 'malformed' });
+      request.log.warn(
+        { operationId: op.operationId, err: (error as Error).message },
+        'payment notification refused: unreadable',
+      );
+      return reply.code(200).type('text/plain; charset=utf-8').send('fail');
+    });
+    scope.route({
+      method: op.method,
+      url: op.path,
+      config: { operationId: op.operationId },
+      ...(op.bodyLimit ? { bodyLimit: op.bodyLimit } : {}),
+      attachValidation: true,
+      schema: {
+        ...(op.querySchema ? { querystring: op.querySchema } : {}),
+        ...(op.bodySchema ? { body: op.bodySchema } : {}),
+      },
+      handler: async (request, reply) => {
+        reply.type('text/plain; charset=utf-8');
+        if (request.validationError) {
+          app.metrics.payNotifies.inc({ result: 'malformed' });
+          request.log.warn({ operationId: op.operationId }, 'payment notification refused: malformed parameters');
+          return 'fail';
+        }
+        return await handler(new RequestContext(app, request, reply));
+      },
+    });
+  });
 }

@@ -7,6 +7,10 @@ import type { Connector } from './connectors/connector.js';
 import { planDue } from './planner.js';
 import { releaseExpiredLeases } from './queue.js';
 import { Worker, type Claimed } from './worker.js';
+import { sweepPayments } from '../modules/payments/sweeper.js';
+
+/** How often this process sweeps unpaid online orders (asks gateways, closes expired ones). */
+export const PAYMENT_SWEEP_MS = 60_000;
 
 /**
  * Plans and executes platform services' runs in this process: a poll loop (planner, then claims up to the configured
@@ -23,6 +27,8 @@ export class Scheduler {
   private readonly inFlight = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private running = false;
+  private lastSweep = 0;
+  private sweeping: Promise<void> | undefined;
 
   constructor(
     private readonly app: AppContext,
@@ -46,7 +52,11 @@ export class Scheduler {
   async stop(): Promise<void> {
     this.running = false;
     clearTimeout(this.timer);
-    const busy = [...this.inFlight, ...(this.batchSlot ? [this.batchSlot] : [])];
+    const busy = [
+      ...this.inFlight,
+      ...(this.batchSlot ? [this.batchSlot] : []),
+      ...(this.sweeping ? [this.sweeping] : []),
+    ];
     if (busy.length === 0) return;
     let timer: NodeJS.Timeout | undefined;
     const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.app.config.jobs.shutdownMs)));
@@ -88,6 +98,7 @@ export class Scheduler {
       .then(() => {
         this.pump();
         this.pumpBatches();
+        this.sweepPayments();
       })
       .finally(() => {
         if (this.running) {
@@ -118,6 +129,19 @@ export class Scheduler {
       .catch((err: unknown) => this.app.log.error({ err }, 'scheduler: batch work failed'))
       .finally(() => (this.batchSlot = undefined));
     this.batchSlot = slot;
+  }
+
+  /** The payment sweep (payments/sweeper.ts) about once a minute, one at a time, beside the runs. */
+  private sweepPayments(): void {
+    const now = this.app.now();
+    if (!this.running || this.sweeping || now - this.lastSweep < PAYMENT_SWEEP_MS) return;
+    this.lastSweep = now;
+    this.sweeping = sweepPayments(this.app)
+      .then((done) => {
+        if (done.settled + done.closed > 0) this.app.log.info(done, 'payment sweep');
+      })
+      .catch((err: unknown) => this.app.log.error({ err }, 'scheduler: payment sweep failed'))
+      .finally(() => (this.sweeping = undefined));
   }
 
   /**

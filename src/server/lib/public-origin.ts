@@ -15,6 +15,9 @@ export interface PublicOrigin {
 
 const isLocalhost = (host: string) => host === 'localhost' || host.endsWith('.localhost');
 
+/** Whether the site is opened on this machine only (the README's quick start): http://localhost:<port>. */
+export const isLocalOrigin = (origin: PublicOrigin): boolean => isLocalhost(new URL(origin.origin).hostname);
+
 /**
  * PUBLIC_ORIGIN (default `http://localhost:<PORT>`, the README's quick start) and PASSKEY_RP_ID (default: its host).
  * Refused: anything but an origin; an IP address (WebAuthn has no relying party on one); http anywhere but localhost

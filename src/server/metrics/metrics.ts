@@ -3,7 +3,7 @@ import type { Db } from '../db/database.js';
 
 /**
  * What this process tells Prometheus (GET /metrics, see metrics/serve.ts): requests by operation, the database, the
- * scheduler, batch tasks, coin movements, open event streams, and the process itself (prom-client's defaults). One
+ * scheduler, batch tasks, coin movements, payment notifications, open event streams, and the process itself (prom-client's defaults). One
  * registry per app, so tests that build several apps in one process never share or collide.
  */
 export interface Metrics {
@@ -17,6 +17,8 @@ export interface Metrics {
   runsFinished: Counter<'outcome'>;
   batchItems: Counter<'state'>;
   coinMovements: Counter<'kind'>;
+  /** Payment gateways' notifications (and order queries) by result: credited, duplicate, or why one was refused. */
+  payNotifies: Counter<'result'>;
 }
 
 /** What the registry reads when scraped: things another part of the app counts or holds. */
@@ -78,6 +80,12 @@ export function createMetrics(sources: MetricSources): Metrics {
       name: 'coin_movements_total',
       help: 'Ledger entries this process wrote, by kind (counted as written, inside their transaction)',
       labelNames: ['kind'],
+      registers: [registry],
+    }),
+    payNotifies: new Counter({
+      name: 'payment_notify_total',
+      help: 'Payment notifications and order queries, by result (credited, duplicate, or the reason one was refused)',
+      labelNames: ['result'],
       registers: [registry],
     }),
   };

@@ -20,4 +20,6 @@ export const customScreens: Record<CustomScreenName, ScreenModule> = {
   coinChange: () => import('../screens/CoinChange'),
   redeemGenerate: () => import('../screens/RedeemGenerate'),
   twoFactor: () => import('../screens/TwoFactor'),
+  cashier: () => import('../screens/Cashier'),
+  payResult: () => import('../screens/PayResult'),
 };

@@ -16,8 +16,12 @@ export type LiveKind = Exclude<Schemas['LiveEventKind'], 'ready' | 'resync' | 's
 /** `public`: anyone (login, register, 500); otherwise the roles that may open the screen. */
 export type Access = 'public' | readonly SignedInRole[];
 
-/** `full`: header, tab bar, watermark and notice bar; `bare`: none of them (login, register). */
-export type Chrome = 'full' | 'bare';
+/**
+ * `full`: header, tab bar, watermark and notice bar; `bare`: none of them (login, register); `error`: an error page
+ * (/500): header and notice bar, but no tab bar and no announcement dialog, whose links and text lead nowhere there (the
+ * page offers its own way on). Not-found and no-permission pages are drawn the same way.
+ */
+export type Chrome = 'full' | 'bare' | 'error';
 
 interface ScreenBase {
   path: string;
@@ -120,7 +124,50 @@ export type RowAction<R> =
       when?: (row: R) => boolean;
       /** Copies this text of the row (an order number) to the clipboard. */
       copy: (row: R) => string;
+    }
+  | {
+      label: string;
+      color?: 'primary' | 'warning' | 'danger' | 'light' | 'success';
+      when?: (row: R) => boolean;
+      /** Opens a dialog of choices read from an operation (a payment method), then calls with the one picked. */
+      choose: ChoiceAction<R>;
     };
+
+/**
+ * A row action that asks the user to pick first (去支付: a payment method): a dialog naming the row, the choices
+ * `from` an operation answers (read when it opens; `empty` says what to do when there are none), and `call` made with
+ * the row and the value picked. Its errors show in the dialog, next to the choice. After the call, `leave` names an
+ * address the phone goes on to (a payment cashier, outside the app) while the dialog shows `busy`; without it the
+ * dialog closes, says `done` and the rows read again. Written with `choiceAction()`, which checks both operations.
+ */
+export interface ChoiceSpec<R, Q extends OperationId, V, P extends OperationId> {
+  title: (row: R) => string;
+  /** Lines under the title that say what the row is about (a package, its price). */
+  lines?: (row: R) => readonly string[];
+  /** What the choices are of, above them (付款方式). */
+  legend: string;
+  from: {
+    operation: Q;
+    args: OperationArgs<Q>;
+    choices: (data: ResponseData<Q>) => readonly { label: string; value: V }[];
+    /** A line under the choices worded from the same answer and the row (when an unpaid order closes). */
+    note?: (data: ResponseData<Q>, row: R) => string | null;
+  };
+  empty: string;
+  /** The button that makes the call, and what it says while the call (and the leaving) is under way. */
+  ok: string;
+  busy: string;
+  call: { operation: P; args: (row: R, value: V) => OperationArgs<P> };
+  leave?: (data: ResponseData<P>) => string;
+  done?: string;
+}
+/* eslint-disable @typescript-eslint/no-explicit-any -- checked by choiceAction(); the row action holds it erased */
+export type ChoiceAction<R> = ChoiceSpec<R, any, any, any>;
+/* eslint-enable @typescript-eslint/no-explicit-any */
+/** A choice row action's spec, its choices and its call each checked against their own operation. */
+export const choiceAction = <R, Q extends OperationId, V, P extends OperationId>(
+  spec: ChoiceSpec<R, Q, V, P>,
+): ChoiceAction<R> => spec;
 
 /**
  * Ties an operation to the arguments built from a row, checked against that operation's contract. Indexed by K (a
@@ -144,7 +191,8 @@ export interface ListItem<R> {
   extra?: (row: R) => string;
   /** The extra's colour (an amount gained or spent); the text itself must say it too (a sign), never colour alone. */
   extraTone?: (row: R) => Tone;
-  tag?: (row: R) => TagValue | null;
+  /** The row's state as a tag, or several (an order's state and 已关单后付款), each in words. */
+  tag?: (row: R) => TagValue | readonly TagValue[] | null;
 }
 
 /** A job's progress, shown as a bar with done and failed out of total. */
@@ -152,6 +200,28 @@ export interface Progress {
   done: number;
   failed: number;
   total: number;
+}
+
+/**
+ * Choices of a list filter read from a paged operation's first page (the payment channels), each row one choice; shown
+ * after the chip's fixed options, and left out when that read fails (the fixed ones stay usable).
+ */
+export type ChipSource = {
+  [P in PageOperation]: {
+    operation: P;
+    /** The query or body of the read, beside the page (current 1, pageSize 100). */
+    args?: Partial<RequestBody<P>>;
+    choice: (row: RowOf<P>) => { value: string | number; label: string };
+  };
+}[PageOperation];
+
+/** A row of one-tap choices for one filter of the list's query (全部, then the options, then `from`'s). */
+export interface ListChip {
+  field: string;
+  label: string;
+  /** Fixed choices by value, in this order; a value of digits is sent as a number, `true`/`false` as booleans. */
+  options: Readonly<Record<string, string>> | readonly { value: string; label: string }[];
+  from?: ChipSource;
 }
 
 /** An action above a list (not tied to a row): a call or a link. */
@@ -183,8 +253,16 @@ export interface ListScreen<K extends PageOperation = PageOperation> extends Scr
   rowActions?: readonly RowAction<RowOf<NoInfer<K>>>[];
   /** Row actions the swipe shows at most (3 by default, what fits a phone); the rest open from '更多'. */
   swipeMax?: number;
-  /** One-tap filters above the list: a field of the operation's query and the words for its values. */
-  chips?: readonly { field: string; label: string; options: Readonly<Record<string, string>> }[];
+  /**
+   * One-tap filters above the list: a field of the operation's query and the words for its values, in this order;
+   * `from` adds choices read from another list (an order's channel: one per payment channel) after them.
+   */
+  chips?: readonly ListChip[];
+  /**
+   * Filters that are on or off (只看已关单后付款): one pressed button each; on, the operation's query carries the field
+   * as `true`, off it leaves the field out.
+   */
+  switches?: readonly { field: string; label: string }[];
 
   /** Rows that stand out (unread notices): bold, with a dot. */
   highlight?: (row: RowOf<NoInfer<K>>) => boolean;
@@ -239,18 +317,31 @@ export type FormLoad<K extends FormOperation, L extends OperationId = OperationI
     unavailable?: (data: ResponseData<P>) => { title: string; description: string } | null;
     /** The screen's title worded from the record once read (开通… for a first setup, 修改… after). */
     title?: (data: ResponseData<P>) => string;
+    /**
+     * The fields this record may change, when fewer than the screen's `fields` (the built-in sandbox channel: only
+     * its methods and switch): the others are neither shown nor sent. Null or absent shows them all.
+     */
+    fields?: (data: ResponseData<P>) => readonly (keyof RequestBody<K> & string)[] | null;
   };
 }[L];
 
 /**
  * A question asked before a form is sent (a destructive batch): `args` reads what the submission touches (the
- * platform, by the id just picked) with its own operation, and `text` names it in the question, with numbers.
+ * platform, by the id just picked) with its own operation, and `text` names it in the question, with numbers. A null
+ * text asks nothing: the form is sent as it is (only some submissions need the question).
  */
 export type FormConfirm<K extends FormOperation, L extends OperationId = OperationId> = {
   [P in L]: {
     operation: P;
     args: (body: RequestBody<K>) => OperationArgs<P>;
-    text: (body: RequestBody<K>, data: ResponseData<P>) => string;
+    text: (body: RequestBody<K>, data: ResponseData<P>) => string | null;
+    /**
+     * Fields the body carries once the question is answered yes (the server's own "I was asked" flag, such as
+     * confirmPublic): never sent without the question.
+     */
+    sets?: Partial<RequestBody<K>>;
+    /** The question's two buttons in words when 确定/取消 would be unclear. */
+    labels?: ConfirmLabels;
   };
 }[L];
 
@@ -300,6 +391,11 @@ export interface FormScreen<K extends FormOperation = FormOperation> extends Scr
   fields?: readonly (keyof RequestBody<K> & string)[];
   /** Multi-line fields. */
   textareas?: readonly (keyof RequestBody<K> & string)[];
+  /**
+   * What a typed field shows while empty when 请输入… would not say enough: an example or where to find the value (a
+   * gateway's address, the merchant id from its backend).
+   */
+  placeholders?: Partial<Record<keyof RequestBody<K> & string, string>>;
   /** Display labels of this form's enum values, by field; without them the app-wide labels (w.form.enumLabels) apply. */
   enumLabels?: Partial<Record<keyof RequestBody<K> & string, Readonly<Record<string, string>>>>;
   /**
@@ -325,7 +421,7 @@ export interface FormScreen<K extends FormOperation = FormOperation> extends Scr
   /**
    * Where to go after success: a path (back to it when the admin came from there, else it replaces the form), a path
    * built from the operation's answer (the account just changed), or `stay` on the form with the toast. Without it:
-   * back where the admin came from, or home on a deep link.
+   * back where the admin came from, or, on a deep link, the record's list (`recordOf`) or home.
    */
   after?: `/${string}` | 'stay' | ((result: ResponseData<K>) => `/${string}`);
   /**
@@ -396,7 +492,9 @@ export type CustomScreenName =
   | 'bindEmail'
   | 'coinChange'
   | 'redeemGenerate'
-  | 'twoFactor';
+  | 'twoFactor'
+  | 'cashier'
+  | 'payResult';
 
 /**
  * What the web app does when a screen tells it something happened (src/web/app/behaviours.ts registers each), named
@@ -596,6 +694,18 @@ export interface ComposedScreen<K extends OperationId = OperationId> extends Scr
   liveOn?: readonly LiveKind[];
   body: readonly Part<ResponseData<NoInfer<K>>>[];
 }
+
+/**
+ * A warning at the top of home while a record says something needs attention (沙箱支付 on at a public address): read
+ * with an operation that takes no input, only by the roles the contract lets call it, and shown while `show` answers
+ * one, with a link to the screen where it is put right.
+ */
+export type HomeAlert = {
+  [K in RecordOperation]: {
+    operation: K;
+    show: (data: ResponseData<K>) => { text: string; link: { label: string; to: string } } | null;
+  };
+}[RecordOperation];
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- each screen was checked by its helper; the map erases K */
 export type Screen =

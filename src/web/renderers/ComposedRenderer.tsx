@@ -21,12 +21,22 @@ import './composed/composed.css';
 type Data = unknown;
 type State = { status: 'loading' } | { status: 'error' } | { status: 'ready'; data: Data };
 
-function PartView({ part, data, reload }: { part: Part<Data>; data: Data; reload: () => void }) {
+function PartView({
+  part,
+  data,
+  reload,
+  refresh,
+}: {
+  part: Part<Data>;
+  data: Data;
+  reload: () => void;
+  refresh: () => void;
+}) {
   switch (part.type) {
     case 'detail':
       return <DetailPartView part={part} data={data} onChanged={reload} />;
     case 'list':
-      return <ListPartView part={part} data={data} onSettled={reload} />;
+      return <ListPartView part={part} data={data} onSettled={reload} onChanged={refresh} />;
     case 'cards':
       return <CardsPartView part={part} />;
     case 'stats':
@@ -52,7 +62,8 @@ export function ComposedRenderer({ screen: typed }: { screen: ComposedScreen<any
   const reload = useCallback(() => setGeneration((n) => n + 1), []);
   // A change heard on the event stream: the record and the parts read again in place (nothing remounts or flashes).
   const [tick, setTick] = useState(0);
-  useLive(screen.liveOn, () => setTick((n) => n + 1));
+  const refresh = useCallback(() => setTick((n) => n + 1), []);
+  useLive(screen.liveOn, refresh);
 
   useEffect(() => {
     const { load } = screen;
@@ -89,7 +100,7 @@ export function ComposedRenderer({ screen: typed }: { screen: ComposedScreen<any
     <div className="composed-screen">
       <LiveTick.Provider value={tick}>
         {screen.body.map((part, index) => (
-          <PartView key={`${generation}-${index}`} part={part} data={state.data} reload={reload} />
+          <PartView key={`${generation}-${index}`} part={part} data={state.data} reload={reload} refresh={refresh} />
         ))}
       </LiveTick.Provider>
     </div>

@@ -13,6 +13,7 @@ import { useLive } from '../live/useLive';
 import { ListRenderer } from './ListRenderer';
 import { MissingRecord, namesRecord } from './MissingRecord';
 import { actionsFor, useActionButtons } from './list/row-actions';
+import { useChoiceAction } from './choice-action';
 import { ProgressLine } from './ProgressLine';
 import './list/list.css';
 
@@ -54,6 +55,7 @@ export function DetailRenderer({ screen: typed }: { screen: DetailScreen<any> })
     status: 'loading',
   });
   const [attempt, setAttempt] = useState(0);
+  const choice = useChoiceAction<Data>(() => setAttempt((n) => n + 1));
   const search = params.toString();
   const loaded = useRef(false);
   // Asking the server for record 0 would only answer '编号不能小于 1': the link lost its record, say that instead.
@@ -97,6 +99,10 @@ export function DetailRenderer({ screen: typed }: { screen: DetailScreen<any> })
     press(action.label, async () => {
       if ('to' in action) return navigate(action.to(data));
       if ('copy' in action) return copyText(action.copy(data));
+      if ('choose' in action) {
+        choice.start(action.choose, data);
+        return;
+      }
       if (await runAction(action, data)) setAttempt((n) => n + 1);
     });
   const insteadOfBelow = screen.instead?.(data);
@@ -140,6 +146,7 @@ export function DetailRenderer({ screen: typed }: { screen: DetailScreen<any> })
       ) : (
         screen.below?.kind === 'list' && <ListRenderer screen={screen.below as ListScreen} />
       )}
+      {choice.dialog}
     </>
   );
 }

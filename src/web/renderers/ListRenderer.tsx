@@ -1,13 +1,14 @@
 import { useCallback } from 'react';
 import { Button, PullToRefresh } from 'antd-mobile';
 import { Link, useSearchParams } from 'react-router-dom';
-import type { ActionCall, ListItem, ListScreen, Progress, RowAction } from '../config/types';
+import type { ActionCall, ListChip, ListItem, ListScreen, Progress, RowAction } from '../config/types';
 import { signedInMessages as w } from '../i18n/zh-CN-signed-in';
 import { readListQuery, writeListQuery, type ListQuery } from './list/list-query';
 import { ListRows } from './list/ListRows';
 import { SearchBox } from './list/SearchBox';
 import { ListToolbar } from './list/ListToolbar';
 import { usePagedList } from './list/usePagedList';
+import { useChipChoices } from './list/chip-choices';
 import { behaviours } from '../app/behaviours';
 import { useLive } from '../live/useLive';
 import './list/list.css';
@@ -53,6 +54,29 @@ function Toggles({
   );
 }
 
+/** One filter's row of choices: 全部 first, then the chip's own (fixed, then read from its `from` list). */
+function ChipToggles({
+  chip,
+  value,
+  onPick,
+}: {
+  chip: ListChip;
+  value: string | undefined;
+  onPick: (value: string) => void;
+}) {
+  const choices = useChipChoices(chip);
+  return (
+    <Toggles
+      label={chip.label}
+      items={[
+        { key: '', text: w.list.all(chip.label), active: !value },
+        ...choices.map((c) => ({ key: c.value, text: c.label, active: value === c.value })),
+      ]}
+      onPick={onPick}
+    />
+  );
+}
+
 /** Any paged operation as an infinite list: search, filters, sort, pull to refresh, and row actions. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the map's lists, each typed by its own operation
 export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
@@ -73,6 +97,11 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
     list.refresh,
     poll && { fallback: { everyMs: poll.everyMs, wanted: poll.while ? list.rows.some(poll.while) : true } },
   );
+  /** Sets one filter (undefined: leaves it out) and loads again from the first page. */
+  const setFilter = (field: string, value: string | undefined) => {
+    const others = Object.entries(query.filters).filter(([name]) => name !== field);
+    update({ filters: Object.fromEntries(value === undefined ? others : [...others, [field, value]]) });
+  };
   const changed = async () => {
     // Not awaited: the list reloads meanwhile (the unread count is the frame's, not this list's).
     if (screen.onChange) void behaviours[screen.onChange]();
@@ -102,23 +131,24 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
         </div>
       )}
       {screen.chips?.map((chip) => (
-        <Toggles
+        <ChipToggles
           key={chip.field}
-          label={chip.label}
-          items={[
-            { key: '', text: w.list.all(chip.label), active: !query.filters[chip.field] },
-            ...Object.entries(chip.options).map(([value, text]) => ({
-              key: value,
-              text,
-              active: query.filters[chip.field] === value,
-            })),
-          ]}
-          onPick={(value) => {
-            const others = Object.entries(query.filters).filter(([name]) => name !== chip.field);
-            update({ filters: Object.fromEntries(value ? [...others, [chip.field, value]] : others) });
-          }}
+          chip={chip}
+          value={query.filters[chip.field]}
+          onPick={(value) => setFilter(chip.field, value || undefined)}
         />
       ))}
+      {screen.switches && (
+        <Toggles
+          label={w.list.switches}
+          items={screen.switches.map(({ field, label }) => ({
+            key: field,
+            text: label,
+            active: query.filters[field] === 'true',
+          }))}
+          onPick={(field) => setFilter(field, query.filters[field] === 'true' ? undefined : 'true')}
+        />
+      )}
       {screen.sortFields && (
         <Toggles
           label={w.list.sort}

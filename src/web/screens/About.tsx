@@ -10,6 +10,7 @@ import { signedInMessages as w } from '../i18n/zh-CN-signed-in';
 import { useOperation } from '../operations/useOperation';
 import { refreshSession } from '../state/refresh-session';
 import { sessionStore } from '../state/session';
+import { siteStore } from '../state/site';
 import { useStore } from '../state/store';
 import { unreadStore } from '../state/unread';
 import { MenuIcon } from './MenuIcon';
@@ -69,9 +70,13 @@ function RedeemCode() {
 
 const copy = copyText;
 
-/** My page: who I am, my invitation link, and the areas my role may use. '退出' is in the header (screen map). */
+/**
+ * My page: who I am, an agent's invitation code and link with what inviting gives, and the areas my role may use.
+ * '退出' is in the header (screen map).
+ */
 export default function About() {
   const { user, role } = useStore(sessionStore);
+  const site = useStore(siteStore);
   const navigate = useNavigate();
   // The tab bar keeps it fresh (on every navigation); this entry shows the same count.
   const unread = useStore(unreadStore);
@@ -92,16 +97,24 @@ export default function About() {
         <List.Item extra={String(user.coin)} onClick={() => navigate('/coin_detail')}>
           {w.coins.balance}
         </List.Item>
-        <List.Item extra={user.invitationCode} onClick={() => copy(user.invitationCode)}>
-          {w.user.invitationCode}
-        </List.Item>
-        <List.Item description={inviteLink} onClick={() => copy(inviteLink)}>
-          {w.user.inviteLink}
-        </List.Item>
         <List.Item extra={user.email ?? w.user.noEmail} onClick={() => navigate('/bind_email')}>
           {w.user.email}
         </List.Item>
       </List>
+      {/* Inviting gives something to an agent only (the rebate), so only an agent is shown the code, with the rule. */}
+      {user.userRole === 'agent' && (
+        <List mode="card" header={w.user.invite} style={{ margin: '0 0 12px' }}>
+          <List.Item>
+            <span className="about-invite-rule">{w.user.inviteRule(site?.rebatePercent ?? 0)}</span>
+          </List.Item>
+          <List.Item extra={user.invitationCode} onClick={() => copy(user.invitationCode)}>
+            {w.user.invitationCode}
+          </List.Item>
+          <List.Item description={inviteLink} onClick={() => copy(inviteLink)}>
+            {w.user.inviteLink}
+          </List.Item>
+        </List>
+      )}
       <RedeemCode />
       {menuFor(role, 'my').map((section) => (
         <List key={section.group} mode="card" header={w.menu[section.group]} style={{ margin: '0 0 12px' }}>

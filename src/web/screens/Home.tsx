@@ -1,5 +1,10 @@
+import { NoticeBar } from 'antd-mobile';
+import { ExclamationTriangleOutline } from 'antd-mobile-icons';
 import { useDeferredValue, useEffect, useMemo, useState } from 'react';
-import { platforms } from '../../../screens.config';
+import { Link } from 'react-router-dom';
+import { homeAlerts, platforms } from '../../../screens.config';
+import { OPERATIONS } from '../../api/generated/operations.gen';
+import type { RecordOperation, SignedInRole } from '../config/types';
 import { api } from '../api';
 import { menuFor } from '../app/menu';
 import { signedInMessages as w } from '../i18n/zh-CN-signed-in';
@@ -30,6 +35,36 @@ function useClosedPlatforms(): ((path: string) => boolean) | undefined {
 
 const NO_SECTIONS: ReturnType<typeof menuFor> = [];
 
+type Alert = { text: string; link: { label: string; to: string } };
+type ErasedAlert = { operation: RecordOperation; show: (data: unknown) => Alert | null };
+
+/**
+ * The screen map's home alerts this role's operations allow, each read quietly once per visit home: shown while its
+ * record says so (沙箱支付 on at a public address), gone once it is put right. A failed read shows nothing.
+ */
+function useHomeAlerts(role: SignedInRole | 'notLogin'): Alert[] {
+  const [shown, setShown] = useState<Alert[]>([]);
+  useEffect(() => {
+    if (role === 'notLogin') return;
+    const controller = new AbortController();
+    const mine = (homeAlerts as readonly ErasedAlert[]).filter((a) =>
+      (OPERATIONS[a.operation].roles as readonly string[]).includes(role),
+    );
+    void Promise.all(
+      mine.map((a) =>
+        (api.call as (op: RecordOperation, init: object) => Promise<unknown>)(a.operation, {
+          signal: controller.signal,
+          quiet: true,
+        }).then(a.show, () => null),
+      ),
+    ).then((found) => {
+      if (!controller.signal.aborted) setShown(found.filter((a): a is Alert => a !== null));
+    });
+    return () => controller.abort();
+  }, [role]);
+  return shown;
+}
+
 /**
  * Home: a greeting and the entries the signed-in role may use, from the screen map. The entries' grids (most of the
  * page's elements) render just after the first paint, as a transition React slices: the frame, the greeting and the
@@ -43,8 +78,26 @@ export default function Home() {
     NO_SECTIONS,
   );
   const closed = useClosedPlatforms();
+  const alerts = useHomeAlerts(role);
   return (
     <div className="app-page">
+      {alerts.map((alert) => (
+        <div key={alert.text} className="home-alert" role="alert">
+          <NoticeBar
+            color="alert"
+            wrap
+            icon={<ExclamationTriangleOutline />}
+            content={
+              <>
+                <span className="home-alert-text">{alert.text}</span>
+                <Link className="home-alert-link" to={alert.link.to}>
+                  {alert.link.label}
+                </Link>
+              </>
+            }
+          />
+        </div>
+      ))}
       <div className="home-hero">
         <h2>{w.user.greeting(user?.userName ?? '')}</h2>
         <p>

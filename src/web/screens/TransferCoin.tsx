@@ -20,6 +20,18 @@ interface TransferForm {
 
 const coinOf = (amount: string) => wholeNumberWithin(contractRules.CoinAmount, amount);
 
+/** What is wrong with the amount typed, said by the field: its form, the balance it would need, the cap. */
+function amountProblemOf(text: string, coin: number | undefined, balance: number, cap: number): string | null {
+  if (text === '') return null;
+  if (!/^\d+$/.test(text)) return w.coins.amountRule;
+  const n = Number(text);
+  if (n === 0) return w.coins.atLeastOne;
+  if (n > balance) return w.coins.overBalance(balance);
+  if (cap > 0 && n > cap) return w.coins.overCap(cap);
+  // Within the balance but past what the contract takes in one transfer.
+  return coin === undefined ? w.coins.amountRule : null;
+}
+
 /**
  * Send coins to another account. The payee is looked up first and shown masked, so the payer confirms who gets the
  * coins; one Idempotency-Key per attempt means a retry after a lost answer never pays twice.
@@ -47,18 +59,44 @@ export default function TransferCoin() {
   const transfer = useOperation('userTransferCoin');
   const busy = lookup.busy || transfer.busy;
   const coin = coinOf(amount);
+  const balance = user?.coin ?? 0;
   const own = user !== null && account.trim().toLowerCase() === user.userAccount.toLowerCase();
-  const overCap = coin !== undefined && cap > 0 && coin > cap;
+  // The amount checked against what the screen knows (the rule, the balance, the cap) as it is typed, by the field.
+  const amountProblem = amountProblemOf(amount, coin, balance, cap);
+  const canLookUp = !own && fitsText(contractRules.UserAccount, account.trim());
+  // What the most the payer can send is: the balance, or the cap when it is lower.
+  const most = cap > 0 ? Math.min(balance, cap) : balance;
 
-  const lookUp = async () => {
+  const lookUp = async (who = account) => {
     setPayee(null);
     if (own) {
       toast(w.coins.notToSelf);
       return;
     }
-    const found = await lookup.run({ query: { userAccount: account.trim() } });
+    const found = await lookup.run({ query: { userAccount: who.trim() } });
     if (found.ok) setPayee(found.data);
   };
+
+  // Arrived with ?to=<account> (an agent topping up a subordinate): who it is is looked up at once.
+  const prefilled = search.get('to') ?? '';
+  useEffect(() => {
+    if (fitsText(contractRules.UserAccount, prefilled.trim())) void lookUp(prefilled);
+    // Once, for the account the link named.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [prefilled]);
+
+  // Why 转账 cannot be tapped yet, said under it.
+  const waiting = own
+    ? w.coins.notToSelf
+    : !payee
+      ? lookup.busy
+        ? w.coins.lookingUp
+        : account.trim() === ''
+          ? w.coins.payeeFirst
+          : w.coins.checkPayeeFirst
+      : amount === ''
+        ? w.coins.amountFirst
+        : (amountProblem ?? null);
 
   const send = async (values: TransferForm) => {
     const to = values.account.trim();
@@ -83,16 +121,24 @@ export default function TransferCoin() {
     <Form
       layout="vertical"
       footer={
-        <Button
-          block
-          color="primary"
-          size="large"
-          loading={transfer.busy}
-          disabled={busy || !payee || coin === undefined || overCap || own}
-          onClick={handleSubmit(send, (errors) => toast(errors.amount?.message ?? w.coins.amountRule))}
-        >
-          {w.coins.transfer}
-        </Button>
+        <>
+          <Button
+            block
+            color="primary"
+            size="large"
+            loading={transfer.busy}
+            disabled={busy || waiting !== null}
+            aria-describedby={waiting ? 'transfer-why' : undefined}
+            onClick={handleSubmit(send, (errors) => toast(errors.amount?.message ?? w.coins.amountRule))}
+          >
+            {w.coins.transfer}
+          </Button>
+          {waiting && !busy && (
+            <p id="transfer-why" className="why-disabled">
+              {waiting}
+            </p>
+          )}
+        </>
       }
     >
       <Form.Item label={w.coins.balance}>
@@ -115,8 +161,8 @@ export default function TransferCoin() {
             color="primary"
             fill="outline"
             loading={lookup.busy}
-            disabled={busy || own || !fitsText(contractRules.UserAccount, account.trim())}
-            onClick={lookUp}
+            disabled={busy || !canLookUp}
+            onClick={() => void lookUp()}
           >
             {w.coins.lookUp}
           </Button>
@@ -128,6 +174,10 @@ export default function TransferCoin() {
             setPayee(null);
             setValue('account', v);
           }}
+          // Leaving the field looks the payee up by itself; 查询 stays for a second look.
+          onBlur={() => {
+            if (canLookUp && !payee && !lookup.busy) void lookUp();
+          }}
           placeholder={w.coins.payeePlaceholder}
           autoComplete="off"
         />
@@ -135,13 +185,25 @@ export default function TransferCoin() {
       <Form.Item
         label={w.coins.amount}
         description={
-          overCap ? (
+          amountProblem ? (
             <span role="alert" className="form-field-error">
-              {w.coins.overCap(cap)}
+              {amountProblem}
             </span>
           ) : (
             w.coins.capHint(cap)
           )
+        }
+        extra={
+          <Button
+            size="small"
+            color="primary"
+            fill="outline"
+            disabled={most < 1}
+            aria-label={w.coins.allOf(most)}
+            onClick={() => setValue('amount', String(most))}
+          >
+            {w.coins.all}
+          </Button>
         }
       >
         <Input

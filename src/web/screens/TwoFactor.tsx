@@ -1,3 +1,4 @@
+import { copyText } from '../feedback/copy';
 import { useCallback, useEffect, useState } from 'react';
 import { Button, Input } from 'antd-mobile';
 import { useNavigate } from 'react-router-dom';
@@ -122,6 +123,14 @@ export default function TwoFactor() {
             <li key={c}>{c}</li>
           ))}
         </ol>
+        <div className="two-factor-code-actions">
+          <Button fill="outline" color="primary" onClick={() => void copyText(codes.join('\n'))}>
+            {w.twoFactor.copyCodes}
+          </Button>
+          <Button fill="outline" color="primary" onClick={() => downloadCodes(codes, user?.userAccount ?? '')}>
+            {w.twoFactor.downloadCodes}
+          </Button>
+        </div>
         <Button block color="primary" onClick={() => void codesSaved()}>
           {w.twoFactor.codesSaved}
         </Button>
@@ -165,7 +174,10 @@ export default function TwoFactor() {
             src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(setup.qrSvg)}`}
           />
           <p className="two-factor-key">
-            {w.twoFactor.key}：<code data-testid="two-factor-key">{setup.key}</code>
+            {w.twoFactor.key}：<code data-testid="two-factor-key">{inFours(setup.key)}</code>
+            <Button size="mini" fill="outline" color="primary" onClick={() => void copyText(setup.key)}>
+              {w.twoFactor.copyKey}
+            </Button>
           </p>
           {codeInput}
         </>
@@ -184,6 +196,19 @@ export default function TwoFactor() {
       )}
     </section>
   );
+}
+
+/** A key read and typed more easily in groups of four (authenticators ignore the spaces). */
+const inFours = (key: string) => key.replace(/(.{4})(?=.)/g, '$1 ');
+
+/** The recovery codes as a text file the browser saves, named after the account. */
+function downloadCodes(codes: readonly string[], account: string) {
+  const file = new Blob([w.twoFactor.codesFile(account, codes)], { type: 'text/plain;charset=utf-8' });
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(file);
+  link.download = `recovery-codes-${account}.txt`;
+  link.click();
+  URL.revokeObjectURL(link.href);
 }
 
 const actionWords: Record<Action, string> = {

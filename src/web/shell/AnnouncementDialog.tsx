@@ -7,16 +7,11 @@ import 'antd-mobile/es/components/center-popup/center-popup.css';
 import 'antd-mobile/es/components/dialog/dialog.css';
 import 'antd-mobile/es/components/button/button.css';
 import { messages as t } from '../i18n/zh-CN';
-import { createStore, useStore } from '../state/store';
+import { openAnnouncement, type Announcement } from '../state/announcement-open';
+import { useStore } from '../state/store';
 import { afterNextPaint } from './after-paint';
 
-export interface Announcement {
-  title: string;
-  content: string;
-}
-
-/** The announcement on screen, if any: the frame opens it once a session, the bubble again on a tap. */
-export const openAnnouncement = createStore<Announcement | null>(null);
+export { openAnnouncement, type Announcement } from '../state/announcement-open';
 
 const close = () => openAnnouncement.set(null);
 

@@ -89,7 +89,10 @@ export default function Frame({ screen, children }: { screen: FrameScreen | unde
   const title = useScreenTitle(pathname, screen?.title ?? t.shell.notFound);
   const notice = screen?.notice ?? site?.noticeBar ?? '';
   const allowed = !screen || canOpen(screen, session.role) || session.role === 'notLogin';
-  const dueAnnouncement = useAnnouncementOnce();
+  // An error page (404, no permission, /500) and the enrolment an admin must finish first show only themselves:
+  // no tab bar and no announcement (it waits for the next page).
+  const onlyThePage = !screen || !allowed || screen.chrome === 'error' || session.user?.enrolTwoFactor === true;
+  const dueAnnouncement = useAnnouncementOnce(!onlyThePage);
   const painted = useAfterFirstPaint();
   useLiveSession();
   return (
@@ -112,7 +115,7 @@ export default function Frame({ screen, children }: { screen: FrameScreen | unde
           </Suspense>
         )}
       </main>
-      <BottomTabs />
+      {!onlyThePage && <BottomTabs />}
       {session.user && painted && (
         <WaterMark content={session.user.userAccount} fullPage gapX={36} gapY={64} fontColor={WATERMARK_INK[scheme]} />
       )}

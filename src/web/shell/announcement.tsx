@@ -20,11 +20,12 @@ export function showAnnouncement(title: string, content: string) {
  * effect re-render synchronously inside the commit, which also runs every pending passive effect of the first screen
  * there, in one long task before the page can paint.
  */
-export function useAnnouncementOnce(): Announcement | null {
+export function useAnnouncementOnce(allowed = true): Announcement | null {
   const site = useStore(siteStore);
   const { isRead } = useStore(dialogFlags);
   const hasAnnouncement = Boolean(site && (site.noticeAnnouncementTitle || site.noticeAnnouncement));
-  const due = site && !isRead && hasAnnouncement;
+  // Not on an error page or the forced enrolment: it stays due, for the next page that can show it.
+  const due = allowed && site && !isRead && hasAnnouncement;
   useEffect(() => {
     if (!site || !due) return;
     markRead('isRead');

@@ -20,6 +20,7 @@ import * as sessionDevices from './2026_11_26_0018_session_devices.js';
 import * as twoFactor from './2026_11_26_0019_two_factor.js';
 import * as passkeys from './2026_11_26_0020_passkeys.js';
 import * as sessionFactors from './2026_11_27_0021_session_factors.js';
+import * as payments from './2026_11_27_0022_payments.js';
 
 /** Listed statically so the bundled server carries its migrations; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_26_0019_two_factor': twoFactor,
   '2026_11_26_0020_passkeys': passkeys,
   '2026_11_27_0021_session_factors': sessionFactors,
+  '2026_11_27_0022_payments': payments,
 };

@@ -3,7 +3,8 @@ import type { Db } from '../../db/database.js';
 export interface AuditEntry {
   actorId: number | null;
   action: string;
-  targetType: 'user' | 'site' | 'package' | 'order' | 'redeem' | 'platform' | 'service' | 'quota' | 'ai' | 'task';
+  targetType:
+    'user' | 'site' | 'package' | 'order' | 'redeem' | 'platform' | 'service' | 'quota' | 'ai' | 'task' | 'payment';
   targetId: string | number;
   before?: unknown;
   after?: unknown;

@@ -96,6 +96,15 @@ export async function startBroadcast(app: AppContext, actor: SessionUser, input:
   });
 }
 
+/** How many users a broadcast to `role` would reach now (its confirmation names the number before anything is sent). */
+export async function broadcastRecipients(
+  app: AppContext,
+  role: Schemas['BroadcastRole'],
+): Promise<Schemas['BroadcastRecipients']> {
+  const params = { role, maxUserId: await maxId(app.db, 'users') };
+  return { role, count: Number((await recipients(app.db, params).select(COUNT).executeTakeFirstOrThrow()).n) };
+}
+
 export async function startPlatform(app: AppContext, actor: SessionUser, input: Schemas['TaskPlatformRequest']) {
   const platform = await platforms.findPlatform(app.db, input.platformId);
   if (!platform) throw notFound('平台不存在');

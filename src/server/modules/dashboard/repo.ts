@@ -179,15 +179,32 @@ export async function rollupsBetween(db: Db, timeZone: string, first: string, la
   }));
 }
 
-/** Pending orders, and today's paid ones (the 30-day revenue comes from the per-day figures). */
+/** Pending orders, and how many were paid today (the revenue comes from revenueByPaidBy). */
 export async function orderFigures(db: Db, todayLo: number) {
   const [pending] = await rows<{ c: unknown }>(db, sql`SELECT COUNT(*) AS c FROM orders WHERE status = 'pending'`);
-  const [paid] = await rows<{ confirmedToday: unknown; revenueToday: unknown }>(
+  const [paid] = await rows<{ confirmedToday: unknown }>(
     db,
-    sql`SELECT COUNT(*) AS confirmed_today, SUM(amount) AS revenue_today
-        FROM orders WHERE status = 'paid' AND paid_at >= ${todayLo}`,
+    sql`SELECT COUNT(*) AS confirmed_today FROM orders WHERE status = 'paid' AND paid_at >= ${todayLo}`,
   );
-  return { pending: n(pending?.c), confirmedToday: n(paid?.confirmedToday), revenueToday: n(paid?.revenueToday) };
+  return { pending: n(pending?.c), confirmedToday: n(paid?.confirmedToday) };
+}
+
+/**
+ * Revenue (fen) of the orders paid in [lo, hi), by how each was paid (orders.paid_by: online, manual; null for none),
+ * over the orders_paid index range; the service decides what each way counts as.
+ */
+export async function revenueByPaidBy(
+  db: Db,
+  lo: number,
+  hi: number,
+): Promise<{ paidBy: string | null; revenue: number }[]> {
+  const found = await rows<{ paidBy: string | null; revenue: unknown }>(
+    db,
+    sql`SELECT paid_by, SUM(amount) AS revenue
+        FROM orders WHERE status = 'paid' AND paid_at >= ${lo} AND paid_at < ${hi}
+        GROUP BY paid_by`,
+  );
+  return found.map((r) => ({ paidBy: r.paidBy, revenue: n(r.revenue) }));
 }
 
 export async function serviceFigures(db: Db, today: string) {

@@ -69,6 +69,21 @@ async function coinTotals(app: AppContext, timeZone: string, covered: Coverage |
   };
 }
 
+/**
+ * Revenue of [lo, hi) split by how it arrived: `online` is what a payment channel's notice (or its order query)
+ * settled; everything else an admin confirmed by hand (`manual`, which is also what every order paid before channels
+ * existed was marked). The two always add up to the whole.
+ */
+async function revenueSplit(app: AppContext, lo: number, hi: number): Promise<{ online: number; manual: number }> {
+  let online = 0;
+  let manual = 0;
+  for (const { paidBy, revenue } of await repo.revenueByPaidBy(app.db, lo, hi)) {
+    if (paidBy === 'online') online += revenue;
+    else manual += revenue;
+  }
+  return { online, manual };
+}
+
 export async function summary(app: AppContext): Promise<Schemas['DashboardSummary']> {
   const now = app.now();
   const timeZone = app.config.jobs.timeZone;
@@ -80,7 +95,11 @@ export async function summary(app: AppContext): Promise<Schemas['DashboardSummar
   const coins = await coinTotals(app, timeZone, covered);
   await giveWay();
   const orders = await repo.orderFigures(app.db, today.lo);
-  const revenue30d = [...(await perDay(app, timeZone, month)).values()].reduce((sum, d) => sum + d.revenue, 0);
+  await giveWay();
+  // Revenue from the orders themselves (one index range each), so the two ways always add up to the total shown.
+  const splitToday = await revenueSplit(app, today.lo, today.hi);
+  await giveWay();
+  const split30d = await revenueSplit(app, month[0]!.lo, today.hi);
   await giveWay();
   const services = await repo.serviceFigures(app.db, today.day);
   await giveWay();
@@ -90,7 +109,15 @@ export async function summary(app: AppContext): Promise<Schemas['DashboardSummar
     timeZone,
     users: { total: users.total, newToday: users.newToday, active7d: users.active7d },
     coins: { ...coins, held: users.held, balanced: coins.issued - coins.removed === users.held },
-    orders: { ...orders, revenue30d },
+    orders: {
+      ...orders,
+      revenueToday: splitToday.online + splitToday.manual,
+      revenue30d: split30d.online + split30d.manual,
+      revenueTodayOnline: splitToday.online,
+      revenueTodayManual: splitToday.manual,
+      revenue30dOnline: split30d.online,
+      revenue30dManual: split30d.manual,
+    },
     services: {
       ...services,
       successRate: services.endedToday === 0 ? null : Math.round((100 * services.succeededToday) / services.endedToday),

@@ -4,7 +4,13 @@ import * as notices from './service.js';
 
 type NoticeHandlers = Pick<
   Handlers,
-  'noticeMy' | 'noticeUnread' | 'noticeRead' | 'noticeReadAll' | 'noticeDelete' | 'noticeBroadcast'
+  | 'noticeMy'
+  | 'noticeUnread'
+  | 'noticeRead'
+  | 'noticeReadAll'
+  | 'noticeDelete'
+  | 'noticeBroadcast'
+  | 'noticeBroadcastRecipients'
 >;
 
 export const noticeHandlers: NoticeHandlers = {
@@ -14,4 +20,5 @@ export const noticeHandlers: NoticeHandlers = {
   noticeReadAll: ({ app, actor }) => notices.readAll(app, actor),
   noticeDelete: ({ app, actor, body }) => notices.remove(app, actor, body.id),
   noticeBroadcast: ({ app, actor, body }) => batches.startBroadcast(app, actor, body),
+  noticeBroadcastRecipients: ({ app, query }) => batches.broadcastRecipients(app, query.role),
 };

@@ -6,20 +6,46 @@ import type { OrderStatus, OrdersTable } from '../../db/types.js';
 
 export interface OrderListQuery extends PageQuery {
   status?: OrderStatus;
+  /** 0: offline orders (no channel); otherwise that channel's. */
+  channelId?: number;
+  paidLate?: boolean;
 }
 
-/** Orders with the buyer's account name (kept even when the account is later deleted). */
-const withBuyer = (db: Db) => db.selectFrom('orders').innerJoin('users', 'users.id', 'orders.userId');
+/** Orders with the buyer's account name (kept even when the account is later deleted) and their channel's name. */
+const withBuyer = (db: Db) =>
+  db
+    .selectFrom('orders')
+    .innerJoin('users', 'users.id', 'orders.userId')
+    .leftJoin('paymentChannels', 'paymentChannels.id', 'orders.channelId');
+
+const orderColumns = (q: ReturnType<typeof withBuyer>) =>
+  q.selectAll('orders').select(['users.userAccount', 'paymentChannels.name as channelName']);
 
 export type OrderRow = Awaited<ReturnType<typeof findOrder>> & {};
 
 export const findOrder = (db: Db, id: number) =>
-  withBuyer(db).selectAll('orders').select('users.userAccount').where('orders.id', '=', id).executeTakeFirst();
+  orderColumns(withBuyer(db)).where('orders.id', '=', id).executeTakeFirst();
+
+export const findOrderByNo = (db: Db, orderNo: string) =>
+  orderColumns(withBuyer(db)).where('orders.orderNo', '=', orderNo).executeTakeFirst();
+
+/** The buyer's unpaid order for a package that has not expired yet, if any (the newest). */
+export const findOpenOrderFor = (db: Db, userId: number, packageId: number, now: number) =>
+  orderColumns(withBuyer(db))
+    .where('orders.userId', '=', userId)
+    .where('orders.packageId', '=', packageId)
+    .where('orders.status', '=', 'pending')
+    .where((eb) => eb.or([eb('orders.expiresAt', 'is', null), eb('orders.expiresAt', '>', now)]))
+    .orderBy('orders.id', 'desc')
+    .executeTakeFirst();
 
 function filtered(db: Db, query: OrderListQuery, scope: { userId?: number }) {
   let q = withBuyer(db);
   if (scope.userId !== undefined) q = q.where('orders.userId', '=', scope.userId);
   if (query.status) q = q.where('orders.status', '=', query.status);
+  if (query.channelId === 0) q = q.where('orders.channelId', 'is', null);
+  else if (query.channelId !== undefined) q = q.where('orders.channelId', '=', query.channelId);
+  if (query.paidLate) q = q.where('orders.paidLate', '=', 1);
   if (query.searchText) {
     const text = query.searchText;
     // A buyer searches its own order numbers and package names; an admin order numbers and buyers' accounts.
@@ -43,9 +69,7 @@ export function listOrders(
   return paginate(
     query,
     (limit, offset) =>
-      filtered(db, query, scope)
-        .selectAll('orders')
-        .select('users.userAccount')
+      orderColumns(filtered(db, query, scope))
         .orderBy('orders.id', 'desc')
         .limit(limit)
         .offset(offset)
@@ -74,24 +98,90 @@ export async function countPending(db: Db, userId: number): Promise<number> {
 }
 
 /**
- * Moves a pending order to `paid` or `cancelled` in one conditional statement and answers whether it did: of two
- * concurrent attempts the database lets exactly one through (PostgreSQL re-checks the condition after the row lock).
+ * Moves a pending order to `cancelled` in one conditional statement and answers whether it did: of two concurrent
+ * attempts the database lets exactly one through (PostgreSQL re-checks the condition after the row lock).
  */
-export async function settlePending(
+export async function cancelPending(
   db: Db,
   id: number,
-  change:
-    | { status: 'paid'; paidAt: number; handledBy: number }
-    | { status: 'cancelled'; cancelledAt: number; handledBy: number },
+  change: { cancelledAt: number; handledBy: number | null },
 ): Promise<boolean> {
   const result = await db
     .updateTable('orders')
-    .set(change)
+    .set({ status: 'cancelled', ...change })
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
+
+/**
+ * Marks an order paid in one conditional statement and answers whether it did, so of any number of concurrent
+ * settlements (an admin's confirmation, notifications on several processes, the query job) exactly one gets through.
+ * An admin confirms pending orders only; a gateway's payment is also taken for an order that closed or was cancelled
+ * meanwhile (the money was taken), which is then flagged paid_late. Never twice: a paid order matches neither.
+ */
+export async function markPaid(
+  db: Db,
+  id: number,
+  change: { paidAt: number; handledBy: number | null; paidBy: 'online' | 'manual'; tradeNo: string | null },
+): Promise<boolean> {
+  const late = change.paidBy === 'online';
+  const result = await db
+    .updateTable('orders')
+    .set((eb) => ({
+      ...change,
+      status: 'paid',
+      paidLate: late ? eb.case().when('status', '=', 'cancelled').then(1).else(0).end() : 0,
+    }))
+    .where('id', '=', id)
+    .where('status', 'in', late ? ['pending', 'cancelled'] : ['pending'])
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Points a pending order at a channel and method (the buyer's choice on paying); answers whether it was pending. */
+export async function choosePayment(
+  db: Db,
+  id: number,
+  choice: { channelId: number; method: string; expiresAt: number | null },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('orders')
+    .set({
+      channelId: choice.channelId,
+      method: choice.method as never,
+      ...(choice.expiresAt === null ? {} : { expiresAt: choice.expiresAt }),
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Unpaid online orders whose time is up, oldest first. */
+export const expiredOnline = (db: Db, now: number, limit: number) =>
+  db
+    .selectFrom('orders')
+    .select(['id', 'userId', 'orderNo', 'coinName'])
+    .where('status', '=', 'pending')
+    .where('expiresAt', '<=', now)
+    .orderBy('expiresAt')
+    .limit(limit)
+    .execute();
+
+/** Unpaid online orders made before `before` and not yet expired (plus a grace period): worth asking the gateway. */
+export const pendingOnlineSince = (db: Db, range: { from: number; before: number }, limit: number) =>
+  db
+    .selectFrom('orders')
+    .select(['id', 'orderNo', 'channelId', 'amount'])
+    .where('status', '=', 'pending')
+    .where('channelId', 'is not', null)
+    .where('createdAt', '<', range.before)
+    .where('createdAt', '>=', range.from)
+    .orderBy('createdAt')
+    .limit(limit)
+    .execute();
 
 /**
  * Holds the user's row until the transaction ends (PostgreSQL), so one user's submissions count their pending orders

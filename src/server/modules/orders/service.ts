@@ -39,23 +39,51 @@ export const toView = (o: repo.OrderRow): Schemas['Order'] => ({
   createdAt: Number(o.createdAt),
   paidAt: o.paidAt === null ? null : Number(o.paidAt),
   cancelledAt: o.cancelledAt === null ? null : Number(o.cancelledAt),
+  channelId: o.channelId,
+  channelName: o.channelName,
+  method: o.method,
+  tradeNo: o.tradeNo,
+  expiresAt: o.expiresAt === null ? null : Number(o.expiresAt),
+  paidBy: o.paidBy,
+  paidLate: Number(o.paidLate) === 1,
 });
 
-/** An order for an on-shelf package, keeping its name, price and coins as they are now; retries with the same key place it once. */
+/** How an order is to be paid online: chosen by the buyer, checked by payments/checkout.ts before it comes here. */
+export interface OnlinePayment {
+  channelId: number;
+  method: Schemas['PayMethod'];
+  timeoutMs: number;
+}
+
+/**
+ * An order for an on-shelf package, keeping its name, price and coins as they are now; retries with the same key
+ * place it once. While the buyer has an unpaid order for the same package that has not expired, that order is
+ * answered (`reused`) instead of a new one: three taps on 购买 are one order. An online order expires.
+ */
 export async function submit(
   app: AppContext,
   actor: SessionUser,
   key: string,
   input: Schemas['OrderSubmitRequest'],
-): Promise<Schemas['Order']> {
+  online: OnlinePayment | null,
+): Promise<{ order: repo.OrderRow; reused: boolean }> {
   return idempotent(app, { actorId: actor.id, key, operation: 'order_submit', request: input }, async (trx) => {
     const pkg = await mall.findPackage(trx, input.packageId);
     if (!pkg || pkg.status !== 1) throw notFound('套餐不存在或已下架');
     await repo.lockUser(trx, actor.id, app.config.database.kind);
+    const now = app.now();
+    const open = await repo.findOpenOrderFor(trx, actor.id, pkg.id, now);
+    if (open) {
+      if (online)
+        await repo.choosePayment(trx, open.id, {
+          ...online,
+          expiresAt: open.expiresAt === null ? now + online.timeoutMs : null,
+        });
+      return { order: (await repo.findOrder(trx, open.id))!, reused: true };
+    }
     if ((await repo.countPending(trx, actor.id)) >= MAX_PENDING_ORDERS) {
       throw badParams(`待付款的订单最多 ${MAX_PENDING_ORDERS} 个，请先完成付款或取消`);
     }
-    const now = app.now();
     const id = await repo.insertOrder(trx, {
       orderNo: readableOrderNo(siteDay(now, app.config.jobs.timeZone)),
       userId: actor.id,
@@ -68,9 +96,10 @@ export async function submit(
       paidAt: null,
       cancelledAt: null,
       handledBy: null,
+      ...(online ? { channelId: online.channelId, method: online.method, expiresAt: now + online.timeoutMs } : {}),
     });
     await orderChanged(trx, { id, userId: actor.id }, 'created');
-    return toView((await repo.findOrder(trx, id))!);
+    return { order: (await repo.findOrder(trx, id))!, reused: false };
   });
 }
 
@@ -89,9 +118,8 @@ export async function listPage(app: AppContext, query: repo.OrderListQuery): Pro
 }
 
 /**
- * The admin confirms payment. In one transaction: the order goes from pending to paid (a conditional update, so of
- * any number of concurrent confirmations exactly one gets through), the buyer is credited the package's coins, and
- * the buyer's inviter, if an agent, gets the site's rebate percentage of them. A second confirmation answers 40900.
+ * The admin confirms payment of an offline order (an online one is settled by its gateway's notification or the
+ * query job): settlePaid, once; a second confirmation answers 40900.
  */
 export async function confirm(
   app: AppContext,
@@ -102,59 +130,85 @@ export async function confirm(
   return idempotent(app, { actorId: actor.id, key, operation: 'order_confirm', request: input }, async (trx) => {
     const order = await repo.findOrder(trx, input.id);
     if (!order) throw notFound(NOT_FOUND);
-    const now = app.now();
-    if (!(await repo.settlePending(trx, order.id, { status: 'paid', paidAt: now, handledBy: actor.id })))
-      throw conflict(ALREADY_HANDLED);
+    if (order.channelId !== null && order.status === 'pending')
+      throw conflict('这是在线支付的订单，付款后由支付平台通知自动到账，不能手动确认；用户未付款可以取消');
+    if (!(await settlePaid(trx, app.now(), order, { by: actor.id, tradeNo: null }))) throw conflict(ALREADY_HANDLED);
+    return toView((await repo.findOrder(trx, order.id))!);
+  });
+}
 
-    const addCoin = Number(order.addCoin);
-    const postings: Posting[] = [
-      { userId: order.userId, amount: addCoin, kind: 'order_credit', description: `购买套餐「${order.coinName}」` },
-    ];
-    let rebate: { agentId: number; coin: number; percent: number } | null = null;
-    const buyer = await users.findLiveById(trx, order.userId);
-    const inviter = buyer?.inviterId ? await users.findLiveById(trx, buyer.inviterId) : undefined;
-    if (inviter && inviter.userRole === 'agent') {
-      const percent = (await findSite(trx, LIVE_SITE_ID))?.rebatePercent ?? 0;
-      const coin = Math.floor((addCoin * percent) / 100);
-      if (percent > 0 && coin >= 1) {
-        rebate = { agentId: inviter.id, coin, percent };
-        postings.push({
-          userId: inviter.id,
-          amount: coin,
-          kind: 'agent_rebate',
-          counterpartyId: order.userId,
-          description: `下级 ${order.userAccount} 购买套餐返利 ${percent}%`,
-        });
-      }
+/**
+ * Settles a payment in the caller's transaction: the order marked paid (a conditional update, so of any number of
+ * concurrent settlements, an admin's or a gateway's on any process, exactly one gets through; answers false for the
+ * others and they change nothing), the buyer credited the package's coins once on the ledger (reference: the order
+ * number), the buyer's inviter, if an agent, the site's rebate percentage of them, the inbox notices, the live event
+ * and the audit entry. `by` is the admin who confirmed, or null for a gateway's payment (`tradeNo` its number), which
+ * is also taken for an order that had closed meanwhile, flagged paid_late.
+ */
+export async function settlePaid(
+  trx: Db,
+  now: number,
+  order: repo.OrderRow,
+  payment: { by: number | null; tradeNo: string | null },
+): Promise<boolean> {
+  const paidBy = payment.by === null ? 'online' : 'manual';
+  if (!(await repo.markPaid(trx, order.id, { paidAt: now, handledBy: payment.by, paidBy, tradeNo: payment.tradeNo })))
+    return false;
+  const addCoin = Number(order.addCoin);
+  const postings: Posting[] = [
+    { userId: order.userId, amount: addCoin, kind: 'order_credit', description: `购买套餐「${order.coinName}」` },
+  ];
+  let rebate: { agentId: number; coin: number; percent: number } | null = null;
+  const buyer = await users.findLiveById(trx, order.userId);
+  const inviter = buyer?.inviterId ? await users.findLiveById(trx, buyer.inviterId) : undefined;
+  if (inviter && inviter.userRole === 'agent') {
+    const percent = (await findSite(trx, LIVE_SITE_ID))?.rebatePercent ?? 0;
+    const coin = Math.floor((addCoin * percent) / 100);
+    if (percent > 0 && coin >= 1) {
+      rebate = { agentId: inviter.id, coin, percent };
+      postings.push({
+        userId: inviter.id,
+        amount: coin,
+        kind: 'agent_rebate',
+        counterpartyId: order.userId,
+        description: `下级 ${order.userAccount} 购买套餐返利 ${percent}%`,
+      });
     }
-    const balances = await moveCoins(trx, { postings, reference: order.orderNo, actorId: actor.id, now });
-    await events.orderConfirmed(trx, { userId: order.userId, coinName: order.coinName, addCoin }, now);
-    if (rebate)
-      await events.coinsAdjusted(
-        trx,
-        {
-          userId: rebate.agentId,
-          amount: rebate.coin,
-          reason: `下级 ${order.userAccount} 购买套餐「${order.coinName}」返利 ${rebate.percent}%`,
-          balance: balances.get(rebate.agentId)!,
-        },
-        now,
-      );
-    await orderChanged(trx, order, 'confirmed');
-    await writeAudit(
+  }
+  const balances = await moveCoins(trx, { postings, reference: order.orderNo, actorId: payment.by, now });
+  await events.orderConfirmed(trx, { userId: order.userId, coinName: order.coinName, addCoin }, now);
+  if (rebate)
+    await events.coinsAdjusted(
       trx,
       {
-        actorId: actor.id,
-        action: 'order.confirm',
-        targetType: 'order',
-        targetId: order.id,
-        before: { status: 'pending' },
-        after: { status: 'paid', orderNo: order.orderNo, addCoin, rebate },
+        userId: rebate.agentId,
+        amount: rebate.coin,
+        reason: `下级 ${order.userAccount} 购买套餐「${order.coinName}」返利 ${rebate.percent}%`,
+        balance: balances.get(rebate.agentId)!,
       },
       now,
     );
-    return toView((await repo.findOrder(trx, order.id))!);
-  });
+  await orderChanged(trx, order, 'confirmed');
+  await writeAudit(
+    trx,
+    {
+      actorId: payment.by,
+      action: payment.by === null ? 'order.paid' : 'order.confirm',
+      targetType: 'order',
+      targetId: order.id,
+      before: { status: order.status },
+      after: {
+        status: 'paid',
+        orderNo: order.orderNo,
+        addCoin,
+        rebate,
+        tradeNo: payment.tradeNo,
+        late: order.status === 'cancelled',
+      },
+    },
+    now,
+  );
+  return true;
 }
 
 /** The buyer cancels its own pending order; an admin any pending order. */
@@ -166,7 +220,7 @@ export async function cancel(app: AppContext, actor: SessionUser, id: number): P
   if (order.status !== 'pending') throw conflict(ALREADY_HANDLED);
   const now = app.now();
   return app.db.transaction().execute(async (trx) => {
-    if (!(await repo.settlePending(trx, id, { status: 'cancelled', cancelledAt: now, handledBy: actor.id })))
+    if (!(await repo.cancelPending(trx, id, { cancelledAt: now, handledBy: actor.id })))
       throw conflict(ALREADY_HANDLED);
     // The buyer who cancels its own order needs no notice of it; one cancelled by an admin does.
     if (order.userId !== actor.id)
@@ -186,4 +240,23 @@ export async function cancel(app: AppContext, actor: SessionUser, id: number): P
     );
     return toView((await repo.findOrder(trx, id))!);
   });
+}
+
+/**
+ * Closes unpaid online orders whose time is up (the payment sweeper, payments/sweeper.ts): each in its own
+ * conditional update, so a payment settling the same order at the same moment wins or loses cleanly; a payment that
+ * comes later is still taken (settlePaid, flagged paid_late). The buyer's screens hear of it. Answers how many closed.
+ */
+export async function closeExpired(app: AppContext, limit = 200): Promise<number> {
+  const now = app.now();
+  let closed = 0;
+  for (const order of await repo.expiredOnline(app.db, now, limit)) {
+    const done = await app.db.transaction().execute(async (trx) => {
+      if (!(await repo.cancelPending(trx, order.id, { cancelledAt: now, handledBy: null }))) return false;
+      await orderChanged(trx, order, 'cancelled');
+      return true;
+    });
+    if (done) closed++;
+  }
+  return closed;
 }

@@ -11,7 +11,8 @@ import { idempotent, isKeyUsed } from '../coins/idempotency.js';
 import { moveCoins } from '../coins/ledger.js';
 import * as limits from '../limits/service.js';
 import type { SessionUser } from '../sessions/service.js';
-import { timeOrderedId } from '../security/tokens.js';
+import { readableBatchNo } from '../security/tokens.js';
+import { siteDay } from '../../lib/site-time.js';
 import * as repo from './repo.js';
 
 const HOUR = 60 * 60 * 1000;
@@ -79,7 +80,7 @@ export async function generate(
       coin = Number(pkg.addCoin);
       packageId = pkg.id;
     }
-    const batchId = timeOrderedId('B', now);
+    const batchId = readableBatchNo(siteDay(now, app.config.jobs.timeZone));
     const note = input.note ?? '';
     const codes: string[] = [];
     // A new code may already exist (about one in 10^17 per pair): the taken ones are drawn again.

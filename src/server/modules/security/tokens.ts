@@ -20,8 +20,15 @@ const READABLE = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
  * start) then 8 characters of READABLE drawn from the CSPRNG (31^8, about 8.5e11 a day: a repeat, which the unique
  * column would refuse, is out of reach at any realistic number of orders). 14 characters, e.g. 261126K7P2MQXA.
  */
-export const readableOrderNo = (siteDay: string): string =>
-  siteDay.replace(/-/g, '').slice(2) + Array.from({ length: 8 }, () => READABLE[randomInt(READABLE.length)]).join('');
+const readable = (length: number) => Array.from({ length }, () => READABLE[randomInt(READABLE.length)]).join('');
+
+export const readableOrderNo = (siteDay: string): string => siteDay.replace(/-/g, '').slice(2) + readable(8);
+
+/**
+ * A redeem-code batch number an admin reads out and finds again: B, the site day (yymmdd), 6 characters of READABLE
+ * (31^6, about 8.9e8 a day). 13 characters, e.g. B261127K7P2MQ.
+ */
+export const readableBatchNo = (siteDay: string): string => `B${siteDay.replace(/-/g, '').slice(2)}${readable(6)}`;
 
 /**
  * Random bytes taken from a block the operating system's CSPRNG refills when it runs out: the same randomness as

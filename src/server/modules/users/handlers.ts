@@ -32,6 +32,8 @@ type UserHandlers = Omit<
   | 'events'
   | `twoFactor${string}`
   | `passkey${string}`
+  | `pay${string}`
+  | `sandboxPay${string}`
 >;
 
 type SignInOperation = 'userLogin' | 'userLoginSecondStep' | 'userLoginPasskey';

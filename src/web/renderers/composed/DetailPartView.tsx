@@ -6,6 +6,7 @@ import { signedInMessages as w } from '../../i18n/zh-CN-signed-in';
 import { sessionStore } from '../../state/session';
 import { useStore } from '../../state/store';
 import { actionsFor, useActionButtons } from '../list/row-actions';
+import { useChoiceAction } from '../choice-action';
 import { StateTag } from '../StateTag';
 
 type Data = unknown;
@@ -26,11 +27,16 @@ export function DetailPartView({
   const { runAction, pending, press } = useActionButtons();
   const actions = actionsFor(part.actions, data, role);
   const note = part.note?.(data);
+  const choice = useChoiceAction<Data>(onChanged);
 
   const act = (action: RowAction<Data>) =>
     press(action.label, async () => {
       if ('to' in action) return navigate(action.to(data));
       if ('copy' in action) return copyText(action.copy(data));
+      if ('choose' in action) {
+        choice.start(action.choose, data);
+        return;
+      }
       if (await runAction(action, data)) onChanged();
     });
 
@@ -64,6 +70,7 @@ export function DetailPartView({
           ))}
         </div>
       ) : null}
+      {choice.dialog}
     </Card>
   );
 }

@@ -26,27 +26,35 @@ export function ListPartView({
   part: typed,
   data,
   onSettled,
+  onChanged,
 }: {
   part: ListPart<Data>;
   data: Data;
   /** Rows that were under way have all finished: the record above (its counts) is read again. */
   onSettled: () => void;
+  /**
+   * A row action changed something: the record above and every part read again quietly (a channel switched off
+   * changes the settings' warning too), this list among them. Without it, the list alone reloads.
+   */
+  onChanged?: () => void;
 }) {
   const part = typed as unknown as ErasedListPart;
   const filter = part.filter ? part.filter(data) : {};
   // No filter (no service yet): nothing to list, and nothing is asked of the server.
   if (filter === null) return null;
-  return <FilteredList part={part} filter={filter} onSettled={onSettled} />;
+  return <FilteredList part={part} filter={filter} onSettled={onSettled} onChanged={onChanged} />;
 }
 
 function FilteredList({
   part,
   filter,
   onSettled,
+  onChanged,
 }: {
   part: ErasedListPart;
   filter: Record<string, unknown>;
   onSettled: () => void;
+  onChanged?: () => void;
 }) {
   const key = JSON.stringify(filter);
   const query = useMemo<ListQuery>(
@@ -85,7 +93,13 @@ function FilteredList({
   return (
     <section className="composed-list">
       {part.title ? <h3 className="composed-heading">{part.title}</h3> : null}
-      <ListRows list={list} item={part.item} rowActions={part.rowActions} empty={part.empty} />
+      <ListRows
+        list={list}
+        item={part.item}
+        rowActions={part.rowActions}
+        empty={part.empty}
+        onChanged={onChanged && (async () => onChanged())}
+      />
     </section>
   );
 }

@@ -113,7 +113,11 @@ function fieldUi(
   if (isTimeOfDay(property)) return { 'ui:widget': 'time' };
   const items = property.type === 'array' ? itemsUi(property.items) : undefined;
   if (items) return { items };
-  const choices = screen.choices?.[name];
+  // A list of enum values (a channel's 付款方式): several picked on chips, worded by the field's enum labels.
+  const itemEnum = property.type === 'array' ? property.items?.enum : undefined;
+  const choices =
+    screen.choices?.[name] ??
+    itemEnum?.map((v) => ({ value: v as string | number, label: labels?.[String(v)] ?? String(v) }));
   if (choices) return { 'ui:widget': 'choices', 'ui:options': { choices, multiple: property.type === 'array' } };
   if (property.enum) {
     if (labels)
@@ -121,7 +125,8 @@ function fieldUi(
     return ui;
   }
   if (property.type === 'boolean') return ui;
-  ui['ui:placeholder'] = w.form.placeholder(property.title ?? name);
+  ui['ui:placeholder'] =
+    (screen.placeholders as Record<string, string> | undefined)?.[name] ?? w.form.placeholder(property.title ?? name);
   if (textarea) ui['ui:widget'] = 'textarea';
   else if (property.writeOnly && property.type === 'string') {
     ui['ui:widget'] = 'password';
@@ -149,6 +154,7 @@ export function resolveForm(screen: AnyFormScreen): ResolvedForm {
     ...Object.keys(screen.widgets ?? {}),
     ...Object.keys(screen.enumLabels ?? {}),
     ...Object.keys(screen.choices ?? {}),
+    ...Object.keys(screen.placeholders ?? {}),
   ]) {
     if (!(name in properties)) throw new Error(`${screen.path}: ${operation} has no field ${name}`);
   }

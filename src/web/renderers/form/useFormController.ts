@@ -86,18 +86,25 @@ function missingFixed(form: ResolvedForm, fixed: Data): string[] {
 }
 
 /**
- * The screen's question before sending, worded from what the server says the submission touches; true when the user
- * confirms (or the screen asks nothing). A failure to read it is told by the client and sends nothing.
+ * The screen's question before sending, worded from what the server says the submission touches: the fields to send
+ * with the body once the user confirms (the question's `sets`; none when the screen asks nothing, or nothing for this
+ * submission), or null when the user backs out. A failure to read it is told by the client and sends nothing.
  */
-async function confirmed<L extends OperationId>(ask: FormConfirm<never, L> | undefined, body: Data): Promise<boolean> {
-  if (!ask) return true;
+async function confirmed<L extends OperationId>(
+  ask: FormConfirm<never, L> | undefined,
+  body: Data,
+): Promise<Data | null> {
+  if (!ask) return {};
   let data: ResponseData<L>;
   try {
     data = await api.call(ask.operation, { ...ask.args(body as never), quiet: false });
   } catch {
-    return false;
+    return null;
   }
-  return confirm(ask.text(body as never, data));
+  const text = ask.text(body as never, data);
+  if (text === null) return {};
+  if (!(await (ask.labels ? confirm(text, ask.labels) : confirm(text)))) return null;
+  return { ...(ask.sets as Data | undefined) };
 }
 
 // Generic in L, so the load's args and pick are those of its own operation.
@@ -105,13 +112,21 @@ async function readRecord<L extends OperationId>(
   load: FormLoad<never, L>,
   search: string,
   signal: AbortSignal,
-): Promise<{ record: unknown; unavailable: Unavailable | null; title?: string }> {
+): Promise<{ record: unknown; unavailable: Unavailable | null; title?: string; only?: readonly string[] | null }> {
   const data = await api.call(load.operation, { ...load.args(new URLSearchParams(search)), signal, quiet: true });
   return {
     record: load.pick ? load.pick(data) : data,
     unavailable: load.unavailable?.(data) ?? null,
     title: load.title?.(data),
+    only: load.fields?.(data),
   };
+}
+
+/** The form with only the fields the record lets change (load.fields), or the whole form. */
+function narrowTo(screen: AnyFormScreen, form: ResolvedForm, only: readonly string[] | null | undefined): ResolvedForm {
+  if (!only) return form;
+  const fields: readonly string[] = form.fields.filter((name) => only.includes(name));
+  return resolveForm({ ...screen, fields } as AnyFormScreen);
 }
 
 type Unavailable = { title: string; description: string };
@@ -153,14 +168,17 @@ const fieldOfError = (e: RJSFValidationError) =>
  * screen's `after` navigation.
  */
 export function useFormController(screen: AnyFormScreen, onDone?: (result: unknown) => void): FormController {
-  const form = useMemo(() => resolveForm(screen), [screen]);
+  const whole = useMemo(() => resolveForm(screen), [screen]);
+  /** The fields the loaded record lets change, when fewer than the screen's (load.fields). */
+  const [narrowed, setNarrowed] = useState<ResolvedForm | null>(null);
+  const form = narrowed ?? whole;
   const [searchParams] = useSearchParams();
   const search = searchParams.toString();
   const fixed = useMemo(
     () => (screen.fixed as ((search: URLSearchParams) => Data) | undefined)?.(new URLSearchParams(search)) ?? {},
     [screen, search],
   );
-  const missing = useMemo(() => missingFixed(form, fixed).length > 0, [form, fixed]);
+  const missing = useMemo(() => missingFixed(whole, fixed).length > 0, [whole, fixed]);
   const navigate = useNavigate();
   const location = useLocation();
   const submission = useOperation(screen.submit as FormOperation);
@@ -183,16 +201,19 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
     const load = screen.load as FormLoad<never> | undefined;
     const record = load
       ? readRecord(load, search, controller.signal)
-      : Promise.resolve({ record: {}, unavailable: null, title: undefined });
-    Promise.all([loadValidator(form), record]).then(
-      ([v, { record: loaded, unavailable: closed, title }]) => {
+      : Promise.resolve({ record: {}, unavailable: null, title: undefined, only: null });
+    // One validator for the whole body: a field left out by load.fields is neither shown nor sent, so never checked.
+    Promise.all([loadValidator(whole), record]).then(
+      ([v, { record: loaded, unavailable: closed, title, only }]) => {
         if (controller.signal.aborted) return;
         if (title !== undefined) setLoadedTitle(screen.path, title);
         setUnavailable(closed);
-        const values = prefill(form, loaded);
+        const shown = narrowTo(screen, whole, only);
+        setNarrowed(shown === whole ? null : shown);
+        const values = prefill(shown, loaded);
         // A settings form sends its values as one body field; the load's other fields (the platform) go beside it.
-        if (form.into && loaded && typeof loaded === 'object') {
-          setBeside(Object.fromEntries(Object.entries(loaded).filter(([name]) => name !== form.into)));
+        if (whole.into && loaded && typeof loaded === 'object') {
+          setBeside(Object.fromEntries(Object.entries(loaded).filter(([name]) => name !== whole.into)));
         }
         setValidator(v);
         setFormData({ ...(load ? {} : ((screen.initial as Data | undefined) ?? {})), ...values, ...fixed });
@@ -203,7 +224,7 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
       },
     );
     return () => controller.abort();
-  }, [screen, form, fixed, search, attempt, missing]);
+  }, [screen, whole, fixed, search, attempt, missing]);
 
   // A title read with the record is this visit's only.
   useEffect(() => () => clearLoadedTitle(screen.path), [screen.path]);
@@ -252,7 +273,9 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
       };
       // The form was drawn and validated from this operation's own body schema: here its erased values meet the call.
       const body = form.into ? { ...beside, ...fixed, [form.into]: values } : { ...values, ...fixed };
-      if (!(await confirmed(screen.confirm as FormConfirm<never> | undefined, body))) return;
+      const confirmedWith = await confirmed(screen.confirm as FormConfirm<never> | undefined, body);
+      if (confirmedWith === null) return;
+      Object.assign(body, confirmedWith);
       if (screen.ceremony) {
         // The device's step (a passkey made on the phone) fills its field; cancelled there, nothing is sent.
         const filled = await ceremonies[screen.ceremony.run]();
@@ -276,7 +299,8 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
         if (location.key !== 'default' && cameFrom(after)) void navigate(-1);
         else void navigate(after, { replace: true });
       } else if (location.key !== 'default') void navigate(-1);
-      else void navigate('/', { replace: true });
+      // Opened by a link (nothing to go back to): the list the record belongs to, else home.
+      else void navigate(screen.recordOf ?? '/', { replace: true });
     },
     [screen, form, fixed, beside, navigate, location.key, onDone, run],
   );

@@ -3,7 +3,7 @@ import { ErrorBlock, InfiniteScroll, List, Skeleton, SwipeAction } from 'antd-mo
 import { LoadFailed } from '../../shell/LoadFailed';
 import { Fragment } from 'react';
 import { useNavigate } from 'react-router-dom';
-import type { ActionCall, ListItem, Progress, RowAction } from '../../config/types';
+import type { ActionCall, ListItem, Progress, RowAction, TagValue } from '../../config/types';
 import { SWIPE_MAX } from '../../config/constants';
 import { actionSheet, alert } from '../../feedback';
 import { messages as t } from '../../i18n/zh-CN';
@@ -13,6 +13,7 @@ import { useStore } from '../../state/store';
 import { ProgressLine } from '../ProgressLine';
 import { StateTag } from '../StateTag';
 import { actionsFor, splitForSwipe, useRowAction } from './row-actions';
+import { useChoiceAction } from '../choice-action';
 import type { PagedList } from './usePagedList';
 import './list.css';
 
@@ -81,10 +82,15 @@ export function ListRows({
   const navigate = useNavigate();
   const { role } = useStore(sessionStore);
   const runAction = useRowAction();
+  const choice = useChoiceAction<Row>(() => (onChanged ?? list.reload)());
 
   const act = async (action: RowAction<Row>, row: Row) => {
     if ('to' in action) return navigate(action.to(row));
     if ('copy' in action) return copyText(action.copy(row));
+    if ('choose' in action) {
+      choice.start(action.choose, row);
+      return;
+    }
     if (await runAction(action, row)) await (onChanged ?? list.reload)();
   };
 
@@ -118,7 +124,8 @@ export function ListRows({
       <List>
         {list.rows.map((row, index) => {
           const actions = actionsFor(rowActions, row, role);
-          const tag = item.tag?.(row);
+          const tagged = item.tag?.(row);
+          const tags: readonly TagValue[] = !tagged ? [] : Array.isArray(tagged) ? tagged : [tagged as TagValue];
           const tone = item.extraTone?.(row);
           const plainExtra = item.extra?.(row);
           const extra = tone && plainExtra ? <span className={`list-tone-${tone}`}>{plainExtra}</span> : plainExtra;
@@ -138,10 +145,13 @@ export function ListRows({
                 )
               }
               extra={
-                tag ? (
-                  <span className="list-extra">
+                tags.length > 0 ? (
+                  // Several tags stand under the amount, so the row's lines keep their width.
+                  <span className={tags.length > 1 ? 'list-extra list-extra-stacked' : 'list-extra'}>
                     {extra}
-                    <StateTag value={tag} />
+                    {tags.map((tag) => (
+                      <StateTag key={tag.text} value={tag} />
+                    ))}
                   </span>
                 ) : (
                   extra
@@ -149,7 +159,14 @@ export function ListRows({
               }
               arrowIcon={open !== undefined || actions.length > 0}
               onClick={
-                open ? () => void openRow(row, open) : actions.length > 0 ? () => openSheet(row, actions) : undefined
+                open
+                  ? () => void openRow(row, open)
+                  : actions.length === 1 && 'to' in actions[0]!
+                    ? // A sheet whose only entry is a link would be a tap for nothing: the row opens it.
+                      () => void act(actions[0]!, row)
+                    : actions.length > 0
+                      ? () => openSheet(row, actions)
+                      : undefined
               }
             >
               {highlight?.(row) ? (
@@ -189,6 +206,7 @@ export function ListRows({
       <InfiniteScroll loadMore={list.loadMore} hasMore={list.hasMore}>
         {list.hasMore ? t.shell.loading : w.list.noMore}
       </InfiniteScroll>
+      {choice.dialog}
     </>
   );
 }

@@ -16,7 +16,7 @@ export const DEFAULT_PAGE_SIZE = 20;
 
 export function readListQuery(
   params: URLSearchParams,
-  screen: Pick<ListScreen, 'sortFields' | 'urlFilters' | 'search' | 'chips'>,
+  screen: Pick<ListScreen, 'sortFields' | 'urlFilters' | 'search' | 'chips' | 'switches'>,
 ): ListQuery {
   const pageSize = Number(params.get('pageSize'));
   const current = Number(params.get('current'));
@@ -28,11 +28,15 @@ export function readListQuery(
     sortOrder: sortOrder === 'ascend' || sortOrder === 'descend' ? sortOrder : undefined,
     pageSize: Number.isInteger(pageSize) && pageSize >= 1 && pageSize <= 100 ? pageSize : DEFAULT_PAGE_SIZE,
     current: Number.isInteger(current) && current >= 1 && current <= 50 ? current : 1,
-    filters: Object.fromEntries(
-      [...(screen.urlFilters ?? []), ...(screen.chips ?? []).map((c) => c.field)].flatMap((name) =>
-        params.get(name) ? [[name, params.get(name)!]] : [],
+    filters: Object.fromEntries([
+      ...[...(screen.urlFilters ?? []), ...(screen.chips ?? []).map((c) => c.field)].flatMap(
+        (name): [string, string][] => (params.get(name) ? [[name, params.get(name)!]] : []),
       ),
-    ),
+      // A switch is on with `true` alone: any other value in a link leaves it off.
+      ...(screen.switches ?? []).flatMap(({ field }): [string, string][] =>
+        params.get(field) === 'true' ? [[field, 'true']] : [],
+      ),
+    ]),
   };
 }
 
@@ -47,11 +51,13 @@ export function writeListQuery(query: ListQuery): URLSearchParams {
   return params;
 }
 
-/** What the operation receives for one page (URL filters that look like ids go as numbers). */
+/** A URL filter's value as the operation takes it: digits (an id) as a number, `true`/`false` as booleans. */
+export const filterValue = (v: string): string | number | boolean =>
+  /^\d{1,9}$/.test(v) ? Number(v) : v === 'true' ? true : v === 'false' ? false : v;
+
+/** What the operation receives for one page (URL filters as filterValue reads them). */
 export function pageArgs(query: ListQuery, current: number): Record<string, unknown> {
-  const filters = Object.fromEntries(
-    Object.entries(query.filters).map(([k, v]) => [k, /^\d{1,9}$/.test(v) ? Number(v) : v]),
-  );
+  const filters = Object.fromEntries(Object.entries(query.filters).map(([k, v]) => [k, filterValue(v)]));
   return {
     ...filters,
     current,

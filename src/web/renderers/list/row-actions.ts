@@ -15,8 +15,13 @@ export function actionsFor<R>(
 ): RowAction<R>[] {
   return (actions ?? []).filter((action) => {
     if (action.when && !action.when(row)) return false;
-    if ('call' in action)
-      return role !== 'notLogin' && (OPERATIONS[action.call.operation].roles as readonly string[]).includes(role);
+    const operation: OperationId | undefined =
+      'call' in action
+        ? action.call.operation
+        : 'choose' in action
+          ? (action.choose.call.operation as OperationId)
+          : undefined;
+    if (operation) return role !== 'notLogin' && (OPERATIONS[operation].roles as readonly string[]).includes(role);
     return true;
   });
 }
