@@ -61,22 +61,17 @@ async function sandboxChannel(client: ApiClient): Promise<number> {
 const buy = (client: ApiClient, packageId: number, channelId: number, method = 'alipay') =>
   client.ok('orderSubmit', { body: { packageId, channelId, method }, headers: idem() });
 
-/** A gateway's notification as it arrives: GET with the query, or a form POST; no cookie, no browser headers. */
+/**
+ * A gateway's notification as it arrives: GET with the query, or a form POST; no cookie, no browser headers. The client
+ * checks the answer is plain text, success or fail.
+ */
 async function notify(params: Record<string, string>, how: 'get' | 'post' = 'post'): Promise<string> {
-  const fastify = app().built.fastify;
-  const form = new URLSearchParams(params).toString();
+  const gatewaySide = app().client();
   const answer =
     how === 'get'
-      ? await fastify.inject({ method: 'GET', url: `/api/pay/notify?${form}` })
-      : await fastify.inject({
-          method: 'POST',
-          url: '/api/pay/notify',
-          payload: form,
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        });
-  expect(answer.statusCode).toBe(200);
-  expect(answer.headers['content-type']).toMatch(/^text\/plain/);
-  return answer.body;
+      ? await gatewaySide.call('payNotify', { query: params, withoutCsrf: true })
+      : await gatewaySide.call('payNotifyForm', { body: params, withoutCsrf: true });
+  return answer.data as string;
 }
 
 const orderOf = async (id: number) =>

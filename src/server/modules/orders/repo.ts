@@ -2,7 +2,7 @@ import { sql, type Insertable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { paginate, type Page, type PageQuery } from '../../db/paging.js';
 import { asciiContains, keyContains, withSearchKeys } from '../../db/search.js';
-import type { OrderStatus, OrdersTable } from '../../db/types.js';
+import type { OrderStatus, OrdersTable, PayMethod } from '../../db/types.js';
 
 export interface OrderListQuery extends PageQuery {
   status?: OrderStatus;
@@ -140,19 +140,22 @@ export async function markPaid(
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Points a pending order at a channel and method (the buyer's choice on paying); answers whether it was pending. */
+/**
+ * Points a pending order at a channel and method (the buyer's choice on paying); answers whether it was pending. An
+ * order keeps the deadline it has; one without (placed offline, paid online now) gets `deadline`.
+ */
 export async function choosePayment(
   db: Db,
   id: number,
-  choice: { channelId: number; method: string; expiresAt: number | null },
+  choice: { channelId: number; method: PayMethod; deadline: number },
 ): Promise<boolean> {
   const result = await db
     .updateTable('orders')
-    .set({
+    .set((eb) => ({
       channelId: choice.channelId,
-      method: choice.method as never,
-      ...(choice.expiresAt === null ? {} : { expiresAt: choice.expiresAt }),
-    })
+      method: choice.method,
+      expiresAt: eb.fn.coalesce('expiresAt', eb.val(choice.deadline)),
+    }))
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .executeTakeFirst();

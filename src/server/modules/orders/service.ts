@@ -74,11 +74,7 @@ export async function submit(
     const now = app.now();
     const open = await repo.findOpenOrderFor(trx, actor.id, pkg.id, now);
     if (open) {
-      if (online)
-        await repo.choosePayment(trx, open.id, {
-          ...online,
-          expiresAt: open.expiresAt === null ? now + online.timeoutMs : null,
-        });
+      if (online) await repo.choosePayment(trx, open.id, { ...online, deadline: now + online.timeoutMs });
       return { order: (await repo.findOrder(trx, open.id))!, reused: true };
     }
     if ((await repo.countPending(trx, actor.id)) >= MAX_PENDING_ORDERS) {

@@ -8,6 +8,7 @@ import { isLocalOrigin } from '../../lib/public-origin.js';
 import { writeAudit } from '../audit/repo.js';
 import type { SessionUser } from '../sessions/service.js';
 import type { OpenChannel } from './connectors/index.js';
+import { cashierUrl } from './connectors/sandbox.js';
 import * as repo from './repo.js';
 import * as secret from './secret.js';
 
@@ -68,7 +69,7 @@ const toView = (app: AppContext, row: repo.ChannelRow, orders: number): Schemas[
   id: row.id,
   kind: row.kind,
   name: row.name,
-  gateway: row.kind === 'sandbox' ? new URL('/cashier', app.config.publicOrigin.origin).toString() : row.gateway,
+  gateway: row.kind === 'sandbox' ? cashierUrl(app.config.publicOrigin.origin).toString() : row.gateway,
   pid: row.pid,
   methods: methodsOf(row),
   enabled: isOn(app, row) ? 1 : 0,

@@ -70,8 +70,7 @@ export async function pay(
   if (found.status !== 'pending' || (found.expiresAt !== null && Number(found.expiresAt) <= now))
     throw conflict('订单已关闭或已付款，不能再付款；需要的话请重新下单');
   const online = (await onlinePayment(app, input))!;
-  const expiresAt = found.expiresAt === null ? now + online.timeoutMs : null;
-  if (!(await orders.choosePayment(app.db, found.id, { ...online, expiresAt })))
+  if (!(await orders.choosePayment(app.db, found.id, { ...online, deadline: now + online.timeoutMs })))
     throw conflict('订单已关闭或已付款，不能再付款；需要的话请重新下单');
   const order = (await orders.findOrder(app.db, found.id))!;
   return { order: toView(order), payUrl: await payUrlOf(app, order) };
@@ -103,11 +102,6 @@ export async function askGateway(
   if (!channel) return false;
   const answer = await connectorFor(app, channel.kind).queryOrder(channel, order.orderNo);
   if (!answer?.paid || !answer.tradeNo) return false;
-  if (answer.amountFen !== Number(order.amount)) {
-    app.metrics.payNotifies.inc({ result: 'wrong_amount' });
-    app.log.warn({ orderNo: order.orderNo, money: answer.amountFen }, 'payment query: the gateway took another amount');
-    return false;
-  }
-  const outcome = await settleFromGateway(app, order.id, answer.tradeNo);
+  const outcome = await settleFromGateway(app, order, { tradeNo: answer.tradeNo, amountFen: answer.amountFen });
   return outcome === 'credited' || outcome === 'credited_late';
 }

@@ -6,8 +6,8 @@ import { connectorFor } from './connectors/index.js';
 import { fenOf } from './money.js';
 import { settleFromGateway } from './settle.js';
 
-/** Why a notification was refused: each is counted in /metrics (payment_notify_total{result}). */
-type Refusal = 'unknown_order' | 'unknown_channel' | 'bad_signature' | 'wrong_merchant' | 'not_paid' | 'wrong_amount';
+/** Why a notification was refused before its money is looked at: each counted in /metrics (payment_notify_total). */
+type Refusal = 'unknown_order' | 'unknown_channel' | 'bad_signature' | 'wrong_merchant' | 'not_paid';
 
 /**
  * A gateway's asynchronous notification (GET query or form POST, no session: its signature is its protection). It
@@ -32,7 +32,9 @@ export async function receiveNotify(app: AppContext, params: EpayParams): Promis
   if (!connectorFor(app, channel.kind).verifyNotify(channel, params)) return refuse('bad_signature');
   if (params.pid !== channel.pid) return refuse('wrong_merchant');
   if (params.trade_status !== 'TRADE_SUCCESS' || !params.trade_no) return refuse('not_paid');
-  if (fenOf(params.money ?? '') !== Number(order.amount)) return refuse('wrong_amount');
-  await settleFromGateway(app, order.id, params.trade_no);
-  return 'success';
+  const outcome = await settleFromGateway(app, order, {
+    tradeNo: params.trade_no,
+    amountFen: fenOf(params.money ?? ''),
+  });
+  return outcome === 'wrong_amount' ? 'fail' : 'success';
 }

@@ -49,7 +49,7 @@ export async function submit(
 ): Promise<Schemas['SandboxTrade']> {
   const channel = await sandboxChannel(app, params.pid);
   if (!epayVerify(params, channel.key)) throw forbidden('签名不正确，请回到商城重新下单');
-  if (fenOf(params.money) === null || fenOf(params.money)! <= 0) throw badParams('金额不正确');
+  if (!((fenOf(params.money) ?? 0) > 0)) throw badParams('金额不正确');
   const existing = await trades.liveTradeFor(app.db, channel.id, params.out_trade_no);
   if (existing && (existing.status === 'paid' || existing.money === params.money)) {
     if (existing.status === 'pending' && existing.type !== params.type)

@@ -3,15 +3,30 @@ import * as orders from '../orders/repo.js';
 import { settlePaid } from '../orders/service.js';
 
 /** What became of a gateway's word that an order is paid. */
-export type GatewaySettlement = 'credited' | 'credited_late' | 'duplicate' | 'paid_twice';
+export type GatewaySettlement = 'credited' | 'credited_late' | 'duplicate' | 'paid_twice' | 'wrong_amount';
 
 /**
- * Takes a gateway's payment of an online order (its notification, or its answer to the query job) in one transaction
+ * Takes a gateway's payment of an online order if its money is the order's price (else `wrong_amount`, nothing moves) (its notification, or its answer to the query job) in one transaction
  * with orders/service.ts settlePaid: credited once, however many notifications arrive on however many processes. A
  * payment for an order already paid with the same trade number is a duplicate (answered `success`, nothing moves); one
  * with another trade number means the payer paid twice, which is logged for the admin to refund (nothing moves).
  */
-export async function settleFromGateway(app: AppContext, orderId: number, tradeNo: string): Promise<GatewaySettlement> {
+export async function settleFromGateway(
+  app: AppContext,
+  order: { id: number; orderNo: string; amount: number },
+  payment: { tradeNo: string; amountFen: number | null },
+): Promise<GatewaySettlement> {
+  // The money must be the price to the fen, whichever way the gateway said it (notification or query answer).
+  if (payment.amountFen !== Number(order.amount)) {
+    app.metrics.payNotifies.inc({ result: 'wrong_amount' });
+    app.log.warn(
+      { orderNo: order.orderNo, money: payment.amountFen },
+      'payment refused: the gateway took another amount',
+    );
+    return 'wrong_amount';
+  }
+  const orderId = order.id;
+  const { tradeNo } = payment;
   const outcome = await app.db.transaction().execute(async (trx): Promise<GatewaySettlement> => {
     const order = (await orders.findOrder(trx, orderId))!;
     if (order.status === 'paid') return order.tradeNo === tradeNo ? 'duplicate' : 'paid_twice';

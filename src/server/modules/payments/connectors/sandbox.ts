@@ -10,9 +10,12 @@ import type { OpenChannel, PaymentConnector, PaymentRequest } from './connector.
  * product's own cashier page (/cashier, 模拟收银台) instead of a gateway's submit.php; its notifications are signed the
  * same way and come over loopback. Asked about an order, it reads its own trades, as api.php would.
  */
+/** The sandbox gateway's cashier page: its submit.php, on this site. */
+export const cashierUrl = (origin: string): URL => new URL('/cashier', origin);
+
 export const sandboxConnector = (db: Db, origin: string): PaymentConnector => ({
   payUrl(channel: OpenChannel, request: PaymentRequest) {
-    const url = new URL('/cashier', origin);
+    const url = cashierUrl(origin);
     for (const [name, value] of Object.entries(submitParams(channel, request))) url.searchParams.set(name, value);
     return url.toString();
   },
