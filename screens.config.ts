@@ -150,7 +150,9 @@ const runItem = (title: (r: Schemas['Run']) => string, description: (r: Schemas[
   extra: (r: Schemas['Run']) => (r.paidByQuota ? P.paidByQuota : P.charged(r.charged)),
   tag: (r: Schemas['Run']) => runTag(r.state),
 });
-const runWhen = (r: Schemas['Run']) => P.run(r.scheduledAt, P.triggers[r.trigger] ?? r.trigger, r.attempts);
+/** When a run is, led by which of its service's times it is (签到 · …, 签退 · …) when it has one. */
+const runWhen = (r: Schemas['Run']) =>
+  P.run(r.scheduledAt, P.triggers[r.trigger] ?? r.trigger, r.attempts, r.slot ? P.slots[r.slot] : undefined);
 
 /** Fields of a settings schema picked from fixed values, per family of platforms. */
 const settingsChoices: Partial<Record<SettingsSchemaName, Record<string, readonly Choice[]>>> = {
@@ -334,6 +336,76 @@ export const platforms: readonly PlatformEntry[] = [
 ];
 
 const userRow = (u: Schemas['UserAdminView']) => `${u.userName}（${u.userAccount}）`;
+
+/**
+ * How many accounts a quota CSV names and the sum of their amounts, read as the server will (header first, blank
+ * lines aside), for the question before sending; the server still checks every line.
+ */
+function csvGrantSummary(csv: string): { accounts: number; total: number } {
+  const lines = csv
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
+    .slice(1)
+    .filter((l) => l.trim() !== '');
+  const total = lines.reduce((n, l) => n + (Number(l.split(',')[1]?.trim()) || 0), 0);
+  return { accounts: lines.length, total };
+}
+
+/** A closing or closed account, said in words on the admin's list. */
+const closingTag = (u: Schemas['UserAdminView']): TagValue | null =>
+  u.closedAt
+    ? { text: w.user.closedTag, tone: 'default' }
+    : u.closingAt
+      ? { text: w.user.closingTag, tone: 'warning' }
+      : null;
+
+/** 用户协议 and 隐私政策: a page anyone reads (linked from /login, /register and 我的) and the admin's edit form. */
+function policyScreens(kind: Schemas['PolicyKind'], title: string, icon: MenuEntryIcon): Screen[] {
+  return [
+    composedScreen({
+      path: kind === 'terms' ? '/terms' : '/privacy',
+      title,
+      access: 'public',
+      chrome: 'document',
+      framesSignedInUser: true,
+      menu: 'account',
+      icon,
+      kind: 'composed',
+      load: { operation: 'policyGet', args: () => ({ query: { kind } }) },
+      body: [
+        {
+          type: 'document',
+          title: (p) => p.title,
+          note: (p) => w.policies.updatedAt(p.updatedAt),
+          text: (p) => p.body,
+        },
+      ],
+    }),
+    formScreen({
+      path: kind === 'terms' ? '/update_terms' : '/update_privacy',
+      title: w.policies.edit(title),
+      access: ADMIN,
+      kind: 'form',
+      menu: 'adminSystem',
+      icon,
+      submit: 'policyUpdate',
+      fields: ['body'],
+      textareas: ['body'],
+      fixed: () => ({ kind }),
+      load: { operation: 'policyGet', args: () => ({ query: { kind } }), pick: ({ body }) => ({ body }) },
+      // Every user is asked again after a change: the question says so, and nothing is asked when nothing changed.
+      confirm: {
+        operation: 'policyGet',
+        args: () => ({ query: { kind } }),
+        text: (b, p) => (b.body === p.body ? null : w.policies.saveAsk(title, p.version + 1)),
+        labels: w.policies.saveLabels,
+      },
+      onSaved: 'siteChanged',
+      done: w.policies.saved,
+      after: 'stay',
+    }),
+  ];
+}
 
 /** A batch still queued or running: polled, and the only kind an admin can cancel (in the list and on its detail). */
 const taskUnderway = (b: Schemas['Task']) => b.state === 'queued' || b.state === 'running';
@@ -791,6 +863,37 @@ export const screens: Screen[] = [
     screen: 'twoFactor',
   },
 
+  formScreen({
+    path: '/close_account',
+    title: '注销账号',
+    access: ['user', 'agent'],
+    kind: 'form',
+    menu: 'account',
+    icon: { name: 'CloseCircleOutline', tint: 'red' },
+    submit: 'userCloseAccount',
+    intro: w.closing.intro,
+    fields: ['password', 'code'],
+    // The code is asked only of an account with two-factor sign-in on.
+    load: {
+      operation: 'twoFactorGet',
+      args: () => ({}),
+      pick: () => ({}),
+      fields: (s) => (s.enabled ? ['password', 'code'] : ['password']),
+    },
+    // The balance forfeited and the account, in the question, read now.
+    confirm: {
+      operation: 'userGetLogin',
+      args: () => ({}),
+      text: (_b, me) => w.closing.ask(me.userAccount, me.coin),
+      labels: w.closing.labels,
+    },
+    submitLabel: w.closing.submit,
+    done: w.closing.done,
+    onSaved: 'signedOut',
+    after: '/login',
+  }),
+  ...policyScreens('terms', '用户协议', { name: 'FileOutline', tint: 'blue' }),
+  ...policyScreens('privacy', '隐私政策', { name: 'LockOutline', tint: 'green' }),
   listScreen({
     path: '/passkeys',
     title: '通行密钥',
@@ -1003,22 +1106,23 @@ export const screens: Screen[] = [
       title: userRow,
       description: (u) => `${w.user.roles[u.userRole]} · ${w.format.joinedAt(u.createdAt)}`,
       extra: (u) => (u.status === 'banned' ? w.user.banned : ''),
+      tag: closingTag,
     },
     rowActions: [
       { label: '详情', to: (u) => `/user_detail?id=${u.id}` },
       { label: w.coins.statementOf, to: (u) => `/coin_detail?userId=${u.id}` },
       { label: P.services, to: (u) => `/service_management?userId=${u.id}` },
-      { label: '编辑', to: (u) => `/update_user?id=${u.id}` },
+      { label: '编辑', when: (u) => !u.closedAt, to: (u) => `/update_user?id=${u.id}` },
       {
         label: '重置密码',
         color: 'warning',
-        when: (u) => u.userRole !== 'admin',
+        when: (u) => u.userRole !== 'admin' && !u.closedAt,
         to: (u) => `/reset_password?id=${u.id}&account=${encodeURIComponent(u.userAccount)}`,
       },
       {
         label: '设为代理',
         color: 'primary',
-        when: (u) => u.userRole === 'user',
+        when: (u) => u.userRole === 'user' && !u.closedAt,
         confirm: (u) => `确定把 ${userRow(u)} 设为代理吗？`,
         call: { operation: 'userUpdateBoss', args: (u) => ({ query: { userAccount: u.userAccount } }) },
       },
@@ -1032,7 +1136,7 @@ export const screens: Screen[] = [
       {
         label: '封禁',
         color: 'danger',
-        when: (u) => u.userRole !== 'admin' && u.status === 'active',
+        when: (u) => u.userRole !== 'admin' && u.status === 'active' && !u.closedAt,
         confirm: (u) => `确定封禁 ${userRow(u)} 吗？封禁后立即下线。`,
         call: { operation: 'userBan', args: (u) => ({ query: { id: u.id } }) },
       },
@@ -1045,7 +1149,7 @@ export const screens: Screen[] = [
       {
         label: '删除',
         color: 'danger',
-        when: (u) => u.userRole !== 'admin',
+        when: (u) => u.userRole !== 'admin' && !u.closedAt,
         confirm: (u) => `确定删除 ${userRow(u)} 吗？删除后不能恢复。`,
         call: { operation: 'userDelete', args: (u) => ({ body: { id: u.id } }) },
       },
@@ -1072,6 +1176,8 @@ export const screens: Screen[] = [
       { key: 'banPausedServices', label: '封禁时暂停的服务' },
       { key: 'twoFactor', label: '两步验证', labels: w.twoFactor.states },
       { key: 'passkeys', label: '通行密钥' },
+      { key: 'closingAt', label: '申请注销时间', format: 'time' },
+      { key: 'closedAt', label: '注销时间', format: 'time' },
     ],
     actions: [
       { label: w.devices.link, to: (u) => `/user_sessions?userId=${u.id}` },
@@ -1288,6 +1394,16 @@ export const screens: Screen[] = [
     widgets: { csv: 'csvFile', platformId: 'platform', expiresAt: 'expiry' },
     enumLabels: { unit: w.tasks.unitLabels },
     initial: { unit: 'runs' },
+    // A refused file's bad lines are listed under it, not told in a toast.
+    problems: { field: 'csv' },
+    // A grant to many users: the question counts them and the total from the file itself.
+    confirm: {
+      text: (b: Schemas['TaskQuotaRequest']) => {
+        const { accounts, total } = csvGrantSummary(b.csv);
+        return w.tasks.quotaAsk(accounts, total, w.tasks.unitLabels[b.unit] ?? b.unit, b.platformId !== undefined);
+      },
+      labels: w.tasks.quotaAskLabels,
+    },
     done: w.tasks.started,
     after: '/tasks',
   }),

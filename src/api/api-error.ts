@@ -1,3 +1,5 @@
+import type { components } from './generated/schema';
+
 /** Codes that mean "sign in again": the session ended (40001) or there never was one (40100). The one list of them. */
 export const SIGN_IN_AGAIN: ReadonlySet<number> = new Set([40001, 40100]);
 
@@ -21,6 +23,12 @@ export class ApiError extends Error {
   }
   get code() {
     return this.details.code;
+  }
+  /** The line-by-line problems an envelope lists (an uploaded CSV's bad lines, every one of them), or none. */
+  get problems(): readonly components['schemas']['LineProblem'][] {
+    if (this.kind !== 'envelope') return [];
+    const listed = (this.details.body as { problems?: unknown } | undefined)?.problems;
+    return Array.isArray(listed) ? (listed as components['schemas']['LineProblem'][]) : [];
   }
   get status() {
     return this.details.status;

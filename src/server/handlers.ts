@@ -19,11 +19,15 @@ import { siteHandlers } from './modules/site/handlers.js';
 import { twoFactorHandlers } from './modules/two-factor/handlers.js';
 import { passkeyHandlers } from './modules/passkeys/handlers.js';
 import { userHandlers } from './modules/users/handlers.js';
+import { policyHandlers } from './modules/policies/handlers.js';
+import { closingHandlers } from './modules/closing/handlers.js';
 
 /** Every operation of openapi.yaml, by operationId. */
 export const handlers: Handlers = {
   ...siteHandlers,
   ...userHandlers,
+  ...policyHandlers,
+  ...closingHandlers,
   ...sessionHandlers,
   ...twoFactorHandlers,
   ...passkeyHandlers,

@@ -154,28 +154,55 @@ describe('a quota grant from a CSV', () => {
     expect((await noticeCounts(db(), 'quota_granted')).get(ids[0]!)).toBe(1);
   });
 
-  it('reports a malformed CSV line by line and starts nothing', async () => {
+  it('reports a malformed CSV line by line, unknown accounts too, as a list of problems, and starts nothing', async () => {
     const [known] = await insertUsers(db(), 1, 'mfmf', app().clock.now());
     const admin = await app().admin();
     const before = (await admin.ok('taskListPage', { body: {} })).total;
-    const csv = ['userAccount,amount', 'mfmf0,2', '', 'nobody_here,1', 'mfmf0,3', 'mfmf0', 'MFMF0,x'].join('\n');
+    const csv = ['userAccount,amount', 'mfmf0,2', '', 'nobody_here,1', 'mfmf0,3', 'mfmf0', 'MFMF0,x', 'a-b,1'].join(
+      '\n',
+    );
     const r = await admin.call('taskQuotaGrant', { body: { csv, unit: 'runs', reason: '测试' } });
     expect([r.status, r.code]).toEqual([400, 40000]);
-    expect(r.message).toContain('CSV 有 5 处错误，任务未开始');
-    for (const part of [
-      '第 3 行：空行',
-      '第 4 行：账号 nobody_here 不存在或已注销',
-      '第 5 行：账号 mfmf0 与第 2 行重复',
-      '第 6 行：应为两列：账号,数量',
-      '第 7 行：数量应为 1 到 10000 的整数',
-    ])
-      expect(r.message).toContain(part);
+    // One short sentence for the person; the lines themselves come as data, in line order.
+    expect(r.message).toBe('CSV 有 6 处错误，任务未开始，请按下方列表改正后重新上传');
+    expect(r.problems).toEqual([
+      { line: 3, account: '', reason: '空行' },
+      // Found only after asking the database, still with its line.
+      { line: 4, account: 'nobody_here', reason: '账号不存在或已注销' },
+      { line: 5, account: 'mfmf0', reason: '与第 2 行的账号重复，每个账号只能出现一次' },
+      { line: 6, account: 'mfmf0', reason: '应为两列：账号,数量' },
+      { line: 7, account: 'MFMF0', reason: '数量应为 1 到 10000 的整数' },
+      { line: 8, account: 'a-b', reason: '账号格式不对：应为 4–16 位字母、数字或下划线' },
+    ]);
     const header = await admin.call('taskQuotaGrant', {
-      body: { csv: 'account;amount\nmf0,1', unit: 'runs', reason: '测试' },
+      body: { csv: 'account;amount\nmfmf0,1', unit: 'runs', reason: '测试' },
     });
-    expect(header.message).toContain('第 1 行：表头应为 userAccount,amount');
+    expect(header.problems).toEqual([{ line: 1, account: '', reason: '表头应为 userAccount,amount' }]);
     expect((await admin.ok('taskListPage', { body: {} })).total).toBe(before);
     expect(await grantsOf([known!])).toEqual([]);
+  });
+
+  it('sends every problem of a 20,000-line file, not the first ones only (the page copies them all)', async () => {
+    const admin = await app().admin();
+    const before = (await admin.ok('taskListPage', { body: {} })).total;
+    // A wrong header and 20,000 lines naming no account that exists: 20,001 problems, the most a file can have.
+    const lines = Array.from({ length: 20_000 }, (_, i) => `ghost_${i},1`);
+    const csv = ['account,amount', ...lines].join('\n');
+    const r = await admin.call('taskQuotaGrant', { body: { csv, unit: 'runs', reason: '测试' } });
+    expect([r.status, r.code]).toEqual([400, 40000]);
+    expect(r.message).toBe('CSV 有 20,001 处错误，任务未开始，请按下方列表改正后重新上传');
+    expect(r.problems).toHaveLength(20_001);
+    expect(r.problems![0]).toEqual({ line: 1, account: '', reason: '表头应为 userAccount,amount' });
+    expect(r.problems!.at(-1)).toEqual({ line: 20_001, account: 'ghost_19999', reason: '账号不存在或已注销' });
+    expect(r.problems!.every((p, i) => p.line === i + 1)).toBe(true);
+    // A longer file is one problem past its last allowed line, and nothing more to read.
+    const tooLong = await admin.call('taskQuotaGrant', {
+      body: { csv: ['userAccount,amount', ...lines, 'ghost_x,1'].join('\n'), unit: 'runs', reason: '测试' },
+    });
+    expect(tooLong.problems).toEqual([
+      { line: 20_002, account: '', reason: '最多 20000 行，请把其余的行分到另一个文件' },
+    ]);
+    expect((await admin.ok('taskListPage', { body: {} })).total).toBe(before);
   });
 
   it('lists the lines that failed while it ran, with reasons, and downloads them as CSV', async () => {

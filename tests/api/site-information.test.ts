@@ -192,6 +192,7 @@ describe('basicInformationAdd / basicInformationDelete', () => {
       updatedAt: app().clock.now(),
       // The site's zone (TZ_SITE of the test app), which the web app shows every time in.
       timeZone: 'Asia/Shanghai',
+      policyVersion: 1,
     });
     expect((await siteAudit(id)).map((a) => a.action)).toEqual(['site.add']);
   });

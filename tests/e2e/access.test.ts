@@ -67,6 +67,26 @@ describe('a new user', () => {
       await page.locator('#field-userAccount').fill(account);
       await page.locator('#field-userPassword').fill(PASSWORD);
       await page.locator('#field-checkPassword').fill(PASSWORD);
+      // Consent is the user's own tick: unticked, 注册 says why under the box and registers nobody.
+      expect(await page.locator('#field-agreed').isChecked()).toBe(false);
+      await page.getByRole('button', { name: '注册', exact: true }).click();
+      await page.getByRole('alert').filter({ hasText: '请先阅读并勾选同意《用户协议》和《隐私政策》' }).waitFor();
+      expect(pathOf(page)).toBe('/register');
+      await shot(page, 'register-unticked');
+      // The texts open from the form and lead back to it.
+      await page.getByRole('link', { name: '《用户协议》' }).click();
+      await page.waitForURL((u) => u.pathname === '/terms');
+      await page.getByRole('heading', { name: '用户协议', level: 2 }).waitFor();
+      await page.getByText('注销账号', { exact: false }).first().waitFor();
+      await shot(page, 'terms');
+      await page.goBack();
+      await page.waitForURL((u) => u.pathname === '/register');
+      if (!(await page.locator('#field-userAccount').inputValue())) {
+        await page.locator('#field-userAccount').fill(account);
+        await page.locator('#field-userPassword').fill(PASSWORD);
+        await page.locator('#field-checkPassword').fill(PASSWORD);
+      }
+      await page.locator('#field-agreed').check();
       await shot(page, 'register-filled');
       await page.getByRole('button', { name: '注册', exact: true }).click();
 

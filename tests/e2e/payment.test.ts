@@ -141,6 +141,19 @@ describe('paying online through the cashier', () => {
       const waiting = await resultPage(context, orderNo);
       await heading(waiting, '等待支付结果').waitFor();
       await markPage(waiting);
+      // The page asks by itself too (on a timer while its event stream connects, once more when it has): on a slow
+      // host that would find the payment before 重新查询 does. Until the button is tapped, its own checks are answered
+      // with the order as it stands now, unpaid; the button's check goes through.
+      const unpaid = await waiting.evaluate(async (no) => {
+        const answer = await fetch('/api/order/check', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'X-Requested-With': 'XMLHttpRequest' },
+          body: JSON.stringify({ orderNo: no }),
+        });
+        return (await answer.json()) as unknown;
+      }, orderNo);
+      let held = true;
+      await waiting.route('**/api/order/check', (route) => (held ? route.fulfill({ json: unpaid }) : route.continue()));
 
       // Paid, the notification lost on purpose, and the payer never comes back from the cashier.
       await page.route('**/pay_result**', (route) => route.abort());
@@ -155,6 +168,7 @@ describe('paying online through the cashier', () => {
       expect(await heading(waiting, '等待支付结果').count()).toBe(1);
       expect(await balance()).toBe(before);
 
+      held = false;
       await waiting.getByRole('button', { name: '重新查询' }).click();
       await heading(waiting, '支付成功').waitFor();
       await waiting.getByText(`当前余额 ${before + PACKAGE.addCoin} 积分`).waitFor();

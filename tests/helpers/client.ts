@@ -21,6 +21,8 @@ export interface CallResult<T = any> {
   data: T;
   /** A failure's developer-facing detail (e.g. the header a protocol fault is about); never shown to a user. */
   detail?: string;
+  /** A failure's line-by-line problems (an uploaded CSV's bad lines), as the envelope lists them. */
+  problems?: { line: number; account: string; reason: string }[];
   headers: Record<string, string | string[] | number | undefined>;
 }
 
@@ -93,6 +95,7 @@ export class ApiClient {
       message: json.message,
       data: json.data,
       ...(typeof json.detail === 'string' ? { detail: json.detail } : {}),
+      ...(Array.isArray(json.problems) ? { problems: json.problems } : {}),
       headers: response.headers,
     };
   }

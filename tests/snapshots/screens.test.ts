@@ -108,6 +108,8 @@ function describePart(part: Part<any>) {
         marks: part.marks,
         day: { operation: part.day.operation, empty: part.day.empty },
       };
+    case 'document':
+      return { type: part.type, note: Boolean(part.note) };
   }
 }
 

@@ -36,6 +36,8 @@ describe('DetailRenderer on /user_detail', () => {
       banPausedServices: 0,
       twoFactor: true,
       passkeys: 1,
+      closingAt: null,
+      closedAt: null,
     });
     open('?id=9');
     expect(await view.findByText('bob_0009')).toBeTruthy();
@@ -43,7 +45,7 @@ describe('DetailRenderer on /user_detail', () => {
     expect(view.getByText('代理')).toBeTruthy();
     expect(view.getByText('已封禁')).toBeTruthy();
     expect(view.getByText('2026-11-01 08:05')).toBeTruthy();
-    expect(view.getAllByText('—').length).toBe(3);
+    expect(view.getAllByText('—').length).toBe(5);
     expect(view.getByText('已开启')).toBeTruthy();
     // User text is shown as text, never as markup.
     expect(view.getByText('<b>鲍勃</b>')).toBeTruthy();

@@ -6,6 +6,7 @@ import { toast } from '../../src/web/feedback';
 import Home from '../../src/web/screens/Home';
 import Register from '../../src/web/screens/Register';
 import { sessionStore, signIn, signOut } from '../../src/web/state/session';
+import { siteStore } from '../../src/web/state/site';
 import { aUser } from './users';
 
 // Home greys out the platforms not open yet; registering signs the new user in. The API is faked.
@@ -52,14 +53,25 @@ it('greys out the platforms with nothing on shelf (未开放, no link) and keeps
 
 it('signs the new user in after registering and goes home', async () => {
   signOut();
+  // The texts' version the page read: what the new user agrees to.
+  siteStore.set((s) => ({ ...(s ?? ({} as NonNullable<typeof s>)), policyVersion: 3 }));
   const user = aUser({ userAccount: 'newbie_01' });
   call.mockImplementation(async (op: string) => (op === 'userRegister' ? 2 : op === 'userLogin' ? user : null));
   const router = open('/register', <Register />);
   fireEvent.change(view.getByLabelText('账号'), { target: { value: 'newbie_01' } });
   fireEvent.change(view.getByLabelText('密码'), { target: { value: 'Passw0rd!x' } });
   fireEvent.change(view.getByLabelText('确认密码'), { target: { value: 'Passw0rd!x' } });
+  // Unticked, nothing is sent: the reason shows under the box.
+  fireEvent.click(view.getByRole('button', { name: '注册' }));
+  expect(await view.findByText('请先阅读并勾选同意《用户协议》和《隐私政策》')).toBeTruthy();
+  expect(call).not.toHaveBeenCalledWith('userRegister', expect.anything());
+  fireEvent.click(view.getByLabelText('我已阅读并同意'));
   fireEvent.click(view.getByRole('button', { name: '注册' }));
   await waitFor(() => expect(router.state.location.pathname).toBe('/'));
+  expect(call).toHaveBeenCalledWith(
+    'userRegister',
+    expect.objectContaining({ body: expect.objectContaining({ policyVersion: 3 }) }),
+  );
   expect(call).toHaveBeenCalledWith(
     'userLogin',
     expect.objectContaining({ body: { userAccount: 'newbie_01', userPassword: 'Passw0rd!x' } }),

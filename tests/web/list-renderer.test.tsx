@@ -52,6 +52,7 @@ const me = (userRole: 'user' | 'agent' | 'admin') =>
     createdAt: 0,
     twoFactor: false,
     enrolTwoFactor: false,
+    policyAccepted: 1,
   });
 
 beforeEach(() => {

@@ -46,6 +46,7 @@ const SITE = {
   userId: null,
   updatedAt: 0,
   timeZone: 'Asia/Shanghai',
+  policyVersion: 1,
 };
 const pkg = (id: number, coinName: string, amount: number, addCoin: number) => ({
   id,

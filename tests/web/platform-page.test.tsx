@@ -309,6 +309,53 @@ describe('the edit page (/gxy/update)', () => {
   });
 });
 
+describe('runs named by their slot', () => {
+  const slotted = [
+    { ...run(3, 'due'), slot: 'checkOut', scheduledAt: new Date(2026, 10, 23, 17, 30).getTime() },
+    { ...run(3, 'succeeded'), id: 4, slot: 'checkIn' },
+    // Planned before runs knew their slot, or run by hand: its time alone.
+    { ...run(2, 'succeeded'), slot: null },
+  ];
+  const page = { records: slotted, total: 3, current: 1, pageSize: 20 };
+
+  it('the platform page tells 签到 from 签退', async () => {
+    call.mockImplementation(async (op: string) => {
+      if (op === 'platformOverview') return overview(PLATFORM, SERVICE);
+      if (op === 'runMy') return page;
+      if (op === 'runCalendar') return { month: '2026-11', days: [] };
+      throw new Error(`unexpected ${op}`);
+    });
+    openPlatform();
+    expect(await view.findByText('签退 · 2026-11-23 17:30 · 定时')).toBeTruthy();
+    expect(view.getByText('签到 · 2026-11-23 08:30 · 定时')).toBeTruthy();
+    expect(view.getByText('2026-11-22 08:30 · 定时')).toBeTruthy();
+  });
+
+  it("an admin's run list (/run_management) does too", async () => {
+    signIn(anAdmin({ invitationCode: 'AAAAAAAA' }));
+    call.mockImplementation(async (op: string) => {
+      if (op === 'runListPage') return page;
+      throw new Error(`unexpected ${op}`);
+    });
+    const list = screenAt('/run_management') as ListScreen<'runListPage'>;
+    render(
+      <RouterProvider
+        router={createMemoryRouter([{ path: list.path, element: <ListRenderer screen={list} /> }], {
+          initialEntries: [list.path],
+        })}
+      />,
+    );
+    // The list keeps each ' · ' part of a line whole: the row's line reads as one.
+    await waitFor(() => expect(document.querySelectorAll('.adm-list-item-description').length).toBe(3));
+    const lines = [...document.querySelectorAll('.adm-list-item-description')].map((e) => e.textContent);
+    expect(lines).toEqual([
+      '签退 · 2026-11-23 17:30 · 定时',
+      '签到 · 2026-11-23 08:30 · 定时',
+      '2026-11-22 08:30 · 定时',
+    ]);
+  });
+});
+
 describe('/service_management', () => {
   it("filters by the user in the URL and by a state chip, and pauses anyone's running service", async () => {
     signIn(anAdmin({ invitationCode: 'AAAAAAAA' }));

@@ -59,13 +59,13 @@ describe('screens.config.ts', () => {
     for (const s of screens) expect(s.title, s.path).toMatch(CJK);
   });
 
-  it('opens exactly /login, /register, /500 and the cashier to visitors, and hides the frame only on login, register and the cashier', () => {
+  it('opens exactly /login, /register, /500, the cashier and the two policies to visitors, and hides the frame only on login, register and the cashier', () => {
     expect(
       screens
         .filter((s) => s.access === 'public')
         .map((s) => s.path)
         .sort(),
-    ).toEqual(['/500', '/cashier', '/login', '/register']);
+    ).toEqual(['/500', '/cashier', '/login', '/privacy', '/register', '/terms']);
     expect(
       screens
         .filter((s) => s.chrome === 'bare')

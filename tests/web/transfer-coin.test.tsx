@@ -38,6 +38,7 @@ const SITE = {
   userId: null,
   updatedAt: 0,
   timeZone: 'Asia/Shanghai',
+  policyVersion: 1,
 };
 const transfers = () => call.mock.calls.filter(([op]) => op === 'userTransferCoin');
 const sendButton = () => view.getByRole<HTMLButtonElement>('button', { name: '转账' });

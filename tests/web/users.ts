@@ -13,6 +13,7 @@ export const aUser = (fields: Partial<LoginUser> = {}): LoginUser => ({
   createdAt: 0,
   twoFactor: false,
   enrolTwoFactor: false,
+  policyAccepted: 1,
   ...fields,
 });
 

@@ -49,6 +49,7 @@ const ADMIN = {
   createdAt: 0,
   twoFactor: false,
   enrolTwoFactor: false,
+  policyAccepted: 1,
 };
 const userView = (id: number, extra: object = {}) => ({
   id,

@@ -373,6 +373,13 @@ export const formSchemas = {
         "description": "只读，来自服务器的 TZ_SITE；随整条记录发回时忽略",
         "readOnly": true,
         "maxLength": 64
+      },
+      "policyVersion": {
+        "type": "integer",
+        "title": "协议版本",
+        "description": "只读，由修改用户协议或隐私政策改变（policyUpdate）；随整条记录发回时忽略",
+        "readOnly": true,
+        "minimum": 1
       }
     },
     "required": [
@@ -1365,6 +1372,49 @@ export const formSchemas = {
     ],
     "additionalProperties": false
   },
+  policyAccept: {
+    "$id": "policyAccept",
+    "type": "object",
+    "properties": {
+      "version": {
+        "type": "integer",
+        "title": "协议版本",
+        "minimum": 1,
+        "maximum": 2147483647
+      }
+    },
+    "required": [
+      "version"
+    ],
+    "additionalProperties": false
+  },
+  policyUpdate: {
+    "$id": "policyUpdate",
+    "type": "object",
+    "properties": {
+      "kind": {
+        "type": "string",
+        "title": "协议",
+        "enum": [
+          "terms",
+          "privacy"
+        ]
+      },
+      "body": {
+        "type": "string",
+        "title": "正文",
+        "description": "纯文本，空行分段",
+        "minLength": 20,
+        "maxLength": 20000,
+        "pattern": "\\S"
+      }
+    },
+    "required": [
+      "kind",
+      "body"
+    ],
+    "additionalProperties": false
+  },
   quotaGrant: {
     "$id": "quotaGrant",
     "type": "object",
@@ -2347,6 +2397,31 @@ export const formSchemas = {
     ],
     "additionalProperties": false
   },
+  userCloseAccount: {
+    "$id": "userCloseAccount",
+    "type": "object",
+    "properties": {
+      "password": {
+        "type": "string",
+        "title": "登录密码",
+        "writeOnly": true,
+        "minLength": 1,
+        "maxLength": 64
+      },
+      "code": {
+        "type": "string",
+        "title": "验证码或恢复码",
+        "description": "开启了两步验证时必填：验证器上的 6 位数字或一个恢复码",
+        "minLength": 6,
+        "maxLength": 11,
+        "pattern": "^([0-9]{6}|[A-Za-z0-9]{5}-?[A-Za-z0-9]{5})$"
+      }
+    },
+    "required": [
+      "password"
+    ],
+    "additionalProperties": false
+  },
   userDelete: {
     "$id": "userDelete",
     "type": "object",
@@ -2570,6 +2645,13 @@ export const formSchemas = {
         "minLength": 8,
         "maxLength": 8,
         "pattern": "^[A-Za-z0-9]{8}$"
+      },
+      "policyVersion": {
+        "type": "integer",
+        "title": "同意的协议版本",
+        "description": "注册页勾选“我已阅读并同意”后带上站点当前的 policyVersion；与当前版本不同时 409 / 40900（协议刚改过，请重新阅读）。 不带时账号照常注册，首次登录后页面请用户同意。",
+        "minimum": 1,
+        "maximum": 2147483647
       }
     },
     "required": [
@@ -2878,6 +2960,8 @@ export const formPatternMessages: Record<FormSchemaId, Readonly<Record<string, s
   platformListPage: {"kind":"应为 2–8 个小写字母","searchText":"不能包含控制字符"},
   platformShelf: {},
   platformUpdate: {"description":"不能包含控制字符","name":"不能包含控制字符或换行"},
+  policyAccept: {},
+  policyUpdate: {},
   quotaGrant: {"reason":"不能包含控制字符或换行","userAccount":"只能包含字母、数字和下划线"},
   quotaListPage: {"searchText":"不能包含控制字符"},
   quotaRevoke: {},
@@ -2910,6 +2994,7 @@ export const formPatternMessages: Record<FormSchemaId, Readonly<Record<string, s
   userAddCoin: {"description":"不能包含控制字符或换行","userAccount":"只能包含字母、数字和下划线"},
   userBindEmail: {"captcha":"应为 6 位数字"},
   userBossUpdatePassword: {"newPassword":"只能包含字母、数字和英文符号，不能有空格"},
+  userCloseAccount: {},
   userDelete: {},
   userLogin: {"userAccount":"只能包含字母、数字和下划线","userPassword":"只能包含字母、数字和英文符号，不能有空格"},
   userLoginPasskey: {},

@@ -428,6 +428,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/policy/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 读取用户协议或隐私政策
+         * @description 人人可读（注册页、登录页和“我的”都链接到它）。管理员从未编辑过时答复默认文本（说明本站实际保存哪些数据、为什么保存）， updatedAt 为 null。version 是站点当前的协议版本（两份文本共用一个版本号，任何一份改动都加一）。
+         */
+        get: operations["policyGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/policy/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员修改用户协议或隐私政策
+         * @description 文本有变化时站点的协议版本加一，所有打开的页面立即重新读取站点信息，已登录的用户（管理员除外）须再次阅读并同意后才能继续使用； 文本没有变化时什么也不改（版本不变）。写入审计日志。答复修改后的协议。
+         */
+        post: operations["policyUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/policy/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 同意当前版本的用户协议与隐私政策
+         * @description version 须是站点当前的协议版本（页面读到的 policyVersion）；在用户阅读期间协议又改了时 409 / 40900，页面应让用户重新阅读。 重复同意同一版本无害。
+         */
+        post: operations["policyAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 申请注销自己的账号
+         * @description 需要登录密码；开启了两步验证时还需要一个验证码或恢复码。申请后进入 7 天冷静期：账号的全部会话立即结束（事件流随之结束）， 运行中的服务全部暂停；冷静期内重新登录即撤销申请（暂停的服务保持暂停，由用户自己恢复）。期满后账号永久注销： 余额作废，昵称、邮箱、会话、设备、通行密钥和两步验证数据删除，账号名处处显示为“已注销#编号”；订单与积分流水保留用于对账， 流水不增不减、余额仍等于流水之和（对方流水里的账号名在显示时换成注销后的名字）。管理员账号不能注销（403）。密码或验证码错误 400 / 40000，错 5 次锁定 429 / 42900。
+         */
+        post: operations["userCloseAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/user/twoFactor/disable": {
         parameters: {
             query?: never;
@@ -2455,7 +2535,7 @@ export interface paths {
         put?: never;
         /**
          * 管理员：按 CSV 名单批量发放免费额度（批量任务）
-         * @description CSV 第一行是表头 userAccount,amount，其后每行一个账号和数量。整个文件先检查：空行、列数不对、数量不对、 账号重复或不存在都逐行报告（400 / 40000，消息列出行号和原因），有任何错误就不开始，不会只执行一部分。 检查通过后创建任务并立即返回；每个账号的发放带自己的幂等键，任务中断后继续也不会重复发放。
+         * @description CSV 第一行是表头 userAccount,amount，其后每行一个账号和数量。整个文件先检查：空行、列数不对、数量不对、 账号重复或不存在都逐行报告（400 / 40000，message 是一句总述，problems 逐条列出行号、账号和原因）， 有任何错误就不开始，不会只执行一部分。 检查通过后创建任务并立即返回；每个账号的发放带自己的幂等键，任务中断后继续也不会重复发放。
          */
         post: operations["taskQuotaGrant"];
         delete?: never;
@@ -2521,6 +2601,33 @@ export interface components {
              * @example header idempotency-key: must have required property
              */
             detail?: string;
+            /** @description 上传的文件（如批量发放额度的 CSV）逐行检查出的全部问题，按行号排列；只在 40000 且错误落在具体行上时出现。 一个文件最多 20000 行数据加 1 行表头，每行最多报一处问题，所以全部问题都在这里，不会截断； 界面列出前若干处并可一次复制全部。 */
+            problems?: components["schemas"]["LineProblem"][];
+        };
+        /**
+         * @description 文件中一行的一处问题
+         * @example {
+         *       "line": 4,
+         *       "account": "nobody_here",
+         *       "reason": "账号不存在或已注销"
+         *     }
+         */
+        LineProblem: {
+            /**
+             * 行号
+             * @description 文件中的行号，表头是第 1 行
+             */
+            line: number;
+            /**
+             * 账号
+             * @description 这一行写的账号（原样，过长时截断）；空行、表头或没有账号的行为空字符串
+             */
+            account: string;
+            /**
+             * 原因
+             * @description 这一行错在哪里，给用户看的一句中文
+             */
+            reason: string;
         };
         LoginUserResponse: components["schemas"]["Envelope"] & {
             data: components["schemas"]["LoginUser"];
@@ -2562,6 +2669,58 @@ export interface components {
          * @enum {string}
          */
         UserRole: "user" | "agent" | "admin";
+        /**
+         * 协议
+         * @enum {string}
+         */
+        PolicyKind: "terms" | "privacy";
+        Policy: {
+            kind: components["schemas"]["PolicyKind"];
+            /**
+             * 标题
+             * @example 用户协议
+             */
+            title: string;
+            /**
+             * 正文
+             * @description 纯文本，空行分段
+             */
+            body: string;
+            /** 协议版本 */
+            version: number;
+            /**
+             * 修改时间
+             * @description 从未编辑过（默认文本）时为 null
+             */
+            updatedAt: number | null;
+        };
+        PolicyUpdateRequest: {
+            kind: components["schemas"]["PolicyKind"];
+            /**
+             * 正文
+             * @description 纯文本，空行分段
+             */
+            body: string;
+        };
+        PolicyAcceptRequest: {
+            /** 协议版本 */
+            version: number;
+        };
+        UserCloseRequest: {
+            /** 登录密码 */
+            password: string;
+            /** @description 开启了两步验证时必填：验证器上的 6 位数字或一个恢复码 */
+            code?: components["schemas"]["SecondStepCode"];
+        };
+        AccountClosing: {
+            /**
+             * 注销生效时间
+             * @description 冷静期结束的时刻（申请时刻加 7 天）
+             */
+            closesAt: number;
+            /** 暂停的服务数 */
+            pausedServices: number;
+        };
         /**
          * 状态
          * @enum {string}
@@ -2630,6 +2789,11 @@ export interface components {
              * @description 服务器的 TZ_SITE（IANA 名称）。计划时间、“今天”和按天计费都按它算；页面上的时间也按它显示。
              */
             readonly timeZone: string;
+            /**
+             * 协议版本
+             * @description 用户协议与隐私政策的当前版本（policyUpdate 改动任何一份时加一）；已登录用户的 policyAccepted 小于它时须再次同意
+             */
+            readonly policyVersion: number;
         };
         BasicInformationFields: {
             /** 站点名称 */
@@ -2674,6 +2838,11 @@ export interface components {
              * @description 只读，来自服务器的 TZ_SITE；随整条记录发回时忽略
              */
             readonly timeZone?: string;
+            /**
+             * 协议版本
+             * @description 只读，由修改用户协议或隐私政策改变（policyUpdate）；随整条记录发回时忽略
+             */
+            readonly policyVersion?: number;
         };
         /**
          * 排序字段
@@ -2716,6 +2885,11 @@ export interface components {
              */
             userName?: string;
             invitationCode?: components["schemas"]["InvitationCode"];
+            /**
+             * 同意的协议版本
+             * @description 注册页勾选“我已阅读并同意”后带上站点当前的 policyVersion；与当前版本不同时 409 / 40900（协议刚改过，请重新阅读）。 不带时账号照常注册，首次登录后页面请用户同意。
+             */
+            policyVersion?: number;
         };
         UserLoginRequest: {
             userAccount: components["schemas"]["UserAccount"];
@@ -3003,7 +3177,8 @@ export interface components {
          *       "coin": 0,
          *       "createdAt": 1795000000000,
          *       "twoFactor": false,
-         *       "enrolTwoFactor": false
+         *       "enrolTwoFactor": false,
+         *       "policyAccepted": 1
          *     }
          */
         LoginUser: {
@@ -3027,6 +3202,11 @@ export interface components {
              * @description 为 true 时（ADMIN_2FA=required 下未开启的管理员）只能调用 x-before-two-factor 的操作，其余 403 / 40102
              */
             enrolTwoFactor: boolean;
+            /**
+             * 已同意的协议版本
+             * @description 0 表示从未同意（管理员创建的账号、旧账号）；小于站点的 policyVersion 时页面请用户再次同意
+             */
+            policyAccepted: number;
         };
         UserAdminView: {
             id: components["schemas"]["Id"];
@@ -3057,6 +3237,16 @@ export interface components {
              * @description 是否已开启两步验证
              */
             twoFactor: boolean;
+            /**
+             * 申请注销时间
+             * @description 用户申请了注销、仍在 7 天冷静期内时为申请时刻，否则为 null
+             */
+            closingAt: number | null;
+            /**
+             * 注销时间
+             * @description 账号已永久注销的时刻；未注销为 null
+             */
+            closedAt: number | null;
             /**
              * 通行密钥
              * @description 该用户的通行密钥个数；只有 userGet（用户详情）答复，列表不答复
@@ -4225,6 +4415,12 @@ export interface components {
          * @enum {string}
          */
         RunTrigger: "schedule" | "manual";
+        /**
+         * 时段
+         * @description 计划执行属于设置里的哪一个时间（打卡类：checkIn 签到、checkOut 签退；课程类：course）
+         * @enum {string}
+         */
+        RunSlot: "checkIn" | "checkOut" | "course";
         Run: {
             id: components["schemas"]["Id"];
             serviceId: components["schemas"]["Id"];
@@ -4237,6 +4433,11 @@ export interface components {
             /** 平台类型 */
             kind: string;
             trigger: components["schemas"]["RunTrigger"];
+            /**
+             * 时段
+             * @description 计划执行属于哪一个时间；立即执行和较早的记录为 null
+             */
+            slot: components["schemas"]["RunSlot"] | null;
             scheduledAt: components["schemas"]["Timestamp"];
             state: components["schemas"]["RunState"];
             /** 尝试次数 */
@@ -5558,6 +5759,142 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    policyGet: {
+        parameters: {
+            query: {
+                /** @example terms */
+                kind: components["schemas"]["PolicyKind"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 协议文本 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["Policy"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    policyUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "privacy",
+                 *       "body": "一、我们保存的信息\n账号、昵称、登录会话与设备、积分明细与订单、服务设置与执行记录。"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PolicyUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description 修改后的协议 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["Policy"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    policyAccept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "version": 2
+                 *     }
+                 */
+                "application/json": components["schemas"]["PolicyAcceptRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["OkBoolean"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    userCloseAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "password": "Passw0rd!",
+                 *       "code": "492039"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserCloseRequest"];
+            };
+        };
+        responses: {
+            /** @description 注销申请已受理 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 0,
+                     *       "message": "ok",
+                     *       "data": {
+                     *         "closesAt": 1795604800000,
+                     *         "pausedServices": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["AccountClosing"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };

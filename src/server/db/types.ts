@@ -34,6 +34,12 @@ export interface UsersTable {
   banPausedServices: Generated<number>;
   /** When the account turned two-factor sign-in on; null while it is off (modules/two-factor). */
   twoFactorAt: EpochMs | null;
+  /** The version of 用户协议 and 隐私政策 the user last agreed to; 0 when never (modules/policies). */
+  policyAccepted: Generated<number>;
+  /** When the user asked to close the account; null when not closing (modules/closing). */
+  closingAt: EpochMs | null;
+  /** When the account was closed for good; the row stays, masked, for the orders and the ledger (modules/closing). */
+  closedAt: EpochMs | null;
 }
 
 export type CoinEntryKind =
@@ -96,6 +102,16 @@ export interface SessionsTable {
 export type SignInMethod = 'password' | 'two-factor' | 'passkey';
 
 /** The browsers a user has signed in from (name and system, no versions): a new one is told in the inbox. */
+/** 用户协议 / 隐私政策 an admin edited; a kind without a row is read as its default text (modules/policies). */
+export interface PoliciesTable {
+  kind: PolicyKind;
+  body: string;
+  updatedAt: EpochMs;
+  updatedBy: number | null;
+}
+
+export type PolicyKind = 'terms' | 'privacy';
+
 export interface UserBrowsersTable {
   userId: number;
   signature: string;
@@ -118,6 +134,8 @@ export interface SiteInformationTable {
   userId: number | null;
   createdAt: EpochMs;
   updatedAt: EpochMs;
+  /** The version of 用户协议 and 隐私政策 together: raised by every change of either (modules/policies). */
+  policyVersion: Generated<number>;
   /** Search columns: the server's folding of coinName, noticeBar, pointsNotification (db/search.ts). */
   coinNameKey: Generated<string>;
   noticeBarKey: Generated<string>;
@@ -291,6 +309,8 @@ export interface RunsTable {
   userId: number;
   platformId: number;
   trigger: 'schedule' | 'manual';
+  /** Which of its settings' times a planned run is (签到, 签退); null for a manual run and runs planned before 0023. */
+  slot: Generated<'checkIn' | 'checkOut' | 'course' | null>;
   scheduledAt: EpochMs;
   /** The scheduled time's calendar day in the site's time zone (yyyy-mm-dd): today's count, per-day billing. */
   day: string;
@@ -397,6 +417,7 @@ export interface DashboardDayRollupsTable {
 
 export interface Database extends QuotaAiTables {
   users: UsersTable;
+  policies: PoliciesTable;
   sessions: SessionsTable;
   userBrowsers: UserBrowsersTable;
   twoFactorKeys: TwoFactorKeysTable;

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { databaseUnavailable, type Unavailable } from '../db/errors.js';
 import { validationMessages } from '../../shared/validation-messages.js';
-import { AppError, ErrorCode } from '../lib/errors.js';
+import { AppError, ErrorCode, LineProblemsError } from '../lib/errors.js';
 import { failure } from './envelope.js';
 import { chooseEncoding, type AppHtml } from './app-html.js';
 
@@ -32,7 +32,8 @@ export function registerErrorHandling(
   fastify.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     if (error instanceof AppError) {
       if (error.retryAfterSeconds) reply.header('retry-after', String(error.retryAfterSeconds));
-      return reply.status(error.status).send(failure(error.code, error.message, error.detail));
+      const problems = error instanceof LineProblemsError ? error.problems : undefined;
+      return reply.status(error.status).send(failure(error.code, error.message, error.detail, problems));
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { timeSlices } from '../lib/give-way.js';
-import { nextOccurrence } from '../modules/services/schedules.js';
+import { nextOccurrence, slotAt } from '../modules/services/schedules.js';
 import { advanceCursor, enqueue, servicesDue } from './queue.js';
 import { siteDay } from '../lib/site-time.js';
 import { runChanged } from '../modules/runs/live.js';
@@ -33,6 +33,8 @@ export async function planDue(app: AppContext): Promise<number> {
         userId: service.userId,
         platformId: service.platformId,
         scheduledAt: at,
+        // Which of the settings' times this is (签到 or 签退): the name the run lists show.
+        slot: slotAt(settings, at, timeZone),
         day: siteDay(at, timeZone),
         now,
       };

@@ -4,6 +4,7 @@ import type { Db } from '../db/database.js';
 import { lockExpiredLease, takeFirstLocked } from '../db/locks.js';
 import type { RunsTable } from '../db/types.js';
 import { readSettings } from '../modules/services/families.js';
+import type { RunSlot } from '../modules/services/schedules.js';
 
 // The queue is the runs table (the design of Solid Queue and GoodJob). Every statement here is guarded by the state
 // it expects, so a process that lost its lease or a second planner changes nothing.
@@ -41,7 +42,15 @@ export async function servicesDue(db: Db, now: number, limit: number) {
  */
 export async function enqueue(
   db: Db,
-  run: { serviceId: number; userId: number; platformId: number; scheduledAt: number; day: string; now: number },
+  run: {
+    serviceId: number;
+    userId: number;
+    platformId: number;
+    scheduledAt: number;
+    slot: RunSlot | null;
+    day: string;
+    now: number;
+  },
 ): Promise<number | undefined> {
   const inserted = await db
     .insertInto('runs')
@@ -51,6 +60,7 @@ export async function enqueue(
       platformId: run.platformId,
       trigger: 'schedule',
       scheduledAt: run.scheduledAt,
+      slot: run.slot,
       day: run.day,
       state: 'due',
       nextAttemptAt: run.scheduledAt,
@@ -100,6 +110,7 @@ export async function claimContext(db: Db, runId: number) {
       'runs.platformId',
       'runs.trigger',
       'runs.scheduledAt',
+      'runs.slot',
       'runs.day',
       'runs.state',
       'runs.attempts',

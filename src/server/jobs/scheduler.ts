@@ -8,9 +8,10 @@ import { planDue } from './planner.js';
 import { releaseExpiredLeases } from './queue.js';
 import { Worker, type Claimed } from './worker.js';
 import { sweepPayments } from '../modules/payments/sweeper.js';
+import { closeDueAccounts } from '../modules/closing/sweeper.js';
 
-/** How often this process sweeps unpaid online orders (asks gateways, closes expired ones). */
-export const PAYMENT_SWEEP_MS = 60_000;
+/** How often this process sweeps unpaid online orders (asks gateways, closes expired ones) and due account closings. */
+export const SWEEP_MS = 60_000;
 
 /**
  * Plans and executes platform services' runs in this process: a poll loop (planner, then claims up to the configured
@@ -98,7 +99,7 @@ export class Scheduler {
       .then(() => {
         this.pump();
         this.pumpBatches();
-        this.sweepPayments();
+        this.sweep();
       })
       .finally(() => {
         if (this.running) {
@@ -131,16 +132,22 @@ export class Scheduler {
     this.batchSlot = slot;
   }
 
-  /** The payment sweep (payments/sweeper.ts) about once a minute, one at a time, beside the runs. */
-  private sweepPayments(): void {
+  /**
+   * The minute's sweeps, one at a time, beside the runs: unpaid online orders (payments/sweeper.ts), then accounts
+   * whose cooling-off is over (closing/sweeper.ts).
+   */
+  private sweep(): void {
     const now = this.app.now();
-    if (!this.running || this.sweeping || now - this.lastSweep < PAYMENT_SWEEP_MS) return;
+    if (!this.running || this.sweeping || now - this.lastSweep < SWEEP_MS) return;
     this.lastSweep = now;
     this.sweeping = sweepPayments(this.app)
       .then((done) => {
         if (done.settled + done.closed > 0) this.app.log.info(done, 'payment sweep');
       })
       .catch((err: unknown) => this.app.log.error({ err }, 'scheduler: payment sweep failed'))
+      .then(() => closeDueAccounts(this.app))
+      .catch((err: unknown) => this.app.log.error({ err }, 'scheduler: closing accounts failed'))
+      .then(() => undefined)
       .finally(() => (this.sweeping = undefined));
   }
 

@@ -151,7 +151,7 @@ export class Worker {
           settings: run.settings,
           sandboxMode: run.sandboxMode,
         },
-        { id: run.id, attempt, scheduledAt: Number(run.scheduledAt) },
+        { id: run.id, attempt, scheduledAt: Number(run.scheduledAt), slot: run.slot },
         signal,
       );
     } catch (error) {

@@ -1,5 +1,6 @@
 // The failures a service throws and the user can act on. Below every layer that throws them (modules, jobs, db) and
 // above none: http/ maps them to the envelope (http/error-handler.ts).
+import type { Schemas } from '../../api/operations.js';
 
 /** The envelope codes of PRODUCT.md, each with the HTTP status that carries it. */
 export const ErrorCode = {
@@ -46,6 +47,19 @@ export class AppError extends Error {
   ) {
     super(message);
     this.status = HTTP_STATUS[code];
+  }
+}
+
+/**
+ * A 40000 about the lines of an uploaded file (a quota CSV): the message says it in one sentence, and the envelope
+ * lists every line's problem as `problems` (the contract's LineProblem), so the page can show them as a list.
+ */
+export class LineProblemsError extends AppError {
+  constructor(
+    message: string,
+    readonly problems: readonly Schemas['LineProblem'][],
+  ) {
+    super(ErrorCode.BAD_PARAMS, message);
   }
 }
 

@@ -17,11 +17,12 @@ export type LiveKind = Exclude<Schemas['LiveEventKind'], 'ready' | 'resync' | 's
 export type Access = 'public' | readonly SignedInRole[];
 
 /**
- * `full`: header, tab bar, watermark and notice bar; `bare`: none of them (login, register); `error`: an error page
+ * `full`: header, tab bar, watermark and notice bar; `bare`: none of them (login, register); `document`: a text to
+ * read (用户协议), opened from /register as from 我的: the header and its back arrow, nothing else; `error`: an error page
  * (/500): header and notice bar, but no tab bar and no announcement dialog, whose links and text lead nowhere there (the
  * page offers its own way on). Not-found and no-permission pages are drawn the same way.
  */
-export type Chrome = 'full' | 'bare' | 'error';
+export type Chrome = 'full' | 'bare' | 'error' | 'document';
 
 interface ScreenBase {
   path: string;
@@ -330,7 +331,16 @@ export type FormLoad<K extends FormOperation, L extends OperationId = OperationI
  * platform, by the id just picked) with its own operation, and `text` names it in the question, with numbers. A null
  * text asks nothing: the form is sent as it is (only some submissions need the question).
  */
-export type FormConfirm<K extends FormOperation, L extends OperationId = OperationId> = {
+export type FormConfirm<K extends FormOperation, L extends OperationId = OperationId> =
+  FormConfirmFromForm<K> | FormConfirmWithRead<K, L>;
+
+/** A question worded from what the form itself holds (how many lines an uploaded list has): nothing is read first. */
+export interface FormConfirmFromForm<K extends FormOperation> {
+  text: (body: RequestBody<K>) => string | null;
+  labels?: ConfirmLabels;
+}
+
+type FormConfirmWithRead<K extends FormOperation, L extends OperationId> = {
   [P in L]: {
     operation: P;
     args: (body: RequestBody<K>) => OperationArgs<P>;
@@ -435,6 +445,17 @@ export interface FormScreen<K extends FormOperation = FormOperation> extends Scr
    * neither shows nor validates. Cancelled on the device, nothing is sent.
    */
   ceremony?: { run: Ceremony; fills: keyof RequestBody<K> & string };
+  /**
+   * Paragraphs above the fields saying what the form does before anyone fills it in (注销账号: what is forfeited,
+   * what is kept, how to undo it), for a form whose consequences a label cannot carry.
+   */
+  intro?: readonly string[];
+  /**
+   * A refusal that lists line-by-line problems (an uploaded CSV's bad lines: the 40000 answer's `problems`) shows
+   * them under this field instead of a toast: its sentence, the first 100 with the total, and 复制全部 for every one.
+   * Changing the field (another file chosen) clears the list. Without it, such a list shows above the submit button.
+   */
+  problems?: { field: keyof RequestBody<K> & string };
 }
 
 export interface DetailField<Key extends string = string> {
@@ -500,7 +521,7 @@ export type CustomScreenName =
  * What the web app does when a screen tells it something happened (src/web/app/behaviours.ts registers each), named
  * so the map imports no state module: the site information changed, the unread count may have.
  */
-export type Behaviour = 'siteChanged' | 'refreshUnread';
+export type Behaviour = 'siteChanged' | 'refreshUnread' | 'signedOut';
 
 /** A step the device takes before a form is sent (FormScreen.ceremony); src/web/app/ceremonies.ts registers each. */
 export type Ceremony = 'passkeyRegistration';
@@ -679,7 +700,19 @@ export type CalendarPart<D> = {
   }[PageOperation];
 }[CalendarOperation];
 
-export type Part<D> = DetailPart<D> | ListPart<D> | CardsPart | StatsPart | ChartPart | CalendarPart<D>;
+/**
+ * The record's long text as a document to read (用户协议, 隐私政策): a heading, a line under it (when it was last
+ * changed) and the text in paragraphs, split at blank lines, drawn as text (never as markup).
+ */
+export interface DocumentPart<D> {
+  type: 'document';
+  title: (data: D) => string;
+  note?: (data: D) => string | null;
+  text: (data: D) => string;
+}
+
+export type Part<D> =
+  DetailPart<D> | ListPart<D> | CardsPart | StatsPart | ChartPart | CalendarPart<D> | DocumentPart<D>;
 
 /**
  * A screen of several generic parts, one above the other (amis' `body`): e.g. a record with actions above a list of

@@ -10,3 +10,16 @@ export async function copyText(text: string): Promise<void> {
     toast(text);
   }
 }
+
+/**
+ * Copies a long text (every problem of a refused file, thousands of lines) and says so with `done`; where the
+ * clipboard is refused, `failed` says so: a text this long is never put in a toast.
+ */
+export async function copyLong(text: string, done: string, failed: string): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(text);
+    toast(done);
+  } catch {
+    toast(failed);
+  }
+}

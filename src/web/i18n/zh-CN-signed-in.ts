@@ -60,6 +60,23 @@ export const signedInMessages = {
     removeItem: '删除',
     /** A secret the server keeps and never shows (an API key). */
     keepSecret: '已保存的不会显示；留空表示不修改',
+    /** A refused upload's line-by-line problems (a CSV's bad lines), listed under the field they are about. */
+    problems: {
+      count: (total: number, shown: number) =>
+        total > shown
+          ? `共 ${total.toLocaleString('en-US')} 处错误，下面列出前 ${shown} 处`
+          : `共 ${total} 处错误，全部列在下面`,
+      region: '文件中的错误',
+      table: '错误列表',
+      line: '行号',
+      account: '账号',
+      reason: '原因',
+      lineNumber: (line: number) => `第 ${line} 行`,
+      noAccount: '（无）',
+      copyAll: '复制全部',
+      copied: (total: number) => `已复制全部 ${total.toLocaleString('en-US')} 处错误`,
+      copyFailed: '这个浏览器不允许写入剪贴板，请换一个浏览器打开此页再复制',
+    },
     /** An edit form or a detail page opened without the record it is about (no id in its link). */
     missingRecord: { edit: '没有指定要编辑的记录', view: '没有指定要查看的记录' },
     pickFromList: {
@@ -173,6 +190,35 @@ export const signedInMessages = {
     unbound: '邮箱已解绑',
     greeting: (name: string) => `你好，${name}`,
     passwordOf: (who: string) => `为 ${who} 设置新密码`,
+    /** A closing or closed account in the admin's list (the times are on 用户详情): words, not colour alone. */
+    closingTag: '注销中',
+    closedTag: '已注销',
+  },
+  policies: {
+    updatedAt: (ms: number | null) => (ms === null ? '默认文本（管理员尚未修改）' : `更新于 ${dateTime(ms)}`),
+    edit: (title: string) => `编辑${title}`,
+    saveAsk: (title: string, next: number) =>
+      `保存后${title}的版本变为 ${next}：除管理员外，每个已登录的用户下次打开页面时都须重新阅读并同意后才能继续使用。确定保存？`,
+    saveLabels: { ok: '保存并请用户重新同意', cancel: '再想想' },
+    saved: '已保存，用户下次打开页面时会看到新版本',
+    gateTitle: '用户协议和隐私政策已更新',
+    gateBody: '请阅读更新后的《用户协议》和《隐私政策》。同意后才能继续使用；不同意可以退出登录。',
+    agree: '同意并继续',
+    decline: '不同意，退出登录',
+    changedAgain: '协议刚刚又更新了，请重新阅读后再同意',
+  },
+  closing: {
+    intro: [
+      '注销后账号不能恢复。申请后会立即退出所有设备，运行中的服务全部暂停。',
+      '7 天冷静期：这 7 天内重新登录即可撤销申请，账号和余额保持不变。',
+      '7 天后账号永久注销：余额作废；昵称、邮箱、登录设备、通行密钥和两步验证数据删除；账号名在各处显示为“已注销#编号”。订单和积分明细为对账保留。',
+      '开启了两步验证的账号，还需要输入验证器上的 6 位数字或一个恢复码。',
+    ],
+    ask: (account: string, coin: number) =>
+      `确定申请注销账号 ${account}？7 天后注销生效，余额 ${coin} 积分将作废，不能恢复。`,
+    labels: { ok: '申请注销', cancel: '再想想' },
+    submit: '申请注销',
+    done: '已申请注销，7 天内重新登录即可撤销',
   },
   devices: {
     /** A device in words; an empty User-Agent (a script, an old session) reads as an unknown device. */
@@ -408,6 +454,9 @@ export const signedInMessages = {
           ? `确定让「${platform}」上 ${services} 个运行中的服务各立即执行一次吗？按次计费的会各扣一次费用。`
           : `确定暂停「${platform}」上 ${services} 个运行中的服务吗？每个用户都会收到通知，需要他们自己重新启动。`,
     unitLabels: { runs: '次数', days: '天数' } as Record<string, string>,
+    quotaAsk: (accounts: number, total: number, unit: string, onePlatform: boolean) =>
+      `确定给 ${accounts} 个账号发放${onePlatform ? '所选平台' : '全部平台'}的免费额度（${unit}，合计 ${total}）吗？每个账号都会收到通知。`,
+    quotaAskLabels: { ok: '开始发放', cancel: '再想想' },
     row: (by: string, at: number) => `${by} · ${dateTime(at)}`,
     progress: (done: number, failed: number, total: number) =>
       `${done + failed}/${total}${failed > 0 ? ` · 失败 ${failed}` : ''}`,
@@ -427,15 +476,21 @@ export const signedInMessages = {
     failuresCsv: '下载失败条目',
     outputCsv: '下载导出文件',
     failureRow: (seq: number, error: string) => `第 ${seq} 项 · ${error}`,
-    csvHelp: '第一行是表头 userAccount,amount（照抄英文列名），之后每行一个账号和数量。整个文件检查通过才会开始。',
+    csvRules: [
+      '第一行是表头 userAccount,amount（照抄英文列名），之后每行一个账号和数量，用英文逗号隔开',
+      '每个账号只能出现一次',
+      '整个文件检查通过才会开始；有任何错误都不会发放，错误会逐行列在这里',
+    ],
     csvHeader: '表头（第一行）',
     csvColumn: '列名',
     csvMeaning: '含义',
     csvExample: '示例',
-    csvAccount: '用户账号',
-    csvAmount: '发放数量',
+    csvAccount: '用户账号（4–16 位字母、数字或下划线）',
+    csvAmount: '发放数量（1–10000 的整数）',
     pickFile: '选择 CSV 文件',
-    csvPlaceholder: 'userAccount,amount\nalice_01,5\nbob_02,3',
+    template: '下载模板',
+    templateFile: '批量发放额度模板.csv',
+    csvPlaceholder: '格式示例（第一行是表头）：\nuserAccount,amount\nzhangsan,10',
   },
   calendar: {
     title: '打卡日历',
@@ -587,6 +642,8 @@ export const signedInMessages = {
       skipped: '已跳过',
     } as Record<string, string>,
     triggers: { schedule: '定时', manual: '手动' } as Record<string, string>,
+    /** Which of its service's times a planned run is (Run.slot); a run without one shows by its time alone. */
+    slots: { checkIn: '签到', checkOut: '签退', course: '课程' } as Record<string, string>,
     sandboxModes: {
       auto: '随机故障',
       ok: '总是成功',
@@ -620,8 +677,8 @@ export const signedInMessages = {
     runNowAsk: (name: string, price: string) => `确定立即执行一次「${name}」吗？${price}`,
     runs: '执行记录',
     noRuns: '还没有执行记录',
-    run: (ms: number, trigger: string, attempts: number) =>
-      `${dateTime(ms)} · ${trigger}${attempts > 1 ? ` · 第 ${attempts} 次尝试` : ''}`,
+    run: (ms: number, trigger: string, attempts: number, slot?: string) =>
+      `${slot ? `${slot} · ` : ''}${dateTime(ms)} · ${trigger}${attempts > 1 ? ` · 第 ${attempts} 次尝试` : ''}`,
     charged: (n: number) => (n > 0 ? `扣 ${n} 积分` : ''),
     /** A run the user's free quota paid: no coins moved. */
     paidByQuota: '免费额度',

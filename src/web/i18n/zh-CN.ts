@@ -67,6 +67,11 @@ export const zhCN = {
     withPasskey: '使用通行密钥登录',
     passkeyCancelled: '已取消通行密钥登录',
     passkeyFailed: '这台设备没能完成通行密钥登录，请重试或用密码登录',
+    agree: '我已阅读并同意',
+    and: '和',
+    terms: '《用户协议》',
+    privacy: '《隐私政策》',
+    mustAgree: '请先阅读并勾选同意《用户协议》和《隐私政策》',
   },
 };
 

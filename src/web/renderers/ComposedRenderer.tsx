@@ -9,6 +9,7 @@ import { CalendarPartView } from './composed/CalendarPartView';
 import { CardsPartView } from './composed/CardsPartView';
 import { ChartPartView } from './composed/ChartPartView';
 import { DetailPartView } from './composed/DetailPartView';
+import { DocumentPartView } from './composed/DocumentPartView';
 import { ListPartView } from './composed/ListPartView';
 import { StatsPartView } from './composed/StatsPartView';
 import { LiveTick } from './composed/live-tick';
@@ -45,6 +46,8 @@ function PartView({
       return <ChartPartView part={part} />;
     case 'calendar':
       return <CalendarPartView part={part} data={data} />;
+    case 'document':
+      return <DocumentPartView part={part} data={data} />;
   }
 }
 

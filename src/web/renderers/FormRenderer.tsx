@@ -5,6 +5,7 @@ import type { FieldAction } from '../config/types';
 import { Loading } from '../shell/Loading';
 import { MissingRecord } from './MissingRecord';
 import { FieldActionButton, FieldExtras, FormActions } from './form/actions';
+import { FieldProblems, ProblemList } from './form/problems';
 import { resolveForm, type AnyFormScreen, type ResolvedForm } from './form/resolve';
 import { ThemedForm } from './form/theme';
 import { useFormController } from './form/useFormController';
@@ -35,6 +36,8 @@ const DEFAULTS: Experimental_DefaultFormStateBehavior = {
     },
   },
 };
+
+const NO_PROBLEMS = {};
 
 export function FormRenderer({
   screen,
@@ -92,41 +95,54 @@ export function FormRenderer({
     );
   }
   if (controller.status === 'loading') return <Loading />;
-  const { form, submitting, submitLabel } = controller;
+  const { form, submitting, submitLabel, problems } = controller;
+  // A refused file's problems go under their field when it is shown, else above the submit button.
+  const problemsField = problems?.field !== undefined && form.fields.includes(problems.field) ? problems.field : null;
+  const problemList = problems ? <ProblemList report={problems} /> : null;
   return (
     <FieldExtras.Provider value={extras}>
-      <ThemedForm
-        schema={form.schema}
-        uiSchema={form.uiSchema}
-        validator={controller.validator}
-        formData={controller.formData}
-        onChange={controller.onChange}
-        onSubmit={controller.onSubmit}
-        onError={controller.onError}
-        transformErrors={controller.transformErrors}
-        extraErrors={controller.extraErrors}
-        showErrorList={false}
-        idPrefix={idPrefix}
-        experimental_defaultFormStateBehavior={DEFAULTS}
-        liveValidate={controller.submitted ? 'onChange' : false}
-        noHtml5Validate
-        focusOnFirstError
-        disabled={submitting}
-      >
-        <div style={{ padding: '16px 12px' }}>
-          <Button
-            block
-            color="primary"
-            type="submit"
-            loading={submitting}
-            loadingText={submitLabel}
-            disabled={submitting}
-          >
-            {submitLabel}
-          </Button>
-        </div>
-        {screen.actions ? <FormActions actions={screen.actions} disabled={submitting} /> : null}
-      </ThemedForm>
+      {screen.intro ? (
+        <section className="form-intro">
+          {screen.intro.map((p) => (
+            <p key={p}>{p}</p>
+          ))}
+        </section>
+      ) : null}
+      <FieldProblems.Provider value={problemsField ? { [problemsField]: problemList } : NO_PROBLEMS}>
+        <ThemedForm
+          schema={form.schema}
+          uiSchema={form.uiSchema}
+          validator={controller.validator}
+          formData={controller.formData}
+          onChange={controller.onChange}
+          onSubmit={controller.onSubmit}
+          onError={controller.onError}
+          transformErrors={controller.transformErrors}
+          extraErrors={controller.extraErrors}
+          showErrorList={false}
+          idPrefix={idPrefix}
+          experimental_defaultFormStateBehavior={DEFAULTS}
+          liveValidate={controller.submitted ? 'onChange' : false}
+          noHtml5Validate
+          focusOnFirstError
+          disabled={submitting}
+        >
+          {problemList && !problemsField ? <div style={{ padding: '0 12px' }}>{problemList}</div> : null}
+          <div style={{ padding: '16px 12px' }}>
+            <Button
+              block
+              color="primary"
+              type="submit"
+              loading={submitting}
+              loadingText={submitLabel}
+              disabled={submitting}
+            >
+              {submitLabel}
+            </Button>
+          </div>
+          {screen.actions ? <FormActions actions={screen.actions} disabled={submitting} /> : null}
+        </ThemedForm>
+      </FieldProblems.Provider>
     </FieldExtras.Provider>
   );
 }

@@ -3,6 +3,7 @@ import { Link } from 'react-router-dom';
 import { messages as t } from '../i18n/zh-CN';
 import { siteStore } from '../state/site';
 import { useStore } from '../state/store';
+import { PolicyLinks } from './AuthField';
 import './auth.css';
 
 interface Props {
@@ -15,11 +16,22 @@ interface Props {
   submitLabel?: string;
   /** Another way in, under the submit button (使用通行密钥登录). */
   alternative?: ReactNode;
+  /** The links to 用户协议 and 隐私政策 under the card (register has them beside its consent box instead). */
+  policies?: boolean;
   children: ReactNode;
 }
 
 /** The frame-less page of login and register: site name, a card with the fields, the submit button, the other page. */
-export function AuthPage({ title, onSubmit, submitting, switchTo, submitLabel, alternative, children }: Props) {
+export function AuthPage({
+  title,
+  onSubmit,
+  submitting,
+  switchTo,
+  submitLabel,
+  alternative,
+  policies = true,
+  children,
+}: Props) {
   const site = useStore(siteStore);
   return (
     <main className="auth-page">
@@ -43,6 +55,11 @@ export function AuthPage({ title, onSubmit, submitting, switchTo, submitLabel, a
           </button>
         )}
       </form>
+      {policies && (
+        <p className="auth-policies">
+          <PolicyLinks />
+        </p>
+      )}
     </main>
   );
 }

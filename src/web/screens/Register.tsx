@@ -5,7 +5,9 @@ import { toast } from '../feedback';
 import { messages as t } from '../i18n/zh-CN';
 import { signIn } from '../state/session';
 import { accountField, passwordField } from './auth-fields';
-import { AuthField } from './AuthField';
+import { siteStore } from '../state/site';
+import { useStore } from '../state/store';
+import { AgreeField, AuthField } from './AuthField';
 import { AuthPage } from './AuthPage';
 import { accountRules, invitationRules, passwordRules } from './rules';
 
@@ -14,6 +16,7 @@ interface RegisterForm {
   userPassword: string;
   checkPassword: string;
   invitationCode: string;
+  agreed: boolean;
 }
 
 export default function Register() {
@@ -30,6 +33,8 @@ export default function Register() {
       checkPassword: '',
       // An invitation link is /register?code=XXXXXXXX.
       invitationCode: search.get('code') ?? '',
+      // Consent is the user's own act: never ticked for them.
+      agreed: false,
     },
   });
 
@@ -38,8 +43,17 @@ export default function Register() {
 
   // A new account is signed in at once with the password just chosen: registering is the way in, not a detour back
   // to /login. Should that sign-in not go through, /login opens with the account filled in, as before.
-  const onSubmit = async ({ invitationCode, ...rest }: RegisterForm) => {
-    const answer = await registration.run({ body: { ...rest, ...(invitationCode ? { invitationCode } : {}) } });
+  const site = useStore(siteStore);
+  const onSubmit = async ({ invitationCode, agreed: _agreed, ...rest }: RegisterForm) => {
+    // The version the user just agreed to: the server refuses it if the texts changed since the page read them.
+    const policyVersion = site?.policyVersion;
+    const answer = await registration.run({
+      body: {
+        ...rest,
+        ...(invitationCode ? { invitationCode } : {}),
+        ...(policyVersion ? { policyVersion } : {}),
+      },
+    });
     if (!answer.ok) return;
     const signedIn = await login.run(
       { body: { userAccount: rest.userAccount, userPassword: rest.userPassword } },
@@ -62,6 +76,7 @@ export default function Register() {
       onSubmit={handleSubmit(onSubmit)}
       submitting={isSubmitting}
       switchTo={{ to: '/login', label: t.auth.toLogin }}
+      policies={false}
     >
       <AuthField
         registration={register('userAccount', accountRules)}
@@ -90,6 +105,10 @@ export default function Register() {
         placeholder={t.auth.invitationCodePlaceholder}
         autoComplete="off"
         error={errors.invitationCode?.message}
+      />
+      <AgreeField
+        registration={register('agreed', { validate: (v) => v || t.auth.mustAgree })}
+        error={errors.agreed?.message}
       />
     </AuthPage>
   );

@@ -38,6 +38,22 @@ import { SubjectLine } from './SubjectLine';
 
 // The same page as 404's (says why, offers 返回首页), loaded only when a role opens a screen it may not.
 const Forbidden = lazy(() => import('./NotFound').then((m) => ({ default: m.Forbidden })));
+// Asked for only when the texts changed since this user agreed: most sessions never load it.
+const PolicyGate = lazy(() => import('./PolicyGate'));
+
+/**
+ * The policy version this signed-in user has yet to agree to, or null. Admins edit the texts and are not asked; the
+ * texts' own pages are readable under the question; the enrolment an admin must finish comes first.
+ */
+function policyDue(
+  user: { userRole: string; policyAccepted: number; enrolTwoFactor: boolean } | null,
+  version: number | undefined,
+  chrome: string | undefined,
+): number | null {
+  if (!user || user.userRole === 'admin' || user.enrolTwoFactor || version === undefined) return null;
+  if (chrome === 'document' || user.policyAccepted >= version) return null;
+  return version;
+}
 
 /**
  * Back if the app has history of its own; otherwise (a deep link opened from a chat app) up to the page it belongs to.
@@ -91,12 +107,21 @@ export default function Frame({ screen, children }: { screen: FrameScreen | unde
   const allowed = !screen || canOpen(screen, session.role) || session.role === 'notLogin';
   // An error page (404, no permission, /500) and the enrolment an admin must finish first show only themselves:
   // no tab bar and no announcement (it waits for the next page).
-  const onlyThePage = !screen || !allowed || screen.chrome === 'error' || session.user?.enrolTwoFactor === true;
+  const dueVersion = policyDue(session.user, site?.policyVersion, screen?.chrome);
+  const onlyThePage =
+    dueVersion !== null ||
+    !screen ||
+    !allowed ||
+    screen.chrome === 'error' ||
+    screen.chrome === 'document' ||
+    session.user?.enrolTwoFactor === true;
   const dueAnnouncement = useAnnouncementOnce(!onlyThePage);
+  // The bubble rests in the tab bar (AnnouncementBubble.tsx): it comes with it, for a signed-in user.
+  const bubble = !!session.user && !onlyThePage;
   const painted = useAfterFirstPaint();
   useLiveSession();
   return (
-    <div className="app-frame">
+    <div className={bubble ? 'app-frame app-frame-bubble' : 'app-frame'}>
       <header className="app-header">
         <HeaderBar
           title={title}
@@ -119,12 +144,17 @@ export default function Frame({ screen, children }: { screen: FrameScreen | unde
       {session.user && painted && (
         <WaterMark content={session.user.userAccount} fullPage gapX={36} gapY={64} fontColor={WATERMARK_INK[scheme]} />
       )}
-      {session.user && painted && (
+      {bubble && painted && (
         <Suspense fallback={null}>
           <AnnouncementBubble />
         </Suspense>
       )}
       <AnnouncementDialog due={dueAnnouncement} />
+      {dueVersion !== null && (
+        <Suspense fallback={null}>
+          <PolicyGate version={dueVersion} />
+        </Suspense>
+      )}
     </div>
   );
 }

@@ -21,6 +21,8 @@ import * as twoFactor from './2026_11_26_0019_two_factor.js';
 import * as passkeys from './2026_11_26_0020_passkeys.js';
 import * as sessionFactors from './2026_11_27_0021_session_factors.js';
 import * as payments from './2026_11_27_0022_payments.js';
+import * as runSlot from './2026_11_27_0023_run_slot.js';
+import * as policiesAndClosing from './2026_11_27_0024_policies_and_closing.js';
 
 /** Listed statically so the bundled server carries its migrations; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +48,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_26_0020_passkeys': passkeys,
   '2026_11_27_0021_session_factors': sessionFactors,
   '2026_11_27_0022_payments': payments,
+  '2026_11_27_0023_run_slot': runSlot,
+  '2026_11_27_0024_policies_and_closing': policiesAndClosing,
 };

@@ -8,6 +8,7 @@ import { insertNotices } from '../../modules/notices/repo.js';
 import { grantQuota } from '../../modules/quotas/service.js';
 import { enqueueManualRun } from '../../modules/services/service.js';
 import { findLiveByAccount } from '../../modules/users/repo.js';
+import { shownDescription } from '../../modules/coins/ledger-types.js';
 
 /** One unit of a batch: its sequence number (the cursor moves over these), a label to name it in a failure. */
 export interface BatchItem {
@@ -146,7 +147,10 @@ const statements: BatchWork = {
       await trx
         .selectFrom('coinEntries')
         .innerJoin('users', 'users.id', 'coinEntries.userId')
+        .leftJoin('users as counterparty', 'counterparty.id', 'coinEntries.counterpartyId')
         .select([
+          'counterparty.userAccount as counterpartyAccount',
+          'counterparty.closedAt as counterpartyClosedAt',
           'coinEntries.id',
           'users.userAccount',
           'coinEntries.createdAt',
@@ -170,7 +174,7 @@ const statements: BatchWork = {
         e.kind,
         Number(e.amount),
         Number(e.balanceAfter),
-        e.description,
+        shownDescription(e),
         e.reference,
       ]),
     })),

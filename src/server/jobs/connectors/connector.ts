@@ -1,5 +1,6 @@
 import type { SandboxMode } from '../../db/types.js';
 import type { ServiceSettings } from '../../modules/services/families.js';
+import type { RunSlot } from '../../modules/services/schedules.js';
 
 /** What a connector is told about the service it acts for. */
 export interface ConnectorService {
@@ -17,6 +18,8 @@ export interface ConnectorRun {
   /** 1 on the first try, then one more per retry. */
   attempt: number;
   scheduledAt: number;
+  /** Which of the service's times this run is (签到 or 签退); null for a manual run. */
+  slot: RunSlot | null;
 }
 
 /**

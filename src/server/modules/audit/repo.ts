@@ -4,7 +4,18 @@ export interface AuditEntry {
   actorId: number | null;
   action: string;
   targetType:
-    'user' | 'site' | 'package' | 'order' | 'redeem' | 'platform' | 'service' | 'quota' | 'ai' | 'task' | 'payment';
+    | 'user'
+    | 'site'
+    | 'policy'
+    | 'package'
+    | 'order'
+    | 'redeem'
+    | 'platform'
+    | 'service'
+    | 'quota'
+    | 'ai'
+    | 'task'
+    | 'payment';
   targetId: string | number;
   before?: unknown;
   after?: unknown;

@@ -3,7 +3,7 @@ import type { Schemas } from '../../../api/operations.js';
 import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import { mapPage } from '../../db/paging.js';
-import { badParams, conflict, notFound } from '../../lib/errors.js';
+import { badParams, conflict, LineProblemsError, notFound } from '../../lib/errors.js';
 import { statementTaskCsvRow } from '../../lib/csv-format.js';
 import type { CsvFile, CsvRow } from '../../lib/csv-file.js';
 import { giveWay } from '../../lib/give-way.js';
@@ -19,7 +19,7 @@ import {
 import { writeAudit } from '../audit/repo.js';
 import * as platforms from '../platforms/repo.js';
 import { quotaUnitFor } from '../quotas/ledger.js';
-import { describeErrors, parseGrantCsv, type LineError } from './grant-csv.js';
+import { byLine, parseGrantCsv, problemsMessage, type LineProblem } from './grant-csv.js';
 import type { SessionUser } from '../sessions/service.js';
 import * as repo from './repo.js';
 import { taskMoved } from './live.js';
@@ -153,10 +153,11 @@ export async function startQuotaGrant(app: AppContext, actor: SessionUser, input
     app.db,
     rows.map((r) => r.userAccount),
   );
-  const unknown: LineError[] = rows
+  const unknown: LineProblem[] = rows
     .filter((r) => !live.has(r.userAccount.toLowerCase()))
-    .map((r) => ({ line: r.line, message: `账号 ${r.userAccount} 不存在或已注销` }));
-  if (errors.length + unknown.length > 0) throw badParams(describeErrors([...errors, ...unknown]));
+    .map((r) => ({ line: r.line, account: r.userAccount, reason: '账号不存在或已注销' }));
+  const problems = byLine([...errors, ...unknown]);
+  if (problems.length > 0) throw new LineProblemsError(problemsMessage(problems.length), problems);
   return start(
     app,
     actor,

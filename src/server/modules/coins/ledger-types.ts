@@ -68,3 +68,27 @@ export function refusal(reason: TransferRefusal, cap: number): Error {
 /** The words of a transfer's two entries. */
 export const transferOutPrefix = '转给 ';
 export const transferInDescription = (payerAccount: string) => `来自 ${payerAccount}`;
+
+/**
+ * An entry's words as shown. The ledger is append-only, words included (a trigger refuses any change), so an entry
+ * whose counterparty has since closed its account (modules/closing) is shown with the masked name the counterparty
+ * now has instead of the name its words were written with.
+ */
+export function shownDescription(e: {
+  kind: string;
+  description: string;
+  counterpartyAccount: string | null;
+  counterpartyClosedAt: number | null;
+}): string {
+  if (e.counterpartyClosedAt === null || e.counterpartyAccount === null) return e.description;
+  switch (e.kind) {
+    case 'transfer_out':
+      return transferOutPrefix + e.counterpartyAccount;
+    case 'transfer_in':
+      return transferInDescription(e.counterpartyAccount);
+    case 'agent_rebate':
+      return `下级 ${e.counterpartyAccount} 购买套餐返利`;
+    default:
+      return e.description;
+  }
+}

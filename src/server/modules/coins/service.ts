@@ -4,6 +4,7 @@ import type { CoinEntryKind } from '../../db/types.js';
 import { badParams, noPermission, notFound } from '../../lib/errors.js';
 import { writeAudit } from '../audit/repo.js';
 import { coinsAdjusted } from '../notices/events.js';
+import { shownDescription } from './ledger-types.js';
 import { STATEMENT_CSV_HEADER, statementCsvRow } from '../../lib/csv-format.js';
 import type { CsvFile } from '../../lib/csv-file.js';
 import type { SessionUser } from '../sessions/service.js';
@@ -107,7 +108,7 @@ const toEntryView = (e: EntryWithAccounts): Schemas['CoinEntry'] => ({
   kind: e.kind,
   counterpartyAccount: e.counterpartyAccount,
   reference: e.reference,
-  description: e.description,
+  description: shownDescription(e),
   actorAccount: e.actorAccount,
   createdAt: e.createdAt,
 });

@@ -32,7 +32,11 @@ export async function listEntries(db: Db, filter: EntryFilter, start: PageStart,
     .leftJoin('users as counterparty', 'counterparty.id', 'coinEntries.counterpartyId')
     .leftJoin('users as actor', 'actor.id', 'coinEntries.actorId')
     .selectAll('coinEntries')
-    .select(['counterparty.userAccount as counterpartyAccount', 'actor.userAccount as actorAccount'])
+    .select([
+      'counterparty.userAccount as counterpartyAccount',
+      'counterparty.closedAt as counterpartyClosedAt',
+      'actor.userAccount as actorAccount',
+    ])
     .where('coinEntries.id', 'in', page)
     .orderBy('coinEntries.id', 'desc')
     .execute();

@@ -162,6 +162,19 @@ export const twoFactorReset = (trx: Db, e: { userId: number }, now: number) =>
  * The user changed how the account signs in (`change`: 修改了密码, 关闭了两步验证, 移除了通行密钥“…”) or an admin removed
  * one of its passkeys: the other devices were signed out, and a change the user did not make shows here.
  */
+/** The user signed in during the cooling-off of its 注销 request: the account stays. */
+export const closingCancelled = (trx: Db, e: { userId: number }, now: number) =>
+  tell(
+    trx,
+    {
+      userId: e.userId,
+      kind: 'sign_in_changed',
+      title: '注销申请已撤销',
+      body: '你在冷静期内重新登录，注销申请已撤销，账号和余额保持不变。申请注销时暂停的服务仍处于暂停状态，需要时请在服务页面恢复。',
+    },
+    now,
+  );
+
 export const signInFactorChanged = (trx: Db, e: { userId: number; change: string; byAdmin?: boolean }, now: number) =>
   tell(
     trx,

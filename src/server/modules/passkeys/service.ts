@@ -11,6 +11,7 @@ import type { AppContext } from '../../context.js';
 import { lockName } from '../../db/locks.js';
 import type { UserRow } from '../../db/types.js';
 import { badParams, conflict, forbidden, notFound } from '../../lib/errors.js';
+import { cancelClosingOnSignIn } from '../users/closing-cancel.js';
 import * as limits from '../limits/service.js';
 import { keyedHash } from '../security/tokens.js';
 import { takeChallenge } from '../security/repo.js';
@@ -259,6 +260,7 @@ export async function login(
   if (user.status === 'banned') throw forbidden('账号已被封禁，请联系管理员');
   const now = app.now();
   await users.updateUser(app.db, user.id, { lastLoginAt: now });
+  await cancelClosingOnSignIn(app.db, user, now);
   const token = await startSession(app.db, app.config.sessionSecret, user.id, now, client, 'passkey', passkeyId);
   return { user: toLoginUser(user, app.config, true), token };
 }

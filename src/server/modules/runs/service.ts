@@ -17,6 +17,7 @@ export const toView = (r: repo.RunRow): Schemas['Run'] => ({
   platformName: r.platformName,
   kind: r.kind,
   trigger: r.trigger,
+  slot: r.slot,
   scheduledAt: Number(r.scheduledAt),
   state: r.state,
   attempts: Number(r.attempts),

@@ -108,6 +108,7 @@ const sessionWithUser = (db: Db, tokenHash: string) =>
       'users.coin',
       'users.createdAt as userCreatedAt',
       'users.twoFactorAt',
+      'users.policyAccepted',
     ])
     .where('sessions.tokenHash', '=', tokenHash);
 

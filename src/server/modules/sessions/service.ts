@@ -17,7 +17,7 @@ const TOUCH_EVERY_MS = 5 * 60 * 1000;
  * admin took a factor away (重置两步验证, or one named passkey); `security` the user changed a factor on another device
  * (turned two-factor off, removed a passkey).
  */
-export type RevokeReason = 'logout' | 'banned' | 'password' | 'deleted' | 'ended' | 'reset' | 'security';
+export type RevokeReason = 'logout' | 'banned' | 'password' | 'deleted' | 'ended' | 'reset' | 'security' | 'closing';
 
 /** What the device of an ended session is told: the answer to its next call (40001) and its stream's last event. */
 export const ENDED_MESSAGES: Record<RevokeReason, string> = {
@@ -28,6 +28,7 @@ export const ENDED_MESSAGES: Record<RevokeReason, string> = {
   ended: '这台设备已被退出登录，请重新登录',
   reset: '管理员重置了你的登录验证方式，请重新登录',
   security: '账号的登录验证方式已变更，请重新登录',
+  closing: '账号已申请注销，7 天内重新登录即可撤销',
 };
 
 /** The signed-in user, as get/login answers it (the contract's LoginUser). */
@@ -44,6 +45,8 @@ export interface SessionUser {
   twoFactor: boolean;
   /** This session began with a passkey, which counts as two factors on its own (two-factor/policy). */
   signedInWithPasskey: boolean;
+  /** The version of 用户协议 and 隐私政策 the user last agreed to (modules/policies). */
+  policyAccepted: number;
 }
 
 export type SessionState =
@@ -143,6 +146,7 @@ export async function resolveSession(db: Db, secret: string, token: string, now:
       createdAt: row.userCreatedAt,
       twoFactor: row.twoFactorAt !== null,
       signedInWithPasskey: row.signedInWith === 'passkey',
+      policyAccepted: row.policyAccepted,
     },
   };
 }

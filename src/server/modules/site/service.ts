@@ -31,6 +31,7 @@ const toView = (r: SiteInformationRow, timeZone: string): Schemas['BasicInformat
   userId: r.userId,
   updatedAt: r.updatedAt,
   timeZone,
+  policyVersion: r.policyVersion,
 });
 
 /** Only the fields the caller sent, so an update never blanks what it did not mention. */

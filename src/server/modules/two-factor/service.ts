@@ -12,6 +12,7 @@ import { takeChallenge } from '../security/repo.js';
 import { endUserSessions, startSession, type SessionUser, type SignInClient } from '../sessions/service.js';
 import { findSite } from '../site/repo.js';
 import { LIVE_SITE_ID } from '../site/service.js';
+import { cancelClosingOnSignIn } from '../users/closing-cancel.js';
 import { toLoginUser } from '../users/dto.js';
 import * as users from '../users/repo.js';
 import { challengeHolds, challengeUserId, CHALLENGE_MS } from './challenge.js';
@@ -73,6 +74,12 @@ async function withinLockout(app: AppContext, userId: number, check: () => Promi
 
 const isTotpCode = (code: string) => /^[0-9]{6}$/.test(code);
 
+/** A code the signed-in user gives to confirm a grave step (closing the account): a TOTP code or a recovery code. */
+export const confirmSecondFactor = (app: AppContext, userId: number, code: string): Promise<void> =>
+  withinLockout(app, userId, () =>
+    isTotpCode(code) ? checkTotp(app, userId, code) : checkRecovery(app, userId, code),
+  );
+
 /** The login's second step: the challenge from the password step and a code or a recovery code start the session. */
 export async function secondStep(
   app: AppContext,
@@ -96,6 +103,7 @@ export async function secondStep(
     throw badParams('登录已过期，请重新输入密码');
   const now = app.now();
   await users.updateUser(app.db, user.id, { lastLoginAt: now });
+  await cancelClosingOnSignIn(app.db, user, now);
   const token = await startSession(app.db, app.config.sessionSecret, user.id, now, client, 'two-factor');
   return { user: toLoginUser(user, app.config), token };
 }

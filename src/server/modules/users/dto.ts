@@ -9,7 +9,7 @@ import type { UserWithInviter } from './repo.js';
 /** The account fields of the signed-in user, as a user row and the session lookup's user both carry them. */
 type LoginFields = Pick<
   UserRow,
-  'id' | 'userAccount' | 'userName' | 'userRole' | 'email' | 'invitationCode' | 'coin' | 'createdAt'
+  'id' | 'userAccount' | 'userName' | 'userRole' | 'email' | 'invitationCode' | 'coin' | 'createdAt' | 'policyAccepted'
 >;
 
 /**
@@ -28,6 +28,7 @@ export const loginUser = (u: LoginFields, twoFactor: boolean, enrolTwoFactor: bo
   createdAt: u.createdAt,
   twoFactor,
   enrolTwoFactor,
+  policyAccepted: u.policyAccepted,
 });
 
 /** A user row just signed in (a passkey sign-in counts as two factors: two-factor/policy). */
@@ -54,6 +55,8 @@ export const toAdminView = (u: UserWithInviter): Schemas['UserAdminView'] => ({
   lastLoginAt: u.lastLoginAt,
   banPausedServices: u.banPausedServices,
   twoFactor: u.twoFactorAt !== null,
+  closingAt: u.closedAt === null ? u.closingAt : null,
+  closedAt: u.closedAt,
 });
 
 export const toSubordinate = (u: UserRow): Schemas['Subordinate'] => ({

@@ -34,6 +34,8 @@ type UserHandlers = Omit<
   | `passkey${string}`
   | `pay${string}`
   | `sandboxPay${string}`
+  | `policy${string}`
+  | 'userCloseAccount'
 >;
 
 type SignInOperation = 'userLogin' | 'userLoginSecondStep' | 'userLoginPasskey';

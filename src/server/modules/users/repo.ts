@@ -33,6 +33,11 @@ export const findLiveByInvitationCode = (db: Db, code: string): Promise<UserRow 
 export const findLiveByEmail = (db: Db, email: string): Promise<UserRow | undefined> =>
   live(db).selectAll().where('email', '=', email).executeTakeFirst();
 
+export async function isClosed(db: Db, id: number): Promise<boolean> {
+  const row = await db.selectFrom('users').select('closedAt').where('id', '=', id).executeTakeFirst();
+  return row?.closedAt != null;
+}
+
 /** Any user, deleted or not, holding the account name (names are never reused). */
 export async function accountTaken(db: Db, userAccount: string): Promise<boolean> {
   const row = await db.selectFrom('users').select('id').where(sameAccount(userAccount)).executeTakeFirst();
@@ -96,8 +101,14 @@ function accountContains(db: Db, text: string) {
   return sql<boolean>`(lower(${sql.ref('users.userAccount')}) || '') like ${containsPattern(text)} escape '\\'`;
 }
 
+/** Lists show live users and closed ones (masked, for the admin's and the agent's record), never deleted ones. */
+const listed = (db: Db) =>
+  db
+    .selectFrom('users')
+    .where((eb) => eb.or([eb('users.deletedAt', 'is', null), eb('users.closedAt', 'is not', null)]));
+
 export function userListQuery(db: Db, query: UserListQuery, inviterId?: number) {
-  let q = live(db).leftJoin('users as inviter', 'inviter.id', 'users.inviterId');
+  let q = listed(db).leftJoin('users as inviter', 'inviter.id', 'users.inviterId');
   if (query.id !== undefined) q = q.where('users.id', '=', query.id);
   if (inviterId !== undefined) q = q.where('users.inviterId', '=', inviterId);
   if (query.searchText) {
@@ -133,4 +144,16 @@ export async function listUsers(
         .execute(),
     options.withTotal ? () => userListQuery(db, query, options.inviterId) : undefined,
   );
+}
+
+/** Ends the cooling-off (the user signed in): answers whether it was running. */
+export async function clearClosing(db: Db, userId: number, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ closingAt: null, updatedAt: now })
+    .where('id', '=', userId)
+    .where('closingAt', 'is not', null)
+    .where('closedAt', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }

@@ -16,6 +16,7 @@ import { moveCoins } from '../coins/ledger.js';
 import { findSite } from '../site/repo.js';
 import { LIVE_SITE_ID } from '../site/service.js';
 import { issueChallenge } from '../two-factor/challenge.js';
+import { cancelClosingOnSignIn } from './closing-cancel.js';
 import { knownDeviceNonce } from './device-cookie.js';
 import { toAdminView, toLoginUser, toSubordinate, maskName } from './dto.js';
 import * as repo from './repo.js';
@@ -53,6 +54,7 @@ const registrationsByAddress = (ip: string): limits.Limit => ({
   windowMs: HOUR,
   message: '注册太频繁，请稍后再试',
 });
+/** Wrong passwords given while signed in (a password change, closing the account) lock like sign-in failures. */
 const passwordFailuresByUser = (userId: number): limits.Lockout => ({
   bucket: `password-fail:user:${userId}`,
   max: 5,
@@ -63,7 +65,7 @@ const passwordFailuresByUser = (userId: number): limits.Lockout => ({
 
 async function requireUser(app: AppContext, id: number): Promise<UserRow> {
   const user = await repo.findLiveById(app.db, id);
-  if (!user) throw notFound('用户不存在');
+  if (!user) throw (await repo.isClosed(app.db, id)) ? badParams('该账号已注销，不能再修改') : notFound('用户不存在');
   return user;
 }
 
@@ -83,6 +85,8 @@ async function createUser(
     userRole: UserRole;
     inviterId: number | null;
     signupBonus?: number;
+    /** The policy version the user agreed to on the register screen; 0 (asked at first sign-in) otherwise. */
+    policyAccepted?: number;
   },
 ): Promise<number> {
   if (await repo.accountTaken(app.db, input.userAccount)) throw conflict('账号已被占用');
@@ -105,6 +109,9 @@ async function createUser(
           updatedAt: now,
           lastLoginAt: null,
           deletedAt: null,
+          closingAt: null,
+          closedAt: null,
+          policyAccepted: input.policyAccepted ?? 0,
         });
         if (input.signupBonus && input.signupBonus > 0) {
           await moveCoins(trx, {
@@ -133,7 +140,11 @@ export async function register(app: AppContext, input: Schemas['UserRegisterRequ
     if (!inviter || inviter.status !== 'active') throw badParams('邀请码不存在，请检查后重试');
     inviterId = inviter.id;
   }
-  const signupBonus = (await findSite(app.db, LIVE_SITE_ID))?.addCoin ?? 0;
+  const site = await findSite(app.db, LIVE_SITE_ID);
+  // The register screen sends the version its user read: a text changed in between is read again first.
+  if (input.policyVersion !== undefined && input.policyVersion !== (site?.policyVersion ?? 1))
+    throw conflict('用户协议或隐私政策刚刚更新过，请重新阅读后再注册');
+  const signupBonus = site?.addCoin ?? 0;
   return createUser(app, {
     userAccount: input.userAccount,
     password: input.userPassword,
@@ -141,6 +152,7 @@ export async function register(app: AppContext, input: Schemas['UserRegisterRequ
     userRole: 'user',
     inviterId,
     signupBonus,
+    policyAccepted: input.policyVersion,
   });
 }
 
@@ -183,6 +195,7 @@ export async function login(
     return { secondStep: { ...issued, methods: ['totp', 'recovery'] } };
   }
   await repo.updateUser(app.db, user.id, { lastLoginAt: now });
+  await cancelClosingOnSignIn(app.db, user, now);
   const token = await startSession(app.db, app.config.sessionSecret, user.id, now, client);
   return { user: toLoginUser(user, app.config), token };
 }
@@ -401,21 +414,29 @@ export async function changeOwnPassword(
 ): Promise<void> {
   if (input.newPassword !== input.checkPassword) throw badParams('两次输入的新密码不一致');
   if (input.newPassword === input.oldPassword) throw badParams('新密码不能与原密码相同');
-  const attempt = await limits.beginAttempt(app.db, passwordFailuresByUser(actor.id), app.now());
+  await confirmOwnPassword(app, actor.id, input.oldPassword, '原密码错误');
+  await replacePassword(app, actor.id, input.newPassword, { actorId: actor.id, keep: currentSession });
+}
+
+/**
+ * The signed-in user proves it is still itself with its password before a grave step (a new password, closing the
+ * account): a wrong one counts toward the same lockout as sign-in failures and is refused with `wrong`.
+ */
+export async function confirmOwnPassword(app: AppContext, userId: number, password: string, wrong: string) {
+  const attempt = await limits.beginAttempt(app.db, passwordFailuresByUser(userId), app.now());
   let valid: boolean;
   try {
-    const user = await requireUser(app, actor.id);
-    valid = await verifyPassword(input.oldPassword, user.passwordHash);
+    const user = await requireUser(app, userId);
+    valid = await verifyPassword(password, user.passwordHash);
   } catch (error) {
     await limits.cancelAttempt(app.db, attempt);
     throw error;
   }
   if (!valid) {
     await limits.failAttempt(app.db, attempt, app.now());
-    throw badParams('原密码错误');
+    throw badParams(wrong);
   }
   await limits.forgiveFailures(app.db, attempt);
-  await replacePassword(app, actor.id, input.newPassword, { actorId: actor.id, keep: currentSession });
 }
 
 export async function ownInvitationCode(app: AppContext, actor: SessionUser): Promise<Schemas['InvitationCodeView']> {

@@ -131,7 +131,7 @@ function fieldUi(
   else if (property.writeOnly && property.type === 'string') {
     ui['ui:widget'] = 'password';
     // Tells password managers which password this is: the one in use, or a new one to save.
-    ui['ui:autocomplete'] = name === 'oldPassword' ? 'current-password' : 'new-password';
+    ui['ui:autocomplete'] = name === 'oldPassword' || name === 'password' ? 'current-password' : 'new-password';
   }
   return ui;
 }
@@ -155,6 +155,7 @@ export function resolveForm(screen: AnyFormScreen): ResolvedForm {
     ...Object.keys(screen.enumLabels ?? {}),
     ...Object.keys(screen.choices ?? {}),
     ...Object.keys(screen.placeholders ?? {}),
+    ...(screen.problems ? [screen.problems.field as string] : []),
   ]) {
     if (!(name in properties)) throw new Error(`${screen.path}: ${operation} has no field ${name}`);
   }

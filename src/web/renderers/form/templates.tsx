@@ -1,6 +1,7 @@
 import type { FieldTemplateProps, ObjectFieldTemplateProps, TemplatesType } from '@rjsf/utils';
 import { List } from 'antd-mobile';
 import { useFieldExtra } from './actions';
+import { useFieldProblems } from './problems';
 
 // The templates of the antd-mobile theme: the form is one antd-mobile List, each field a List.Item with its title as
 // the label, a red mark when required and its first error in red under the input. No error list at the top: every
@@ -21,6 +22,8 @@ function FieldTemplate(props: FieldTemplateProps) {
   const { id, label, children, hidden, required, rawErrors, schema } = props;
   // rjsf names a top-level field's id root_<name>; a screen's field action (AI 润色) sits beside its label.
   const extra = useFieldExtra(id.replace(/^root_/, ''));
+  // A refused file's line-by-line problems (problems.tsx) under the field they are about.
+  const problems = useFieldProblems(id.replace(/^root_/, ''));
   if (hidden) return null;
   const error = rawErrors?.[0];
   // The form itself (the root object): its fields, then an error about the whole body if there is one.
@@ -49,7 +52,14 @@ function FieldTemplate(props: FieldTemplateProps) {
           {extra ? <span style={{ marginLeft: 'auto' }}>{extra}</span> : null}
         </span>
       }
-      description={error ? <FieldError id={id} message={error} /> : undefined}
+      description={
+        error || problems ? (
+          <>
+            {error ? <FieldError id={id} message={error} /> : null}
+            {problems}
+          </>
+        ) : undefined
+      }
     >
       {children}
     </List.Item>

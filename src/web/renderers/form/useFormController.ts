@@ -14,6 +14,7 @@ import { useOperation } from '../../operations/useOperation';
 import { cameFrom } from '../../state/history';
 import { clearLoadedTitle, setLoadedTitle } from '../../state/screen-title';
 import { createLocalizer } from './localize';
+import type { ProblemReport } from './problems';
 import { resolveForm, type AnyFormScreen, type ResolvedForm } from './resolve';
 import { behaviours } from '../../app/behaviours';
 import { ceremonies } from '../../app/ceremonies';
@@ -95,6 +96,11 @@ async function confirmed<L extends OperationId>(
   body: Data,
 ): Promise<Data | null> {
   if (!ask) return {};
+  if (!('operation' in ask)) {
+    const own = ask.text(body as never);
+    if (own === null) return {};
+    return (await (ask.labels ? confirm(own, ask.labels) : confirm(own))) ? {} : null;
+  }
   let data: ResponseData<L>;
   try {
     data = await api.call(ask.operation, { ...ask.args(body as never), quiet: false });
@@ -144,6 +150,11 @@ export type FormController =
       validator: ValidatorType;
       formData: Data;
       extraErrors: ErrorSchema;
+      /**
+       * The line-by-line problems of the last refused submission (a CSV's bad lines), and the field they show under
+       * (none: above the submit button); null when there are none to show.
+       */
+      problems: (ProblemReport & { field?: string }) | null;
       /** Validate as the user types once a submit was tried. */
       submitted: boolean;
       submitting: boolean;
@@ -188,6 +199,8 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
   const [attempt, setAttempt] = useState(0);
   const [formData, setFormData] = useState<Data | null>(null);
   const [extraErrors, setExtraErrors] = useState<ErrorSchema>({});
+  const [problems, setProblems] = useState<ProblemReport | null>(null);
+  const problemsField = screen.problems?.field as string | undefined;
   const [submitted, setSubmitted] = useState(false);
   const [beside, setBeside] = useState<Data>({});
   const [unavailable, setUnavailable] = useState<Unavailable | null>(null);
@@ -233,21 +246,31 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
   useEffect(() => {
     current.current = formData;
   }, [formData]);
-  const onChange = useCallback((event: IChangeEvent<Data>) => {
-    const next = event.formData ?? {};
-    const previous = current.current ?? {};
-    // A server message about a field goes once the user edits that field.
-    setExtraErrors((errors) => {
-      const changed = Object.keys(errors).filter((name) => next[name] !== previous[name]);
-      if (changed.length === 0) return errors;
-      return Object.fromEntries(Object.entries(errors).filter(([name]) => !changed.includes(name)));
-    });
-    setFormData(next);
-  }, []);
-  const setField = useCallback((name: string, value: unknown) => {
-    setExtraErrors(({ [name]: _dropped, ...rest }) => rest);
-    setFormData((data) => ({ ...(data ?? {}), [name]: value }));
-  }, []);
+  const onChange = useCallback(
+    (event: IChangeEvent<Data>) => {
+      const next = event.formData ?? {};
+      const previous = current.current ?? {};
+      // A server message about a field goes once the user edits that field.
+      setExtraErrors((errors) => {
+        const changed = Object.keys(errors).filter((name) => next[name] !== previous[name]);
+        if (changed.length === 0) return errors;
+        return Object.fromEntries(Object.entries(errors).filter(([name]) => !changed.includes(name)));
+      });
+      // The problems of a file go once another one is chosen (the field they are about changes).
+      const touched = problemsField === undefined ? Object.keys(next) : [problemsField];
+      if (touched.some((name) => next[name] !== previous[name])) setProblems(null);
+      setFormData(next);
+    },
+    [problemsField],
+  );
+  const setField = useCallback(
+    (name: string, value: unknown) => {
+      setExtraErrors(({ [name]: _dropped, ...rest }) => rest);
+      if (problemsField === undefined || problemsField === name) setProblems(null);
+      setFormData((data) => ({ ...(data ?? {}), [name]: value }));
+    },
+    [problemsField],
+  );
 
   const onError = useCallback(
     (errors: RJSFValidationError[]) => {
@@ -265,8 +288,14 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
     async ({ formData: values }: IChangeEvent<Data>) => {
       setSubmitted(true);
       setExtraErrors({});
-      // A 40000 answer that names a shown field goes on that field; any other failure is a toast (useOperation).
+      setProblems(null);
+      // A 40000 answer that lists line-by-line problems is shown as that list; one that names a shown field goes on
+      // that field; any other failure is a toast (useOperation).
       const onField = (error: ApiError) => {
+        if (error.code === 40000 && error.problems.length > 0) {
+          setProblems({ message: error.message, problems: error.problems });
+          return true;
+        }
         const field = error.code === 40000 ? fieldOfMessage(form, error.message) : undefined;
         if (field) setExtraErrors({ [field]: { __errors: [error.message] } } as ErrorSchema);
         return field !== undefined;
@@ -315,6 +344,7 @@ export function useFormController(screen: AnyFormScreen, onDone?: (result: unkno
     validator,
     formData,
     extraErrors,
+    problems: problems && { ...problems, ...(problemsField ? { field: problemsField } : {}) },
     submitted,
     submitting: submission.busy,
     submitLabel: screen.submitLabel ?? w.form.submit,

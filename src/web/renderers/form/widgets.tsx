@@ -187,15 +187,19 @@ function YuanWidget(props: WidgetProps) {
 
 /** The columns a quota CSV's header names, with the words a person reads them by: the file keeps the real names. */
 const CSV_COLUMNS = [
-  { name: 'userAccount', words: w.tasks.csvAccount, example: 'alice_01' },
-  { name: 'amount', words: w.tasks.csvAmount, example: '5' },
+  { name: 'userAccount', words: w.tasks.csvAccount, example: 'zhangsan' },
+  { name: 'amount', words: w.tasks.csvAmount, example: '10' },
 ] as const;
+
+/** The template offered for download: the header line only, so nothing in it can be sent by mistake as data. */
+const CSV_TEMPLATE = `data:text/csv;charset=utf-8,${encodeURIComponent(`${CSV_COLUMNS.map((c) => c.name).join(',')}\n`)}`;
 
 /**
  * A CSV pasted or read from a chosen file (`ui:widget: 'csvFile'`): the file's text lands in the same text area, so
  * the admin sees (and may fix) what will be sent; the server checks it line by line. The file is chosen with one
- * styled button (the browser's own file input, with its English words, is hidden behind it but still takes the focus),
- * and the expected header is shown column by column, its real name beside its meaning in words.
+ * styled button (the browser's own file input, with its English words, is hidden behind it but still takes the focus)
+ * beside a template holding only the header; the expected header is shown column by column, its real name beside its
+ * meaning in words and a labelled example, and the file's rules (one line per account) are said before any upload.
  */
 function CsvFileWidget(props: WidgetProps) {
   const disabled = props.disabled || props.readonly;
@@ -217,6 +221,9 @@ function CsvFileWidget(props: WidgetProps) {
         />
         {w.tasks.pickFile}
       </label>
+      <a className="csv-file-template" href={CSV_TEMPLATE} download={w.tasks.templateFile}>
+        {w.tasks.template}
+      </a>
       <table className="csv-file-columns">
         <caption>{w.tasks.csvHeader}</caption>
         <thead>
@@ -240,7 +247,11 @@ function CsvFileWidget(props: WidgetProps) {
           ))}
         </tbody>
       </table>
-      <div className="csv-file-help">{w.tasks.csvHelp}</div>
+      <ul className="csv-file-help">
+        {w.tasks.csvRules.map((rule) => (
+          <li key={rule}>{rule}</li>
+        ))}
+      </ul>
     </div>
   );
 }
