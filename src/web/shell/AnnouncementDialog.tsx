@@ -1,15 +1,10 @@
 import { useEffect, useId, useRef } from 'react';
 import { createPortal } from 'react-dom';
-// antd-mobile's own styles for its dialog, so this one looks the same without its JavaScript (the dialog kit with its
-// animation library is a chunk of its own, fetched only after the frame: the announcement would paint seconds late).
-import 'antd-mobile/es/components/mask/mask.css';
-import 'antd-mobile/es/components/center-popup/center-popup.css';
-import 'antd-mobile/es/components/dialog/dialog.css';
-import 'antd-mobile/es/components/button/button.css';
 import { messages as t } from '../i18n/zh-CN';
 import { openAnnouncement, type Announcement } from '../state/announcement-open';
 import { useStore } from '../state/store';
 import { afterNextPaint } from './after-paint';
+import { DialogButton, DialogFrame } from './DialogFrame';
 
 export { openAnnouncement, type Announcement } from '../state/announcement-open';
 
@@ -61,45 +56,20 @@ function Dialog({ title, content, withThePage }: Announcement & { withThePage: b
     };
   }, []);
   return (
-    <div className="adm-center-popup adm-dialog">
-      <div
-        className="adm-mask adm-center-popup-mask"
-        aria-hidden="true"
-        style={{ background: 'rgba(0, 0, 0, 0.55)' }}
-        onClick={close}
-      />
-      <div
-        className="adm-center-popup-wrap"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby={title ? titleId : contentId}
-        aria-describedby={title ? contentId : undefined}
-      >
-        <div className="adm-center-popup-body adm-dialog-body">
-          {title && (
-            <div className="adm-dialog-title" id={titleId}>
-              {title}
-            </div>
-          )}
-          <div className="adm-dialog-content">
-            <div id={contentId} style={{ whiteSpace: 'pre-wrap', maxHeight: '50vh', overflowY: 'auto' }}>
-              {content}
-            </div>
-          </div>
-          <div className="adm-dialog-footer">
-            <div className="adm-dialog-action-row">
-              <button
-                ref={ok}
-                type="button"
-                className="adm-button adm-button-primary adm-button-block adm-button-fill-none adm-button-shape-rectangular adm-dialog-button"
-                onClick={close}
-              >
-                <span>{t.shell.ok}</span>
-              </button>
-            </div>
-          </div>
-        </div>
+    <DialogFrame
+      title={title}
+      titleId={titleId}
+      contentId={contentId}
+      onMaskTap={close}
+      actions={
+        <DialogButton ref={ok} onClick={close}>
+          {t.shell.ok}
+        </DialogButton>
+      }
+    >
+      <div id={contentId} style={{ whiteSpace: 'pre-wrap', maxHeight: '50vh', overflowY: 'auto' }}>
+        {content}
       </div>
-    </div>
+    </DialogFrame>
   );
 }

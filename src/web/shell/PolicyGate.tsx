@@ -1,16 +1,13 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
 import { Link, useNavigate } from 'react-router-dom';
-import 'antd-mobile/es/components/mask/mask.css';
-import 'antd-mobile/es/components/center-popup/center-popup.css';
-import 'antd-mobile/es/components/dialog/dialog.css';
-import 'antd-mobile/es/components/button/button.css';
 import { ApiError } from '../../api/client';
 import { api } from '../api';
 import { messages as t } from '../i18n/zh-CN';
 import { signedInMessages as w } from '../i18n/zh-CN-signed-in';
 import { sessionStore, signIn, signOut } from '../state/session';
 import { reloadSite } from '../state/site';
+import { DialogButton, DialogFrame } from './DialogFrame';
 import './policy-gate.css';
 
 /**
@@ -62,60 +59,33 @@ export default function PolicyGate({ version }: { version: number }) {
   };
 
   return createPortal(
-    <div className="adm-center-popup adm-dialog policy-gate">
-      <div
-        className="adm-mask adm-center-popup-mask"
-        aria-hidden="true"
-        style={{ background: 'rgba(0, 0, 0, 0.55)' }}
-      />
-      <div
-        className="adm-center-popup-wrap"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby={titleId}
-        aria-describedby={bodyId}
-      >
-        <div className="adm-center-popup-body adm-dialog-body">
-          <div className="adm-dialog-title" id={titleId}>
-            {w.policies.gateTitle}
-          </div>
-          <div className="adm-dialog-content">
-            <p id={bodyId}>{w.policies.gateBody}</p>
-            <p className="policy-gate-links">
-              <Link to="/terms">{t.auth.terms}</Link>
-              <Link to="/privacy">{t.auth.privacy}</Link>
-            </p>
-            {error && (
-              <p className="policy-gate-error" role="alert">
-                {error}
-              </p>
-            )}
-          </div>
-          <div className="adm-dialog-footer">
-            <div className="adm-dialog-action-row">
-              <button
-                type="button"
-                className="adm-button adm-button-default adm-button-block adm-button-fill-none adm-button-shape-rectangular adm-dialog-button"
-                onClick={decline}
-                disabled={busy}
-              >
-                <span>{w.policies.decline}</span>
-              </button>
-              <button
-                ref={agree}
-                type="button"
-                className="adm-button adm-button-primary adm-button-block adm-button-fill-none adm-button-shape-rectangular adm-dialog-button adm-dialog-button-bold"
-                onClick={accept}
-                disabled={busy}
-                aria-busy={busy}
-              >
-                <span>{w.policies.agree}</span>
-              </button>
-            </div>
-          </div>
-        </div>
-      </div>
-    </div>,
+    <DialogFrame
+      className="policy-gate"
+      title={w.policies.gateTitle}
+      titleId={titleId}
+      contentId={bodyId}
+      actions={
+        <>
+          <DialogButton primary={false} onClick={decline} disabled={busy}>
+            {w.policies.decline}
+          </DialogButton>
+          <DialogButton ref={agree} bold onClick={accept} disabled={busy} aria-busy={busy}>
+            {w.policies.agree}
+          </DialogButton>
+        </>
+      }
+    >
+      <p id={bodyId}>{w.policies.gateBody}</p>
+      <p className="policy-gate-links">
+        <Link to="/terms">{t.auth.terms}</Link>
+        <Link to="/privacy">{t.auth.privacy}</Link>
+      </p>
+      {error && (
+        <p className="policy-gate-error" role="alert">
+          {error}
+        </p>
+      )}
+    </DialogFrame>,
     document.body,
   );
 }

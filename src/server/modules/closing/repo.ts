@@ -1,5 +1,4 @@
 import type { Db } from '../../db/database.js';
-import type { UserRow } from '../../db/types.js';
 import { withSearchKeys } from '../../db/search.js';
 
 /** The nickname a closed account shows wherever a name is shown. */
@@ -32,40 +31,24 @@ export async function dueForClosing(db: Db, cutoff: number, limit: number): Prom
 
 /**
  * Closes the account for good if its cooling-off is still over (the user may have signed in since the list was read,
- * or another process closed it first): the row stays, its personal fields erased and its name masked. Answers the row
- * as it was, or undefined when there was nothing to close.
+ * or another process closed it first: the update's own conditions decide, so it closes once). The row stays, its
+ * personal fields erased and its name masked. Answers whether this call closed it.
  */
-export async function closeAccount(
-  db: Db,
-  userId: number,
-  cutoff: number,
-  masked: string,
-  now: number,
-): Promise<Pick<UserRow, 'userAccount'> | undefined> {
-  const before = await db
-    .selectFrom('users')
-    .select('userAccount')
-    .where('id', '=', userId)
-    .where('closingAt', '<=', cutoff)
-    .where('closedAt', 'is', null)
-    .executeTakeFirst();
-  if (!before) return undefined;
+export async function closeAccount(db: Db, userId: number, cutoff: number, masked: string, now: number) {
   const result = await db
     .updateTable('users')
     .set({
       ...withSearchKeys({ userAccount: masked, userName: CLOSED_NAME }, { userNameKey: 'userName' } as const),
       email: null,
-      twoFactorAt: null,
       closedAt: now,
       deletedAt: now,
       updatedAt: now,
     })
     .where('id', '=', userId)
-    // Re-checked by the update itself: a sign-in or another process's sweep since the read leaves it as it is.
     .where('closingAt', '<=', cutoff)
     .where('closedAt', 'is', null)
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1 ? before : undefined;
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /** What identified the user's devices and sign-ins: sessions (addresses, browsers) and the browsers it knew. */

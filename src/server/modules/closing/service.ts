@@ -60,19 +60,18 @@ export async function requestClosing(
 
 /**
  * Closes one account whose cooling-off is over, in one transaction: the name masked (the counterparties' entries
- * show it through coins/ledger-types shownDescription: the ledger itself is append-only), nickname and e-mail erased, sessions, browsers, passkeys and two-factor data deleted. Orders and ledger
- * entries stay (the balance is forfeited: no entry moves it, the account can no longer be reached). Answers whether
- * this call closed it (another process, or a sign-in just now, may have come first).
+ * show it through coins/ledger-types shownDescription: the ledger itself is append-only), nickname and e-mail erased,
+ * sessions, browsers, passkeys and two-factor data deleted; its services were paused with the request, and nothing
+ * resumes them without a session. Orders and ledger entries stay (the balance is forfeited: no entry moves it, the
+ * account can no longer be reached). Answers whether this call closed it (another process, or a sign-in just now,
+ * may have come first).
  */
 export async function closeForGood(db: Db, userId: number, now: number): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const masked = maskedAccount(userId);
-    const before = await repo.closeAccount(trx, userId, now - COOLING_OFF_MS, masked, now);
-    if (!before) return false;
+    if (!(await repo.closeAccount(trx, userId, now - COOLING_OFF_MS, maskedAccount(userId), now))) return false;
     await repo.eraseSignInTraces(trx, userId);
     await passkeys.removeAllOfUser(trx, userId);
     await twoFactorRepo.removeAll(trx, userId);
-    await pauseActiveOfUser(trx, userId, now);
     await writeAudit(
       trx,
       { actorId: null, action: 'user.closed', targetType: 'user', targetId: userId, after: { closedAt: now } },

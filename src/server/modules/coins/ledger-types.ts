@@ -68,6 +68,9 @@ export function refusal(reason: TransferRefusal, cap: number): Error {
 /** The words of a transfer's two entries. */
 export const transferOutPrefix = '转给 ';
 export const transferInDescription = (payerAccount: string) => `来自 ${payerAccount}`;
+/** The words of an agent's rebate entry: the invitee who bought, and the percentage. */
+export const rebateDescription = (buyerAccount: string, percent: number) =>
+  `下级 ${buyerAccount} 购买套餐返利 ${percent}%`;
 
 /**
  * An entry's words as shown. The ledger is append-only, words included (a trigger refuses any change), so an entry
@@ -87,7 +90,8 @@ export function shownDescription(e: {
     case 'transfer_in':
       return transferInDescription(e.counterpartyAccount);
     case 'agent_rebate':
-      return `下级 ${e.counterpartyAccount} 购买套餐返利`;
+      // The percentage is the entry's own: the words after the name are kept.
+      return `下级 ${e.counterpartyAccount}${e.description.slice(e.description.indexOf(' 购买套餐返利'))}`;
     default:
       return e.description;
   }

@@ -10,6 +10,7 @@ import { writeAudit } from '../audit/repo.js';
 import { ownerAndAdmins, publish } from '../../live/events.js';
 import { idempotent } from '../coins/idempotency.js';
 import { moveCoins, type Posting } from '../coins/ledger.js';
+import { rebateDescription } from '../coins/ledger-types.js';
 import * as mall from '../mall/repo.js';
 import type { SessionUser } from '../sessions/service.js';
 import { findSite } from '../site/repo.js';
@@ -167,7 +168,7 @@ export async function settlePaid(
         amount: coin,
         kind: 'agent_rebate',
         counterpartyId: order.userId,
-        description: `下级 ${order.userAccount} 购买套餐返利 ${percent}%`,
+        description: rebateDescription(order.userAccount, percent),
       });
     }
   }

@@ -24,15 +24,6 @@ export async function raiseVersion(db: Db, siteId: number): Promise<number> {
   return row.policyVersion;
 }
 
-export async function currentVersion(db: Db, siteId: number): Promise<number> {
-  const row = await db
-    .selectFrom('siteInformation')
-    .select('policyVersion')
-    .where('id', '=', siteId)
-    .executeTakeFirst();
-  return row?.policyVersion ?? 1;
-}
-
 /** Records the version a user agreed to; never lowers it (two tabs agreeing to versions in turn). */
 export async function recordAcceptance(db: Db, userId: number, version: number): Promise<void> {
   await db

@@ -7,6 +7,7 @@ import { publish } from '../../live/events.js';
 import { writeAudit } from '../audit/repo.js';
 import type { SessionUser } from '../sessions/service.js';
 import { forgetLiveSite } from '../site/live-site-cache.js';
+import { findSite } from '../site/repo.js';
 import { LIVE_SITE_ID } from '../site/service.js';
 import { DEFAULT_POLICIES, POLICY_TITLES } from './defaults.js';
 import * as repo from './repo.js';
@@ -17,7 +18,7 @@ import * as repo from './repo.js';
  * to agree before going on. The texts a site never edited are the defaults (defaults.ts).
  */
 export async function get(app: AppContext, kind: PolicyKind): Promise<Schemas['Policy']> {
-  const [row, version] = await Promise.all([repo.findPolicy(app.db, kind), repo.currentVersion(app.db, LIVE_SITE_ID)]);
+  const [row, version] = await Promise.all([repo.findPolicy(app.db, kind), currentVersion(app.db)]);
   return {
     kind,
     title: POLICY_TITLES[kind],
@@ -57,13 +58,11 @@ export async function update(
   return get(app, input.kind);
 }
 
+/** The user agrees to `version`, which must be the current one: a text changed while it was read is read again. */
 export async function accept(app: AppContext, actor: SessionUser, version: number): Promise<void> {
-  await acceptVersion(app.db, actor.id, version);
+  if (version !== (await currentVersion(app.db))) throw conflict('用户协议或隐私政策刚刚更新过，请重新阅读后再同意');
+  await repo.recordAcceptance(app.db, actor.id, version);
 }
 
-/** The user agrees to `version`, which must be the current one: a text changed while it was read is read again. */
-export async function acceptVersion(db: Db, userId: number, version: number): Promise<void> {
-  const current = await repo.currentVersion(db, LIVE_SITE_ID);
-  if (version !== current) throw conflict('用户协议或隐私政策刚刚更新过，请重新阅读后再同意');
-  await repo.recordAcceptance(db, userId, version);
-}
+/** The version both texts are at: a field of the live site record (read through its compiled lookup). */
+const currentVersion = async (db: Db) => (await findSite(db, LIVE_SITE_ID))?.policyVersion ?? 1;

@@ -1,7 +1,7 @@
 import { Button } from 'antd-mobile';
 import { createContext, useContext, useEffect, useRef, type ReactNode } from 'react';
 import type { Schemas } from '../../../api/operations';
-import { copyLong } from '../../feedback/copy';
+import { copyText } from '../../feedback/copy';
 import { signedInMessages as w } from '../../i18n/zh-CN-signed-in';
 
 // A refused upload's problems, line by line (a quota CSV's bad lines, from the 40000 answer's `problems`): shown on the
@@ -44,7 +44,9 @@ export function ProblemList({ report }: { report: ProblemReport }) {
           size="small"
           color="primary"
           fill="outline"
-          onClick={() => void copyLong(problemsText(report.problems), words.copied(total), words.copyFailed)}
+          onClick={() =>
+            void copyText(problemsText(report.problems), { done: words.copied(total), failed: words.copyFailed })
+          }
         >
           {words.copyAll}
         </Button>
