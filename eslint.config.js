@@ -9,6 +9,58 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/** Each layer of src/server, bottom up; a file may import from its own layer and those below, never above. */
+const SERVER_LAYERS = [
+  ['lib'],
+  ['config'],
+  ['db'],
+  ['live', 'metrics'],
+  ['support'],
+  ['modules'],
+  ['jobs'],
+  ['http'],
+  ['app.ts', 'main.ts', 'cluster.ts', 'handlers.ts', 'cli'],
+];
+
+export function serverLayers() {
+  const at = (part) => `./src/server/${part}`;
+  const zones = SERVER_LAYERS.flatMap((layer, i) => {
+    const above = SERVER_LAYERS.slice(i + 1)
+      .flat()
+      .map(at);
+    return above.length === 0
+      ? []
+      : [{ target: layer.map(at), from: above, message: `${layer.join('/')} may not import a layer above it` }];
+  });
+  // The web app and the server share only src/api and src/shared.
+  zones.push({ target: './src/web', from: './src/server', message: 'the web app may not import the server' });
+  zones.push({ target: './src/server', from: './src/web', message: 'the server may not import the web app' });
+  return zones;
+}
+
+/**
+ * SQL lives in repositories (`repo.ts`, or a `*-repo.ts` of its area) and in db/: anywhere else, Kysely's query
+ * builders and the `sql` tag are errors. The one other place is the ledger's PostgreSQL side: its calls of the
+ * plpgsql functions, the ledger's repository on that database.
+ */
+export const SQL_ONLY_IN_REPOSITORIES = {
+  files: ['src/server/**/*.ts'],
+  ignores: ['src/server/**/*repo.ts', 'src/server/db/**', 'src/server/modules/coins/ledger-postgres.ts'],
+  rules: {
+    'no-restricted-syntax': [
+      'error',
+      ...['selectFrom', 'insertInto', 'updateTable', 'deleteFrom', 'replaceInto', 'mergeInto', 'selectNoFrom'].map(
+        (name) => ({
+          selector: `CallExpression[callee.property.name='${name}']`,
+          message: `SQL belongs in a repository (repo.ts): ${name} here`,
+        }),
+      ),
+      { selector: "TaggedTemplateExpression[tag.name='sql']", message: 'SQL belongs in a repository (repo.ts)' },
+      { selector: "CallExpression[callee.name='compiledOnce']", message: 'SQL belongs in a repository (repo.ts)' },
+    ],
+  },
+};
+
 export default tseslint.config(
   { ignores: ['dist/', 'coverage/', 'data/', 'src/api/generated/', 'src/web/generated/', 'node_modules/'] },
   js.configs.recommended,
@@ -101,6 +153,15 @@ export default tseslint.config(
     },
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
+  {
+    // The server's folders are layers (ARCHITECTURE.md), bottom up: lib, config, db, live and metrics, support,
+    // modules, jobs, http, and the process's own files on top. A file imports only from its own layer or those below,
+    // type imports included (a reader follows them like any other). What two layers both need moves down.
+    files: ['src/**/*.{ts,tsx}'],
+    plugins: { 'import-x': importX },
+    rules: { 'import-x/no-restricted-paths': ['error', { zones: serverLayers() }] },
+  },
+  SQL_ONLY_IN_REPOSITORIES,
   {
     files: ['**/*.{js,mjs}'],
     languageOptions: { globals: globals.node },

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 import { messages as t } from './src/web/i18n/zh-CN.js';
-import { inFrameChunk, inFrameSharedChunk } from './vite/frame-chunk.js';
+import { frameChunk } from './vite/frame-chunk.js';
 import { compactIconPaths } from './vite/icon-paths.js';
 import { routePreloads } from './vite/route-preloads.js';
 import { pwa } from './vite.pwa.js';
@@ -99,7 +99,11 @@ export default defineConfig({
     target: 'es2022',
     // No inline polyfill script: the server's CSP allows scripts from this origin only.
     modulePreload: { polyfill: false },
-    chunkSizeWarningLimit: 400,
+    // Minified kB (the largest chunks: the dashboard's chart, about 505, FormRenderer about 350, the boot chunk about
+    // 340). The chart is ECharts through echarts/core with only the parts DrawnChart.tsx draws, and no smaller build of
+    // it exists; it loads only on the dashboard, on its own, and is never precached (vite.pwa.ts). 400 warned of it on
+    // every build; 520 still warns when any chunk grows past it.
+    chunkSizeWarningLimit: 520,
     // dist/web/.vite/manifest.json: which source each hashed file comes from (the page-weight bench names them).
     manifest: true,
     rolldownOptions: {
@@ -108,18 +112,7 @@ export default defineConfig({
           groups: [
             { name: 'boot', test: (id) => BOOT.some((re) => re.test(id.replaceAll('\\', '/'))), priority: 20 },
             { name: 'auth', test: (id) => AUTH.test(id.replaceAll('\\', '/')), priority: 10 },
-            {
-              debugName: 'frame',
-              name: (id, graph) => (inFrameChunk(id, graph) ? 'frame' : null),
-              priority: 5,
-              includeDependenciesRecursively: false,
-            },
-            {
-              debugName: 'frame-shared',
-              name: (id, graph) => (inFrameSharedChunk(id, graph) ? 'frame-shared' : null),
-              priority: 4,
-              includeDependenciesRecursively: false,
-            },
+            { debugName: 'frame', name: frameChunk, priority: 5, includeDependenciesRecursively: false },
           ],
         },
       },

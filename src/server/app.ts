@@ -2,11 +2,12 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import type { AppConfig } from './config.js';
-import type { AppContext } from './context.js';
+import type { AppConfig } from './config/config.js';
+import type { AppContext } from './modules/context.js';
 import { migrate, openDatabase, type DatabaseHandle } from './db/database.js';
 import { handlers } from './handlers.js';
 import { registerClosingAnswers } from './http/closing.js';
@@ -14,10 +15,10 @@ import { badUrlHandler, clientErrorHandler, registerErrorHandling } from './http
 import { appHtml } from './http/app-html.js';
 import { listOperations, loadOpenApi, SCHEMAS_ID } from './http/openapi.js';
 import { registerOperations } from './http/routes.js';
-import { registerSecurityHeaders, securityHeaders } from './http/security-headers.js';
+import { API_HEADERS, registerSecurityHeaders } from './http/security-headers.js';
 import { registerWebManifest } from './http/web-manifest.js';
 import { RequestValidator } from './http/validation.js';
-import { createMailer, type Mailer } from './modules/email/mailer.js';
+import { createMailer, type Mailer } from './support/mailer.js';
 import { refreshAnalyticsOrigin } from './modules/site/analytics.js';
 import { ensureAdmin } from './modules/users/service.js';
 import { SandboxConnector } from './jobs/connectors/sandbox/connector.js';
@@ -28,8 +29,8 @@ import { ensureSandboxChannel } from './modules/payments/channels.js';
 import { seedKinds } from './modules/platforms/service.js';
 import { SettingsValidator } from './modules/services/settings.js';
 import { startLive } from './live/live.js';
-import { countDue } from './jobs/queue.js';
-import { attachMetrics, createMetrics } from './metrics/metrics.js';
+import { countDue } from './modules/runs/queue-repo.js';
+import { createMetrics } from './metrics/metrics.js';
 import { countRequests, metricsRoute } from './metrics/serve.js';
 import { forgetLiveSite } from './modules/site/live-site-cache.js';
 
@@ -57,11 +58,10 @@ export const OPENAPI_PATH = fileURLToPath(new URL('../../openapi.yaml', import.m
 /** Builds the whole app (database migrated, admin seeded, routes bound) without listening. */
 export async function buildApp(config: AppConfig, options: BuildOptions = {}): Promise<BuiltApp> {
   const live: AppContext['live'] = { analyticsOrigin: '' };
-  const headersFor = securityHeaders(() => live.analyticsOrigin);
   const fastify = Fastify({
     // Errors answered before any route or hook runs still leave as the envelope with the security headers.
-    frameworkErrors: badUrlHandler(headersFor),
-    clientErrorHandler: clientErrorHandler(headersFor),
+    frameworkErrors: badUrlHandler(() => API_HEADERS),
+    clientErrorHandler: clientErrorHandler(() => API_HEADERS),
     logger: options.logger ?? { level: config.logLevel },
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
     // A number of proxies in front: the first that many hops are believed (fastify's types take it as a function).
@@ -103,7 +103,6 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     runsDue: () => countDue(database.db, now()),
     openStreams: () => liveEvents.hub.size,
   });
-  attachMetrics(database.db, metrics);
   const context: AppContext = {
     db: database.db,
     config,
@@ -134,9 +133,10 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   );
   // The API speaks JSON only; without this a text/plain body would reach validation and get a vaguer message.
   fastify.removeContentTypeParser('text/plain');
-  registerSecurityHeaders(fastify, headersFor);
-  // First of the request hooks: while the process stops, a new request is answered before any other runs.
+  await registerSecurityHeaders(fastify, () => live.analyticsOrigin);
+  // First of the request hooks after the headers: while the process stops, a new request is answered before any other.
   const closing = registerClosingAnswers(fastify);
+  await fastify.register(fastifyCookie);
   const hasWebApp = existsSync(join(config.webRoot, 'index.html'));
   registerErrorHandling(fastify, { spaFallback: hasWebApp ? appHtml(config.webRoot) : null });
   countRequests(fastify, metrics);

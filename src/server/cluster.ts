@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import type { DatabaseConfig } from './config.js';
+import type { DatabaseConfig } from './config/config.js';
 import { ConfigError, integer } from './lib/config-values.js';
 import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue, type Registry } from 'prom-client';
 

@@ -19,13 +19,18 @@ import { siteHandlers } from './modules/site/handlers.js';
 import { twoFactorHandlers } from './modules/two-factor/handlers.js';
 import { passkeyHandlers } from './modules/passkeys/handlers.js';
 import { userHandlers } from './modules/users/handlers.js';
+import { emailHandlers } from './modules/email/handlers.js';
 import { policyHandlers } from './modules/policies/handlers.js';
 import { closingHandlers } from './modules/closing/handlers.js';
 
-/** Every operation of openapi.yaml, by operationId. */
+/**
+ * Every operation of openapi.yaml, by operationId: each module's own part (typed `Pick<Handlers, …>` of exactly its
+ * operations), spread together. The `Handlers` type makes a missing operation, or one no module answers, a type error.
+ */
 export const handlers: Handlers = {
   ...siteHandlers,
   ...userHandlers,
+  ...emailHandlers,
   ...policyHandlers,
   ...closingHandlers,
   ...sessionHandlers,

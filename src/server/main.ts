@@ -4,10 +4,10 @@ import { buildApp } from './app.js';
 import { answerMetricsAsks, clusterMetrics, runPrimary, workerCount } from './cluster.js';
 import { metricsServer } from './metrics/serve.js';
 import { serverPidFile } from './db/sqlite-backup.js';
-import { loadConfig } from './config.js';
+import { loadConfig } from './config/config.js';
 import { ConfigError } from './lib/config-values.js';
 import { rolledUp } from './modules/dashboard/rollups.js';
-import { deleteWindowsBefore } from './modules/limits/repo.js';
+import { deleteWindowsBefore } from './support/limits/repo.js';
 import { purgeExpiredSessions } from './modules/sessions/service.js';
 
 const HOUR = 3600 * 1000;

@@ -40,7 +40,7 @@ function run(command: string, args: string[], env: Record<string, string> = {}):
 }
 
 const npmScript = (script: 'backup' | 'restore', file: string, databasePath: string) =>
-  run(TSX, [`src/server/db/${script}-cli.ts`, file], { DATABASE_URL: `sqlite:${databasePath}` });
+  run(TSX, [`src/server/cli/${script}.ts`, file], { DATABASE_URL: `sqlite:${databasePath}` });
 
 /** Transfers among funded users until stopped, remembering when each answered. */
 async function transferLoad(server: () => Server, count = 8) {

@@ -1,7 +1,9 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applicationName } from '../../src/server/db/database.js';
 import { publish } from '../../src/server/live/events.js';
-import { loadLiveConfig } from '../../src/server/live/config.js';
-import { dbKind } from '../helpers/database.js';
+import { loadLiveConfig } from '../../src/server/config/live.js';
+import { dbKind, POSTGRES_URL } from '../helpers/database.js';
 import { EventStreamReader } from '../helpers/event-stream.js';
 import { grant, idem } from '../helpers/ledger.js';
 import { addPlatform, startService } from '../helpers/services.js';
@@ -222,6 +224,31 @@ describe(`the event stream (${dbKind()})`, () => {
     await settle();
     expect(reader.changes.map((e) => e.data.kind)).toEqual(['site']);
   });
+
+  it.runIf(dbKind() === 'postgres')(
+    'tells every stream to read everything again once a lost listening connection is back, and hears events after',
+    async () => {
+      const user = await app().newUser();
+      const reader = await stream(user.client.cookie);
+      const config = app().db.config;
+      if (config.kind !== 'postgres') throw new Error('unreachable');
+      const other = new pg.Client({ connectionString: POSTGRES_URL });
+      await other.connect();
+      try {
+        // This app's listening connection only: other test files share the database.
+        const ended = await other.query(
+          'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1',
+          [`${applicationName(config.schema)}:live`],
+        );
+        expect(ended.rowCount).toBe(1);
+      } finally {
+        await other.end();
+      }
+      await reader.next((d) => d.kind === 'resync');
+      await grant(app(), user.userAccount, 1);
+      await reader.next((d) => d.kind === 'balance');
+    },
+  );
 });
 
 describe(`the event stream's limits on one process (${dbKind()})`, () => {

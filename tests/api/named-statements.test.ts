@@ -5,8 +5,8 @@ import { openDatabase } from '../../src/server/db/database.js';
 import { namingPool } from '../../src/server/db/named-statements.js';
 import { createTestDatabase, dbKind, POSTGRES_URL, sqlOutsideTheApp, type TestDatabase } from '../helpers/database.js';
 
-// PostgreSQL's statements are prepared once per connection and then run by name (db/named-statements.ts): what the
-// server holds, its bound, and a table altered under a prepared statement.
+// PostgreSQL's statements are prepared once per connection and then run by name (db/named-statements.ts, pg's public
+// `{ name, text, values }`): what the server holds, its bound, and a table altered under a prepared statement.
 
 const prepared = `select name, statement from pg_prepared_statements where statement not like '%pg_prepared_statements%'
   order by prepare_time`;
@@ -55,17 +55,20 @@ describe.skipIf(dbKind() !== 'postgres')('named statements (PostgreSQL)', () => 
     expect(await run(pool, 'select label from things where id = $1', [2])).toEqual([{ label: 'two' }]);
   });
 
-  it('keeps at most its bound per connection, the least recently used deallocated first', async () => {
+  it('keeps at most its bound per connection, the oldest deallocated first, and names a returning one anew', async () => {
     const pool = oneConnection(2);
     await run(pool, 'select label from things where id = $1', [1]);
     await run(pool, 'select id from things where label = $1', ['one']);
-    await run(pool, 'select label from things where id = $1', [1]); // used again: now the most recent
-    await run(pool, 'select id from things where id > $1', [0]); // a third: the second one goes
+    await run(pool, 'select label from things where id = $1', [1]); // used again: still the oldest
+    await run(pool, 'select id from things where id > $1', [0]); // a third: the first one goes
     expect((await run(pool, prepared)).map((r) => r.statement)).toEqual([
-      'select label from things where id = $1',
+      'select id from things where label = $1',
       'select id from things where id > $1',
     ]);
-    expect(await run(pool, 'select id from things where label = $1', ['two'])).toEqual([{ id: 2 }]);
+    expect(await run(pool, 'select label from things where id = $1', [2])).toEqual([{ label: 'two' }]);
+    const names = (await run(pool, prepared)).map((r) => r.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect(names).toHaveLength(2);
   });
 
   it('prepares a statement anew after its table changed under it, failing only the one call that met the change', async () => {

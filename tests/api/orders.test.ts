@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { listAudit } from '../../src/server/modules/audit/repo.js';
+import { listAudit } from '../../src/server/support/audit/repo.js';
 import type { ApiClient } from '../helpers/client.js';
 import { balanceOf, entriesOf, expectLedgerConsistent, idem, newKey } from '../helpers/ledger.js';
 import { useTestApp } from '../helpers/test-app.js';

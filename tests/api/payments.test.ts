@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { listAudit } from '../../src/server/modules/audit/repo.js';
+import { listAudit } from '../../src/server/support/audit/repo.js';
 import { sweepPayments } from '../../src/server/modules/payments/sweeper.js';
 import type { ApiClient } from '../helpers/client.js';
 import { startFakeEpay, type FakeEpay } from '../helpers/fake-epay.js';

@@ -79,6 +79,34 @@ describe('register, login, current user, logout', () => {
     expect(rows.some((r) => r.tokenHash === token)).toBe(false);
   });
 
+  it('finds the session cookie among others by its exact name, and takes a malformed one as none', async () => {
+    const { client } = await app().newUser();
+    const pair = client.cookie!;
+    const token = pair.slice('sid='.length);
+    const codeWith = async (cookie: string) => {
+      const c = app().client();
+      c.cookie = cookie;
+      return (await c.call('userGetLogin')).code;
+    };
+    // The first of two is taken, as a browser sends the more specific path first.
+    for (const cookie of [
+      `a=1; ${pair}; theme=dark`,
+      `a=1;${pair}`,
+      `xsid=x; ${pair}`,
+      `${pair}; sid=${'b'.repeat(40)}`,
+    ])
+      expect(await codeWith(cookie), cookie).toBe(0);
+    for (const cookie of [
+      `xsid=${token}`,
+      `a=sid=${token}`,
+      'sid=',
+      'sid=short',
+      `sid=${'a'.repeat(101)}`,
+      `sid=${token.slice(0, 30)}%3B`,
+    ])
+      expect(await codeWith(cookie), cookie).toBe(40100);
+  });
+
   it('ends the session at logout: the old cookie answers 40001 afterwards', async () => {
     const { client } = await app().newUser();
     const cookie = client.cookie;

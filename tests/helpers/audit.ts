@@ -1,4 +1,4 @@
-import { listAudit, type AuditEntry } from '../../src/server/modules/audit/repo.js';
+import { listAudit, type AuditEntry } from '../../src/server/support/audit/repo.js';
 import type { TestApp } from './test-app.js';
 
 /** The audit rows written about one target, oldest first, with before/after parsed. */

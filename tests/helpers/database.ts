@@ -2,7 +2,7 @@ import pg from 'pg';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DatabaseConfig } from '../../src/server/config.js';
+import type { DatabaseConfig } from '../../src/server/config/config.js';
 
 export type DbKind = 'sqlite' | 'postgres';
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll } from 'vitest';
 import { buildApp, type BuiltApp } from '../../src/server/app.js';
-import type { AppConfig } from '../../src/server/config.js';
-import type { JobsConfig } from '../../src/server/jobs/config.js';
-import { loadLiveConfig } from '../../src/server/live/config.js';
-import type { Mail, Mailer } from '../../src/server/modules/email/mailer.js';
+import type { AppConfig } from '../../src/server/config/config.js';
+import type { JobsConfig } from '../../src/server/config/jobs.js';
+import { loadLiveConfig } from '../../src/server/config/live.js';
+import type { Mail, Mailer } from '../../src/server/support/mailer.js';
 import { ApiClient } from './client.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 

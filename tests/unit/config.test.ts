@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DATABASE_TIMEOUTS, loadConfig, trustedProxies } from '../../src/server/config.js';
+import { DATABASE_TIMEOUTS, loadConfig, trustedProxies } from '../../src/server/config/config.js';
 import { ConfigError } from '../../src/server/lib/config-values.js';
 
 // The database time limits an operator sets in the environment (README's configuration table).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { timeOrderedId } from '../../src/server/modules/security/tokens.js';
+import { timeOrderedId } from '../../src/server/support/security/tokens.js';
 
 // References of movements, orders and batches: shown to users, searched by admins, never guessable.
 describe('timeOrderedId', () => {

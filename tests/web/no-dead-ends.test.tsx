@@ -40,7 +40,7 @@ vi.mock('echarts/core', () => ({
   }),
 }));
 vi.mock('echarts/charts', () => ({ BarChart: {}, LineChart: {} }));
-vi.mock('echarts/components', () => ({ AxisPointerComponent: {}, GridComponent: {}, LegendComponent: {} }));
+vi.mock('echarts/components', () => ({ AxisPointerComponent: {}, GridComponent: {}, LegendPlainComponent: {} }));
 vi.mock('echarts/renderers', () => ({ CanvasRenderer: {} }));
 
 afterEach(() => {

@@ -1,4 +1,4 @@
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/config.js';
 import { openDatabase } from '../db/database.js';
 import { resetTwoFactor } from '../modules/two-factor/service.js';
 import { findLiveByAccount } from '../modules/users/repo.js';

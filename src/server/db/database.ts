@@ -6,7 +6,6 @@ import {
   CamelCasePlugin,
   Kysely,
   Migrator,
-  PostgresAdapter,
   PostgresDialect,
   SqliteAdapter,
   SqliteIntrospector,
@@ -14,9 +13,9 @@ import {
   type Dialect,
   type MigrationProvider,
 } from 'kysely';
-import { DATABASE_TIMEOUTS, type DatabaseConfig } from '../config.js';
+import { DATABASE_TIMEOUTS, type DatabaseConfig } from '../config/config.js';
+import { isPostgres } from './dialect.js';
 import { ResilientSqliteDriver } from './sqlite-driver.js';
-import { NotifyOnCommitDriver } from './notify-on-commit.js';
 import { namingPool } from './named-statements.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Database } from './types.js';
@@ -30,10 +29,10 @@ export interface DatabaseHandle {
   /** PostgreSQL schema in use, when one is configured (the migration tables live there too). */
   schema?: string;
   /**
-   * SQLite only: runs `work` once the transaction open on the writer commits (dropped on rollback). PostgreSQL has no
-   * need: its NOTIFY is itself delivered on commit.
+   * SQLite only: hears the live events' payloads (live-notify.ts) once their transaction commits. On PostgreSQL they
+   * are NOTIFYs, heard by a LISTEN connection of their own (live/bus-postgres.ts).
    */
-  afterCommit?: (work: () => void) => void;
+  onNotify?: (listener: (payload: string) => void) => void;
   /** PostgreSQL: the pool's connections now (for /metrics). */
   poolStats?: () => { total: number; idle: number; waiting: number };
   /** SQLite: writes that met a lock held elsewhere and were tried again so far (for /metrics). */
@@ -69,10 +68,17 @@ function sqliteDialect(config: Extract<DatabaseConfig, { kind: 'sqlite' }>): Dia
   driver: ResilientSqliteDriver;
 } {
   if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
-  const writer = withStatementCache(openSqlite(config.path, 20));
-  const reader = config.path === ':memory:' ? undefined : withStatementCache(openSqlite(config.path, 20));
+  const rawWriter = openSqlite(config.path, 20);
+  const rawReader = config.path === ':memory:' ? undefined : openSqlite(config.path, 20);
   const lockTimeoutMs = config.lockTimeoutMs ?? DATABASE_TIMEOUTS.lockTimeoutMs;
-  const driver = new ResilientSqliteDriver({ writer, reader, lockTimeoutMs });
+  const driver = new ResilientSqliteDriver({
+    writer: withStatementCache(rawWriter),
+    reader: rawReader && withStatementCache(rawReader),
+    lockTimeoutMs,
+  });
+  // Live events travel through the database on SQLite too (live-notify.ts): a function of both connections.
+  for (const raw of [rawWriter, rawReader])
+    raw?.function('live_notify', (payload: unknown) => (driver.notify(String(payload), raw.inTransaction), null));
   return {
     driver,
     createAdapter: () => new SqliteAdapter(),
@@ -115,15 +121,7 @@ function postgresDialect(
   // out) would otherwise throw from the socket's event. Its query fails on its own, and the request answers 503.
   pool.on('connect', (client) => client.on('error', onPoolError));
   // Each connection parses a statement once and runs it by name after (named-statements.ts).
-  const postgres = new PostgresDialect({ pool: namingPool(pool) });
-  // Kysely's own dialect, with a driver that sends a transaction's live-event NOTIFYs with its COMMIT.
-  return {
-    pool,
-    createAdapter: () => postgres.createAdapter(),
-    createDriver: () => new NotifyOnCommitDriver(postgres.createDriver()),
-    createIntrospector: (db) => postgres.createIntrospector(db),
-    createQueryCompiler: () => postgres.createQueryCompiler(),
-  };
+  return Object.assign(new PostgresDialect({ pool: namingPool(pool) }), { pool });
 }
 
 export function openDatabase(config: DatabaseConfig, onPoolError: (error: Error) => void = () => {}): DatabaseHandle {
@@ -137,7 +135,7 @@ export function openDatabase(config: DatabaseConfig, onPoolError: (error: Error)
     schema: config.kind === 'postgres' ? config.schema : undefined,
     ...(sqlite
       ? {
-          afterCommit: (work: () => void) => sqlite.driver.afterCommit(work),
+          onNotify: (listener: (payload: string) => void) => sqlite.driver.onNotify(listener),
           busyRetries: () => sqlite.driver.busyRetries,
         }
       : {}),
@@ -155,7 +153,7 @@ export function openDatabase(config: DatabaseConfig, onPoolError: (error: Error)
 }
 
 /** Which database a Kysely instance or transaction talks to, for the few places that differ (the ledger). */
-export const isPostgresDb = (db: Db): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
+export const isPostgresDb = (db: Db): boolean => isPostgres(db);
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 

@@ -1,5 +1,6 @@
-import { PostgresAdapter, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from './database.js';
+import { isPostgres } from './dialect.js';
 
 /**
  * Serialises transactions that check and then write one named thing (a rate-limit bucket, a user's captcha), so
@@ -8,7 +9,7 @@ import type { Db } from './database.js';
  * transaction starts with BEGIN IMMEDIATE and so holds the database's single write lock (db/sqlite-driver.ts).
  */
 export async function lockName(trx: Db, name: string): Promise<void> {
-  if (trx.getExecutor().adapter instanceof PostgresAdapter) {
+  if (isPostgres(trx)) {
     await sql`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`.execute(trx);
   }
 }

@@ -1,4 +1,4 @@
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/config.js';
 import { migrate, openDatabase } from './database.js';
 
 // `npm run db:migrate`: applies pending migrations to DATABASE_URL and exits.

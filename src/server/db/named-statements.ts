@@ -1,106 +1,67 @@
-import pg from 'pg';
-import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
+import type pg from 'pg';
+import type { PostgresCursor, PostgresPool, PostgresPoolClient } from 'kysely';
 
 /**
  * PostgreSQL's counterpart of statement-cache.ts. Kysely's pg driver sends every query unnamed, so the server parses
- * and plans it again on every call (issue 19 found about 20 µs of the session lookup every signed-in request makes
- * spent so). Here each connection names the statements it runs, by SQL text, so the server parses each one once per
- * connection and the driver then sends only Bind and Execute. One mechanism for every query alike.
+ * and plans it again on every call. Here each connection names the statements it runs, by SQL text, with pg's own
+ * documented query config (`{ name, text, values }`): pg then sends Parse once per connection and name.
  *
- * - Only queries with parameters are named. They already travel by the extended protocol, so naming changes nothing
- *   else about them; a query without parameters may hold several statements (the COMMIT that carries a
- *   transaction's NOTIFYs: notify-on-commit.ts), which only the simple protocol accepts.
- * - Bounded: at most `max` statements per connection (the app has a few dozen hot ones; each holds a plan in the
- *   server's memory), least recently used out first (DEALLOCATE, queued on the connection ahead of the next query;
- *   harmless when it fails, the name is never used again).
+ * Measured (issue 36, tests/bench/run.mjs on PostgreSQL, three runs of 5-7 interleaved rounds on a shared 2-core
+ * machine): GET /api/user/get/login answers 0.62-0.78x the req/s of the bare Fastify route doing the same read with
+ * naming, 0.44-0.53x without (goal: 0.6x); its p50 falls from about 8.8 to 5.6 ms. No library fits: Kysely has no
+ * option to name its queries and pg names only what it is given; postgres.js (kysely-postgres-js) prepares by itself
+ * but would replace the driver and its pool under the whole app.
+ *
+ * - Only queries with parameters are named (a query without them may hold several statements, which only the simple
+ *   protocol accepts).
+ * - Names are never reused (one counter for the process), so a name's statement never changes under pg.
+ * - Bounded: at most `max` names per connection (the app has a few dozen hot statements; each holds a plan in the
+ *   server's memory), the oldest deallocated first.
  * - A table whose columns changed after a statement reading it was prepared makes PostgreSQL refuse that statement
- *   once ("cached plan must not change result type"): the name is dropped, so the next call prepares it anew.
- *   Migrations run on a connection of their own (database.ts, `migrate`), so a running app sees this only when a
- *   table is altered under it by hand.
+ *   once ("cached plan must not change result type"): its name is dropped, so the next call prepares it anew under a
+ *   new name. Migrations run on a connection of their own (database.ts, `migrate`).
  */
 export function namingPool(pool: pg.Pool, max = 200): PostgresPool {
-  const clients = new WeakMap<pg.PoolClient, NamingClient>();
+  const clients = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  let next = 0;
+  const naming = (client: pg.PoolClient): PostgresPoolClient => {
+    const names = new Map<string, string>();
+    // Kysely's client type takes a cursor and a string alike; pg's typings split them into overloads.
+    const send = client.query.bind(client) as (query: unknown, values?: unknown) => unknown;
+    const named = (text: string, values: unknown[]) => {
+      let name = names.get(text);
+      if (name === undefined) {
+        if (names.size >= max) {
+          const [oldText, oldName] = names.entries().next().value!;
+          names.delete(oldText);
+          client.query(`deallocate ${oldName}`).catch(() => undefined);
+        }
+        names.set(text, (name = `k${(next++).toString(36)}`));
+      }
+      return client.query({ name, text, values }).catch((error: unknown) => {
+        if (isStalePlan(error)) names.delete(text);
+        throw error;
+      });
+    };
+    return {
+      query: ((query: string | PostgresCursor<unknown>, values?: readonly unknown[]) =>
+        typeof query === 'string' && values?.length
+          ? named(query, values as unknown[])
+          : send(query, values)) as PostgresPoolClient['query'],
+      release: () => client.release(),
+    };
+  };
   return {
     async connect() {
       const client = await pool.connect();
-      let naming = clients.get(client);
-      if (!naming) clients.set(client, (naming = new NamingClient(client, max)));
-      return naming;
+      let named = clients.get(client);
+      if (!named) clients.set(client, (named = naming(client)));
+      return named;
     },
     end: () => pool.end(),
   };
 }
 
-/** pg's own record of the statements its connection has parsed (not in its typings). */
-type Parsed = { connection?: { parsedStatements?: Record<string, string> } };
-
 /** SQLSTATE 0A000 (feature_not_supported) is what PostgreSQL answers a prepared statement whose result type moved. */
 const isStalePlan = (error: unknown) =>
   (error as { code?: unknown }).code === '0A000' && /cached plan must not change result type/.test(String(error));
-
-class NamingClient implements PostgresPoolClient {
-  /** SQL text → statement name on this connection, oldest use first. */
-  readonly #names = new Map<string, string>();
-  #next = 0;
-
-  constructor(
-    private readonly client: pg.PoolClient,
-    private readonly max: number,
-  ) {}
-
-  query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
-  query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
-  query<R>(
-    sqlOrCursor: string | PostgresCursor<R>,
-    parameters?: ReadonlyArray<unknown>,
-  ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
-    const client = this.client as unknown as {
-      query(query: unknown, values?: unknown): Promise<PostgresQueryResult<R>> | PostgresCursor<R>;
-    };
-    if (typeof sqlOrCursor !== 'string' || !parameters?.length) return client.query(sqlOrCursor, parameters);
-    const sql = sqlOrCursor;
-    const name = this.#nameOf(sql);
-    return new Promise((resolve, reject) => {
-      // pg's own Query, named after it is built: given a { name, text, values } object instead, pg copies it through
-      // property descriptors on every call, which cost as much as the rest of sending the query.
-      const query = new pg.Query(sql, parameters as unknown[], (error: Error | undefined, result: unknown) => {
-        if (error) {
-          if (isStalePlan(error)) this.#forget(sql, name);
-          reject(error);
-        } else {
-          resolve(result as PostgresQueryResult<R>);
-        }
-      });
-      (query as unknown as { name: string }).name = name;
-      void client.query(query); // the answer comes to the callback above
-    });
-  }
-
-  release(): void {
-    this.client.release();
-  }
-
-  #nameOf(sql: string): string {
-    let name = this.#names.get(sql);
-    if (name !== undefined) {
-      this.#names.delete(sql); // to the back: most recently used
-    } else {
-      name = `k${(this.#next++).toString(36)}`;
-      if (this.#names.size >= this.max) {
-        const [oldSql, oldName] = this.#names.entries().next().value!;
-        this.#forget(oldSql, oldName);
-      }
-    }
-    this.#names.set(sql, name);
-    return name;
-  }
-
-  #forget(sql: string, name: string): void {
-    if (this.#names.get(sql) === name) this.#names.delete(sql);
-    const parsed = (this.client as unknown as Parsed).connection?.parsedStatements;
-    // Only a statement the server did parse exists there to be deallocated.
-    if (parsed?.[name] === undefined) return;
-    Reflect.deleteProperty(parsed, name);
-    this.client.query(`deallocate ${name}`).catch(() => {});
-  }
-}

@@ -1,7 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { existsSync, renameSync, statSync } from 'node:fs';
-import { check } from '../modules/coins/service.js';
-import { openDatabase } from './database.js';
+import { openDatabase, type Db } from './database.js';
 
 // Online backups of the embedded database, and putting one back (npm run db:backup, db:restore).
 
@@ -31,8 +30,11 @@ export async function backupSqlite(livePath: string, target: string): Promise<vo
   }
 }
 
-/** Checks a copy as a restore would need it: SQLite's integrity check, then the ledger check through the app's own code. */
-export async function verifySqlite(path: string): Promise<BackupReport> {
+/** The ledger check, given by the caller (the app's own, modules/coins/service.ts `check`): this layer sits below it. */
+export type LedgerCheck = (db: Db) => Promise<{ users: number; entries: number; mismatches: readonly unknown[] }>;
+
+/** Checks a copy as a restore would need it: SQLite's integrity check, then the ledger check. */
+export async function verifySqlite(path: string, checkLedger: LedgerCheck): Promise<BackupReport> {
   const raw = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
   let integrity: string;
   try {
@@ -42,7 +44,7 @@ export async function verifySqlite(path: string): Promise<BackupReport> {
   }
   const handle = openDatabase({ kind: 'sqlite', path });
   try {
-    const ledger = await check({ db: handle.db });
+    const ledger = await checkLedger(handle.db);
     return {
       bytes: statSync(path).size,
       users: ledger.users,

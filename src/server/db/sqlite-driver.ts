@@ -128,9 +128,23 @@ export class ResilientSqliteDriver implements Driver {
     return run(this.connections.writer, query);
   }
 
-  /** Runs `work` once the transaction open now commits; a rollback drops it (events of a change that never was). */
-  afterCommit(work: () => void): void {
-    this.#afterCommit.push(work);
+  readonly #notified: ((payload: string) => void)[] = [];
+
+  /** Hears every `live_notify(payload)` this database's connections run (db/live-notify.ts), once it commits. */
+  onNotify(listener: (payload: string) => void): void {
+    this.#notified.push(listener);
+  }
+
+  /**
+   * The body of the SQL function `live_notify`: inside a transaction the payload waits for the commit (a rollback
+   * drops it: events of a change that never was); outside one it is delivered at once.
+   */
+  notify(payload: string, inTransaction: boolean): void {
+    const deliver = () => {
+      for (const listener of this.#notified) listener(payload);
+    };
+    if (inTransaction) this.#afterCommit.push(deliver);
+    else deliver();
   }
 
   /** The transaction ended: its waiting work runs if it committed, and is dropped either way. */

@@ -1,5 +1,4 @@
-import type { JsonSchema } from './openapi.js';
-import { schemaLayers, type ResolveRef as Resolve } from './schema-layers.js';
+import { schemaLayers, type JsonSchema, type ResolveRef as Resolve } from './schema-layers.js';
 
 // Each operation's body limit follows from its own contract: the largest JSON its request schema admits, as a JSON
 // encoder writes it. A string of n characters (code points) is at most 2 + 6n bytes (`\u0001` is 6 bytes; a character

@@ -1,19 +1,15 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../modules/context.js';
 import { ENDED_MESSAGES, resolveSession, type SessionState } from '../modules/sessions/service.js';
 import { AppError, ErrorCode, noPermission } from '../lib/errors.js';
 import { mustEnrolTwoFactor } from '../modules/two-factor/policy.js';
 import type { OperationSpec } from './openapi.js';
 import { readSessionCookie } from './session-cookie.js';
 
-export async function sessionFromHeaders(app: AppContext, headers: IncomingHttpHeaders): Promise<SessionState> {
-  const token = readSessionCookie(headers);
+export async function sessionOf(app: AppContext, request: FastifyRequest): Promise<SessionState> {
+  const token = readSessionCookie(request);
   return token ? resolveSession(app.db, app.config.sessionSecret, token, app.now()) : { kind: 'none' };
 }
-
-export const sessionOf = (app: AppContext, request: FastifyRequest): Promise<SessionState> =>
-  sessionFromHeaders(app, request.headers);
 
 const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 

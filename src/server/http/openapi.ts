@@ -3,9 +3,9 @@ import { parse } from 'yaml';
 import { OPERATIONS, ROLES, type Role } from '../../api/generated/operations.gen.js';
 import type { OperationId } from '../../api/operations.js';
 import { bodyLimitOf } from './body-limit.js';
+import type { JsonSchema } from './schema-layers.js';
 
-export type { Role };
-export type JsonSchema = Record<string, unknown>;
+export type { JsonSchema, Role };
 
 export interface OperationSpec {
   operationId: string;

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OperationId } from '../../api/operations.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../modules/context.js';
 import type { SessionState, SessionUser } from '../modules/sessions/service.js';
 import { AppError, ErrorCode } from '../lib/errors.js';
 import { ok } from './envelope.js';
@@ -74,7 +74,7 @@ class RequestContext implements HandlerContext<OperationId> {
   }
 
   deviceCookies() {
-    return readDeviceCookies(this.request.headers);
+    return readDeviceCookies(this.request);
   }
 
   setDeviceCookie(userId: number, value: string) {

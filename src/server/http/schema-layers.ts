@@ -1,4 +1,5 @@
-import type { JsonSchema } from './openapi.js';
+/** A JSON Schema (2020-12), as openapi.yaml writes one. */
+export type JsonSchema = Record<string, unknown>;
 
 /** Names a component schema by a `$ref` (`#/components/schemas/X` or `openapi.json#/$defs/X`). */
 export type ResolveRef = (ref: string) => JsonSchema | undefined;

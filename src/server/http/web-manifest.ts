@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../modules/context.js';
 import { findSite } from '../modules/site/repo.js';
 import { LIVE_SITE_ID } from '../modules/site/service.js';
 

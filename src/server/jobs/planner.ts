@@ -1,7 +1,7 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../modules/context.js';
 import { timeSlices } from '../lib/give-way.js';
 import { nextOccurrence, slotAt } from '../modules/services/schedules.js';
-import { advanceCursor, enqueue, servicesDue } from './queue.js';
+import { advanceCursor, enqueue, servicesDue } from '../modules/runs/queue-repo.js';
 import { siteDay } from '../lib/site-time.js';
 import { runChanged } from '../modules/runs/live.js';
 

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../modules/context.js';
 import { timeSlices } from '../lib/give-way.js';
 import { BatchRunner } from './batches/runner.js';
 import type { Connector } from './connectors/connector.js';
 import { planDue } from './planner.js';
-import { releaseExpiredLeases } from './queue.js';
+import { releaseExpiredLeases } from '../modules/runs/queue-repo.js';
 import { Worker, type Claimed } from './worker.js';
 import { sweepPayments } from '../modules/payments/sweeper.js';
 import { closeDueAccounts } from '../modules/closing/sweeper.js';

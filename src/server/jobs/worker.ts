@@ -1,7 +1,8 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../modules/context.js';
 import * as events from '../modules/notices/events.js';
 import { mailNotice, wantsNotice } from '../modules/notices/mail.js';
 import { insertNotice, type NewNotice } from '../modules/notices/repo.js';
+import { pauseService } from '../modules/services/repo.js';
 import { refundQuota } from '../modules/quotas/ledger.js';
 import {
   charge,
@@ -17,7 +18,14 @@ import { runChanged } from '../modules/runs/live.js';
 import { LATE_AFTER_SECONDS } from '../metrics/metrics.js';
 import { siteClock } from '../lib/site-time.js';
 import type { Connector, ConnectorResult } from './connectors/connector.js';
-import { claimContext, lockNextClaimable, paymentOf, recordOnService, updateRun, type ClaimContext } from './queue.js';
+import {
+  claimContext,
+  lockNextClaimable,
+  paymentOf,
+  recordOnService,
+  updateRun,
+  type ClaimContext,
+} from '../modules/runs/queue-repo.js';
 
 export interface Claimed {
   run: ClaimContext;
@@ -98,13 +106,10 @@ export class Worker {
           price: Number(run.price),
           description: `${run.platformName}：${this.when(run)} 的执行`,
           now,
+          metrics: app.metrics,
         });
         if (outcome.kind === 'insufficient') {
-          await trx
-            .updateTable('services')
-            .set({ state: 'paused', nextRunAt: null, updatedAt: now })
-            .where('id', '=', run.serviceId)
-            .execute();
+          await pauseService(trx, run.serviceId, now);
           notice = {
             userId: run.userId,
             kind: 'run_skipped',
@@ -244,6 +249,7 @@ export class Worker {
                 chargeReference: payment.chargeReference!,
                 description: `${run.platformName}：${this.when(run)} 的执行失败退款`,
                 now,
+                metrics: app.metrics,
               });
         await updateRun(trx, run.id, { state: 'failed' }, { state: 'refunded', refundReference: reference });
         if (run.billingUnit === 'per_day') await releaseDay(trx, run.serviceId, run.day);

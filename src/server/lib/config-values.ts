@@ -1,5 +1,4 @@
-// How an environment variable becomes a setting, shared by config.ts and jobs/config.ts. A file of its own below both,
-// so neither imports the other for its helpers (config.ts imports jobs/config.ts for the scheduler's settings).
+// How an environment variable becomes a setting, shared by the config/ files (config.ts and one file per area).
 
 /** A setting the operator must fix: main.ts prints its message and exits instead of a stack trace. */
 export class ConfigError extends Error {}

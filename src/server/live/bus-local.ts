@@ -1,22 +1,18 @@
-import type { Db } from '../db/database.js';
-import type { EventBus, RoutedEvent } from './events.js';
+import { eventsOf, type EventBus, type RoutedEvent } from './events.js';
 
 /**
- * The bus of one process (SQLite: one process owns the database file). An event published inside a transaction waits
- * for its commit (`afterCommit`, the SQLite driver's), so a screen told to read again never reads the old state, and a
- * rolled-back change tells nobody.
+ * The bus of one process (SQLite: one process owns the database file): it hears the payloads the SQLite driver
+ * delivers once their transaction commits (db/sqlite-driver.ts `live_notify`).
  */
 export class LocalBus implements EventBus {
   readonly #listeners: ((routed: RoutedEvent) => void)[] = [];
+  #closed = false;
 
-  constructor(private readonly afterCommit: ((work: () => void) => void) | undefined) {}
-
-  async publish(db: Db, events: readonly RoutedEvent[]): Promise<void> {
-    const deliver = () => {
-      for (const routed of events) for (const listener of this.#listeners) listener(routed);
-    };
-    if (db.isTransaction && this.afterCommit) this.afterCommit(deliver);
-    else deliver();
+  constructor(onNotify: (listener: (payload: string) => void) => void) {
+    onNotify((payload) => {
+      if (this.#closed) return;
+      for (const routed of eventsOf(payload)) for (const listener of this.#listeners) listener(routed);
+    });
   }
 
   onEvent(listener: (routed: RoutedEvent) => void): void {
@@ -28,6 +24,7 @@ export class LocalBus implements EventBus {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     this.#listeners.length = 0;
   }
 }

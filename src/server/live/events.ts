@@ -1,7 +1,11 @@
 // What the event stream says, and how a change says it. Services call `publish(db, event, audience)` where their
 // change commits: inside the transaction (delivered once it commits, dropped if it rolls back) or right after it.
+// The events travel through the database itself (db/live-notify.ts): a NOTIFY on PostgreSQL, which every process
+// hears, and the SQLite driver's in-process counterpart; the bus of each process (bus-postgres.ts, bus-local.ts)
+// hears them and hands them to its streams.
 import type { Schemas } from '../../api/operations.js';
 import type { Db } from '../db/database.js';
+import { notifyLive } from '../db/live-notify.js';
 
 /** An event as the stream sends it (openapi.yaml `LiveEvent`): a kind and ids, never the record itself. */
 export type LiveEvent = Schemas['LiveEvent'];
@@ -30,10 +34,8 @@ export interface RoutedEvent {
   audience: Audience;
 }
 
-/** Carries events from where they commit to every process's streams (bus-local.ts, bus-postgres.ts). */
+/** Hears the events the database carries, for this process's streams (bus-local.ts, bus-postgres.ts). */
 export interface EventBus {
-  /** Sends once `db`'s transaction commits (at once outside one); several events travel as one message. */
-  publish(db: Db, routed: readonly RoutedEvent[]): Promise<void>;
   /** Every event published by any process, this one included. */
   onEvent(listener: (routed: RoutedEvent) => void): void;
   /** The bus may have lost events (the listening connection dropped): streams should read everything again. */
@@ -41,14 +43,33 @@ export interface EventBus {
   close(): Promise<void>;
 }
 
-// The bus travels with the database: services hold a Db (or a transaction of it), not the app, and a transaction
-// shares its root's adapter, so the adapter names the bus. A database without one (a migration, a tool) publishes
-// nowhere.
-const buses = new WeakMap<object, EventBus>();
-const keyOf = (db: Db): object => db.getExecutor().adapter;
+/** One payload: the events of one change, each with who hears it. */
+type Wire = { e: LiveEvent; a: Audience }[];
 
-export const attachBus = (db: Db, bus: EventBus): void => void buses.set(keyOf(db), bus);
-export const detachBus = (db: Db): void => void buses.delete(keyOf(db));
+/** A NOTIFY carries at most 8000 bytes; an audience of many users (a broadcast's chunk) goes in several. */
+const USERS_PER_PAYLOAD = 500;
+
+/** The payloads that carry `events`: the usual change (a few events, a few users each) is one. */
+function payloadsOf(events: readonly RoutedEvent[]): string[] {
+  const large = events.some((r) => (r.audience.users?.length ?? 0) > USERS_PER_PAYLOAD);
+  if (!large) return [JSON.stringify(events.map(({ event, audience }): Wire[number] => ({ e: event, a: audience })))];
+  const payloads: string[] = [];
+  for (const { event, audience } of events) {
+    const users = audience.users ?? [];
+    for (let i = 0; i === 0 || i < users.length; i += USERS_PER_PAYLOAD) {
+      const part =
+        users.length <= USERS_PER_PAYLOAD
+          ? audience
+          : { ...audience, users: users.slice(i, i + USERS_PER_PAYLOAD), admins: i === 0 && audience.admins };
+      payloads.push(JSON.stringify([{ e: event, a: part }]));
+    }
+  }
+  return payloads;
+}
+
+/** The events one payload carries (a bus's side of payloadsOf). */
+export const eventsOf = (payload: string): RoutedEvent[] =>
+  (JSON.parse(payload) as Wire).map(({ e, a }) => ({ event: e, audience: a }));
 
 const heardBySomeone = ({ audience }: RoutedEvent) =>
   (audience.users?.length ?? 0) > 0 ||
@@ -60,11 +81,10 @@ const heardBySomeone = ({ audience }: RoutedEvent) =>
 export const publish = (db: Db, event: LiveEvent, audience: Audience): Promise<void> =>
   publishAll(db, [{ event, audience }]);
 
-/** Several events of one change in one message (on PostgreSQL one NOTIFY, sent with the COMMIT: no round trip). */
+/** Several events of one change in one message (one statement in the transaction). */
 export async function publishAll(db: Db, events: readonly RoutedEvent[]): Promise<void> {
-  const bus = buses.get(keyOf(db));
   const heard = events.filter(heardBySomeone);
-  if (bus && heard.length > 0) await bus.publish(db, heard);
+  if (heard.length > 0) for (const payload of payloadsOf(heard)) await notifyLive(db, payload);
 }
 
 /** The user's own event, which admins also hear (their lists show everyone's orders and runs). */

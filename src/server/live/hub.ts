@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { PassThrough, type Readable } from 'node:stream';
 import { tooManyRequests } from '../lib/errors.js';
-import type { LiveConfig } from './config.js';
+import type { LiveConfig } from '../config/live.js';
 import type { Audience, LiveEvent, RoutedEvent, SessionsEnded } from './events.js';
 
 /** A reader this far behind (a stalled phone) is cut off; it reconnects and resumes from its last event id. */

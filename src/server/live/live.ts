@@ -1,10 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { DatabaseConfig } from '../config.js';
+import type { DatabaseConfig } from '../config/config.js';
 import { applicationName, type DatabaseHandle } from '../db/database.js';
 import { LocalBus } from './bus-local.js';
 import { PostgresBus } from './bus-postgres.js';
-import type { LiveConfig } from './config.js';
-import { attachBus, detachBus, type EventBus } from './events.js';
+import type { LiveConfig } from '../config/live.js';
+import type { EventBus } from './events.js';
 import { LiveHub } from './hub.js';
 
 export interface Live {
@@ -27,23 +27,18 @@ export async function startLive(
   const hub = new LiveHub(config);
   let bus: EventBus;
   if (database.kind === 'postgres') {
-    const pgBus = new PostgresBus(
-      { url: database.url, schema: database.schema, applicationName: applicationName(database.schema) },
-      log,
-    );
-    await pgBus.start();
+    const pgBus = new PostgresBus({ url: database.url, applicationName: applicationName(database.schema) }, log);
+    await pgBus.start(handle.db);
     bus = pgBus;
   } else {
-    bus = new LocalBus(handle.afterCommit);
+    bus = new LocalBus(handle.onNotify!);
   }
   bus.onEvent((routed) => hub.deliver(routed));
   bus.onGap(() => hub.gap());
-  attachBus(handle.db, bus);
   return {
     hub,
     bus,
     async close() {
-      detachBus(handle.db);
       hub.close();
       await bus.close();
     },

@@ -1,5 +1,4 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Db } from '../db/database.js';
 
 /**
  * What this process tells Prometheus (GET /metrics, see metrics/serve.ts): requests by operation, the database, the
@@ -144,9 +143,3 @@ export function createMetrics(sources: MetricSources): Metrics {
   }
   return m;
 }
-
-// The ledger moves coins with a transaction in hand, not the app: the metrics travel with the database, as the live
-// events' bus does (a transaction shares its root's adapter).
-const byDatabase = new WeakMap<object, Metrics>();
-export const attachMetrics = (db: Db, metrics: Metrics): void => void byDatabase.set(db.getExecutor().adapter, metrics);
-export const metricsOf = (db: Db): Metrics | undefined => byDatabase.get(db.getExecutor().adapter);

@@ -5,7 +5,10 @@ import type { Metrics } from './metrics.js';
 
 // Prometheus' scrape of this process, kept off the public surface: on the app's port only with METRICS_TOKEN as a
 // bearer token, or without one on a port of its own bound to loopback (METRICS_PORT). Never under /api (the contract
-// is for phones), never cached.
+// is for phones), never cached. No plugin fits: fastify-metrics (v14) moved from prom-client to
+// @platformatic/prom-client, a second registry beside metrics.ts' one. What is left is what the product asks for: the
+// token-guarded route, the loopback-only server (which sums every worker) and the request histogram's hooks, labelled
+// by the contract's operationId rather than by URL.
 
 const TEXT = 'text/plain; version=0.0.4; charset=utf-8';
 /** Routes without an operationId (static files, the docs) share one label, so their paths cannot grow the series. */
@@ -16,9 +19,6 @@ declare module 'fastify' {
     /** The contract's operationId of an /api route (http/routes.ts), the label of its request metrics. */
     operationId?: string;
   }
-}
-
-declare module 'fastify' {
   interface FastifyRequest {
     /** When this request arrived (performance.now()), NaN when it is not timed (an event stream); see countRequests. */
     metricsStart: number;
@@ -72,19 +72,14 @@ export function countRequests(fastify: FastifyInstance, metrics: Metrics): void 
 /** The status class labels, built once rather than as a new string on every answer. */
 const STATUS_CLASSES = ['0xx', '1xx', '2xx', '3xx', '4xx', '5xx'];
 
-const sameToken = (given: string, token: string) => {
-  const a = Buffer.from(given);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
-};
-
 /** GET /metrics on the app's port, for a bearer of METRICS_TOKEN; 404 when no token is set, 401 for a wrong one. */
 export function metricsRoute(fastify: FastifyInstance, metrics: Metrics, token: string): void {
+  const expected = Buffer.from(token);
   fastify.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     void reply.header('cache-control', 'no-store');
     if (token === '') return reply.code(404).send({ code: 40400, message: '不存在', data: null });
-    const given = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
-    if (!sameToken(given, token))
+    const given = Buffer.from(/^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
       return reply
         .code(401)
         .header('www-authenticate', 'Bearer realm="metrics"')

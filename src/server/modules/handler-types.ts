@@ -2,7 +2,7 @@
 // import http/, so what a handler is lives here, beside the handlers.
 import type { OperationId, RequestBody, RequestQuery, ResponseData } from '../../api/operations.js';
 import type { operations } from '../../api/generated/schema.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from './context.js';
 import type { CsvFile } from '../lib/csv-file.js';
 import type { EventStreamAnswer } from '../lib/event-stream.js';
 import type { SessionState, SessionUser } from './sessions/service.js';

@@ -1,9 +1,8 @@
-import { PostgresAdapter, sql, type ColumnDefinitionBuilder, type Kysely } from 'kysely';
+import { sql, type ColumnDefinitionBuilder, type Kysely } from 'kysely';
+import { isPostgres } from '../dialect.js';
 
-/** Migrations never import app code; this is the one dialect fact they need. */
-export function isPostgres(db: Kysely<any>): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
+/** Migrations never import app code; the dialect is the one fact they need (db/dialect.ts, beside them in db/). */
+export { isPostgres };
 
 /** An auto-increment integer primary key in either database. */
 export function idColumn(db: Kysely<any>) {

@@ -1,10 +1,10 @@
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../modules/context.js';
 import { AppError } from '../../lib/errors.js';
 import { giveWay } from '../../lib/give-way.js';
 import * as repo from '../../modules/batches/repo.js';
 import { taskMoved } from '../../modules/batches/live.js';
 import { ChunkSize, chunkSliceMs } from './chunk-size.js';
-import { BATCH_WORK, type BatchItem, type HeldBatch } from './kinds.js';
+import { BATCH_WORK, type BatchItem, type HeldBatch } from '../../modules/batches/kinds.js';
 
 /** How many items a chunk applied (there may be more), or why the batch ends here. */
 type ChunkOutcome = number | 'finished' | 'lost';

@@ -1,4 +1,4 @@
-import { sealerFor } from '../security/sealed.js';
+import { sealerFor } from '../../support/security/sealed.js';
 
 // The AI endpoint's API key at rest (security/sealed.ts): sealed under SESSION_SECRET for this one use. Changing
 // SESSION_SECRET makes a stored key unreadable: the admin enters it again.

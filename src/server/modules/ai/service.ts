@@ -1,8 +1,8 @@
 import type { Schemas } from '../../../api/operations.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import { badParams, tooManyRequests } from '../../lib/errors.js';
 import { siteDay } from '../../lib/site-time.js';
-import { writeAudit } from '../audit/repo.js';
+import { writeAudit } from '../../support/audit/repo.js';
 import type { SessionUser } from '../sessions/service.js';
 import { AiCallError, complete, type Endpoint } from './client.js';
 import * as repo from './repo.js';

@@ -1,22 +1,19 @@
-import { sql } from 'kysely';
 import type { Schemas } from '../../../api/operations.js';
-import type { AppContext } from '../../context.js';
-import type { Db } from '../../db/database.js';
+import type { AppContext } from '../context.js';
 import { mapPage } from '../../db/paging.js';
 import { badParams, conflict, LineProblemsError, notFound } from '../../lib/errors.js';
 import { statementTaskCsvRow } from '../../lib/csv-format.js';
 import type { CsvFile, CsvRow } from '../../lib/csv-file.js';
 import { giveWay } from '../../lib/give-way.js';
 import {
-  activeServices,
-  recipients,
   STATEMENT_HEADER,
   type BroadcastParams,
   type PlatformParams,
   type QuotaParams,
   type StatementsParams,
-} from '../../jobs/batches/kinds.js';
-import { writeAudit } from '../audit/repo.js';
+} from './kinds.js';
+import * as targets from './targets-repo.js';
+import { writeAudit } from '../../support/audit/repo.js';
 import * as platforms from '../platforms/repo.js';
 import { quotaUnitFor } from '../quotas/ledger.js';
 import { byLine, parseGrantCsv, problemsMessage, type LineProblem } from './grant-csv.js';
@@ -43,18 +40,6 @@ export const toView = (b: repo.BatchRow): Schemas['Task'] => ({
   finishedAt: b.finishedAt === null ? null : Number(b.finishedAt),
   hasOutput: b.kind === 'statements' && b.state === 'done',
 });
-
-const maxId = async (db: Db, table: 'users' | 'services' | 'coinEntries') =>
-  Number(
-    (
-      await db
-        .selectFrom(table)
-        .select(sql<number | null>`max(id)`.as('m'))
-        .executeTakeFirst()
-    )?.m ?? 0,
-  );
-
-const COUNT = sql<number>`count(*)`.as('n');
 
 /**
  * Starts a batch: one row (and, for a list batch, its items) and an audit entry, in one transaction; the work itself
@@ -87,12 +72,12 @@ export async function start(
 }
 
 export async function startBroadcast(app: AppContext, actor: SessionUser, input: Schemas['BroadcastRequest']) {
-  const params: BroadcastParams = { ...input, maxUserId: await maxId(app.db, 'users') };
+  const params: BroadcastParams = { ...input, maxUserId: await targets.maxId(app.db, 'users') };
   return start(app, actor, {
     kind: 'broadcast',
     title: `群发「${input.title}」给${ROLE_WORDS[input.role]}`.slice(0, 80),
     params,
-    total: Number((await recipients(app.db, params).select(COUNT).executeTakeFirstOrThrow()).n),
+    total: await targets.countRecipients(app.db, params.role, params.maxUserId),
   });
 }
 
@@ -101,8 +86,8 @@ export async function broadcastRecipients(
   app: AppContext,
   role: Schemas['BroadcastRole'],
 ): Promise<Schemas['BroadcastRecipients']> {
-  const params = { role, maxUserId: await maxId(app.db, 'users') };
-  return { role, count: Number((await recipients(app.db, params).select(COUNT).executeTakeFirstOrThrow()).n) };
+  const params = { role, maxUserId: await targets.maxId(app.db, 'users') };
+  return { role, count: await targets.countRecipients(app.db, role, params.maxUserId) };
 }
 
 export async function startPlatform(app: AppContext, actor: SessionUser, input: Schemas['TaskPlatformRequest']) {
@@ -111,29 +96,14 @@ export async function startPlatform(app: AppContext, actor: SessionUser, input: 
   const params: PlatformParams = {
     platformId: platform.id,
     platformName: platform.name,
-    maxServiceId: await maxId(app.db, 'services'),
+    maxServiceId: await targets.maxId(app.db, 'services'),
   };
   return start(app, actor, {
     kind: input.action === 'run' ? 'platform_run' : 'platform_pause',
     title: `${platform.name}：全部${input.action === 'run' ? '立即执行' : '暂停'}`,
     params,
-    total: Number((await activeServices(app.db, params).select(COUNT).executeTakeFirstOrThrow()).n),
+    total: await targets.countActiveServices(app.db, params.platformId, params.maxServiceId),
   });
-}
-
-/** Live accounts among these, by lower-case name: one query per 500 names. */
-async function liveAccounts(db: Db, names: readonly string[]): Promise<Set<string>> {
-  const found = new Set<string>();
-  for (let i = 0; i < names.length; i += 500) {
-    const rows = await db
-      .selectFrom('users')
-      .select(sql<string>`lower(user_account)`.as('account'))
-      .where('deletedAt', 'is', null)
-      .where(sql<boolean>`lower(user_account) in (${sql.join(names.slice(i, i + 500).map((n) => n.toLowerCase()))})`)
-      .execute();
-    for (const r of rows) found.add(r.account);
-  }
-  return found;
 }
 
 /** Grants quota to the accounts of a CSV; the whole file is checked first and any bad line starts nothing. */
@@ -149,7 +119,7 @@ export async function startQuotaGrant(app: AppContext, actor: SessionUser, input
   }
   if (grant.expiresAt !== undefined && grant.expiresAt <= app.now()) throw badParams('过期时间须晚于现在');
   const { rows, errors } = parseGrantCsv(csv);
-  const live = await liveAccounts(
+  const live = await targets.liveAccounts(
     app.db,
     rows.map((r) => r.userAccount),
   );
@@ -172,16 +142,8 @@ export async function startQuotaGrant(app: AppContext, actor: SessionUser, input
 }
 
 export async function startStatements(app: AppContext, actor: SessionUser) {
-  const params: StatementsParams = { maxEntryId: await maxId(app.db, 'coinEntries') };
-  const total = Number(
-    (
-      await app.db
-        .selectFrom('coinEntries')
-        .select(COUNT)
-        .where('id', '<=', params.maxEntryId)
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
+  const params: StatementsParams = { maxEntryId: await targets.maxId(app.db, 'coinEntries') };
+  const total = await targets.countEntriesUpTo(app.db, params.maxEntryId);
   return start(app, actor, { kind: 'statements', title: '导出全部用户积分明细', params, total });
 }
 

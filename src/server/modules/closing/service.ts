@@ -1,8 +1,8 @@
 import type { Schemas } from '../../../api/operations.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import type { Db } from '../../db/database.js';
 import { badParams } from '../../lib/errors.js';
-import { writeAudit } from '../audit/repo.js';
+import { writeAudit } from '../../support/audit/repo.js';
 import * as passkeys from '../passkeys/repo.js';
 import { pauseActiveOfUser } from '../services/repo.js';
 import { endUserSessions, type SessionUser } from '../sessions/service.js';

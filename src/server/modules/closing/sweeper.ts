@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import * as repo from './repo.js';
 import { closeForGood, COOLING_OFF_MS } from './service.js';
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import type { Db } from '../../db/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { claimIdempotencyKey, findIdempotencyKey, recordIdempotentResult } from './repo.js';

@@ -1,6 +1,6 @@
 import { isPostgresDb, type Db } from '../../db/database.js';
 import { publish, publishAll } from '../../live/events.js';
-import { metricsOf } from '../../metrics/metrics.js';
+import type { Metrics } from '../../metrics/metrics.js';
 import { moveCoinsOnPostgres, transferOnPostgres } from './ledger-postgres.js';
 import { moveCoinsOnSqlite, transferOnSqlite } from './ledger-sqlite.js';
 import { orderedPostings, type Movement, type TransferDone, type TransferRequest } from './ledger-types.js';
@@ -10,6 +10,11 @@ export type { Movement, Posting } from './ledger-types.js';
 // The ledger's entry points. Each picks its database's implementation: PostgreSQL's plpgsql (ledger-postgres.ts) or
 // SQLite's TypeScript (ledger-sqlite.ts). This file imports them; they import only ledger-types.ts.
 
+/** Where a movement is counted for /metrics: the caller's (`ctx.metrics`), required so none goes uncounted. */
+export interface Counted {
+  metrics: Pick<Metrics, 'coinMovements'>;
+}
+
 /**
  * The one function that moves coins. It must run inside the caller's transaction (`trx`), so the movement and
  * whatever caused it (an idempotency record, an order's state) commit or roll back together. Each posting changes a
@@ -18,15 +23,14 @@ export type { Movement, Posting } from './ledger-types.js';
  * in its transaction. Balances are locked in ascending user id, so two movements between the same users cannot
  * deadlock. Answers each user's balance after the movement.
  */
-export async function moveCoins(trx: Db, movement: Movement): Promise<Map<number, number>> {
+export async function moveCoins(trx: Db, movement: Movement & Counted): Promise<Map<number, number>> {
   if (!trx.isTransaction) throw new Error("moveCoins runs inside the caller's transaction");
   const postings = orderedPostings(movement);
   const balances = isPostgresDb(trx)
     ? await moveCoinsOnPostgres(trx, movement, postings)
     : await moveCoinsOnSqlite(trx, movement, postings);
   await balanceChanged(trx, [...balances.keys()]);
-  const counted = metricsOf(trx)?.coinMovements;
-  for (const p of postings) counted?.inc({ kind: p.kind });
+  for (const p of postings) movement.metrics.coinMovements.inc({ kind: p.kind });
   return balances;
 }
 
@@ -39,17 +43,16 @@ const balanceChanged = (trx: Db, userIds: number[]) => publish(trx, { kind: 'bal
  * and the payee's notice. Refusals are thrown as the API's errors. The rules, case by case, are
  * tests/api/transfer-rules.test.ts, run against both implementations.
  */
-export async function transferCoins(trx: Db, request: TransferRequest): Promise<TransferDone> {
+export async function transferCoins(trx: Db, request: TransferRequest & Counted): Promise<TransferDone> {
   if (!trx.isTransaction) throw new Error("transferCoins runs inside the caller's transaction");
   const postgres = isPostgresDb(trx);
   const done = postgres ? await transferOnPostgres(trx, request) : await transferOnSqlite(trx, request);
   const balances = { event: { kind: 'balance' }, audience: { users: [request.payer.id, done.payee.id] } } as const;
   // SQLite wrote the payee's notice with insertNotice, which told it; PostgreSQL wrote it inside transfer_coins, so its
-  // event goes with the balances (one NOTIFY: the transfer stays a short transaction).
+  // event goes with the balances (one NOTIFY for both).
   const notice = { event: { kind: 'notice', action: 'created' }, audience: { users: [done.payee.id] } } as const;
   await publishAll(trx, postgres ? [balances, notice] : [balances]);
-  const counted = metricsOf(trx)?.coinMovements;
-  counted?.inc({ kind: 'transfer_out' });
-  counted?.inc({ kind: 'transfer_in' });
+  request.metrics.coinMovements.inc({ kind: 'transfer_out' });
+  request.metrics.coinMovements.inc({ kind: 'transfer_in' });
   return done;
 }

@@ -1,15 +1,15 @@
 import type { RequestQuery, Schemas } from '../../../api/operations.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import type { CoinEntryKind } from '../../db/types.js';
 import { badParams, noPermission, notFound } from '../../lib/errors.js';
-import { writeAudit } from '../audit/repo.js';
+import { writeAudit } from '../../support/audit/repo.js';
 import { coinsAdjusted } from '../notices/events.js';
 import { shownDescription } from './ledger-types.js';
 import { STATEMENT_CSV_HEADER, statementCsvRow } from '../../lib/csv-format.js';
 import type { CsvFile } from '../../lib/csv-file.js';
 import type { SessionUser } from '../sessions/service.js';
 import { LIVE_SITE_ID } from '../site/service.js';
-import { timeOrderedId } from '../security/tokens.js';
+import { timeOrderedId } from '../../support/security/tokens.js';
 import { maskName } from '../users/dto.js';
 import * as users from '../users/repo.js';
 import { giveWay } from '../../lib/give-way.js';
@@ -39,6 +39,7 @@ export function transfer(
       siteId: LIVE_SITE_ID,
       reference,
       now,
+      metrics: app.metrics,
     });
     return {
       payee: { userAccount: done.payee.userAccount, maskedName: maskName(done.payee.userName) },
@@ -72,6 +73,7 @@ export async function adminChange(
       reference,
       actorId: actor.id,
       now,
+      metrics: app.metrics,
     });
     const balance = balances.get(target.id)!;
     await coinsAdjusted(

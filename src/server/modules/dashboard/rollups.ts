@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import type { Db } from '../../db/database.js';
 import { giveWay } from '../../lib/give-way.js';
 import { addDays, siteDay, siteDayStart } from '../../lib/site-time.js';

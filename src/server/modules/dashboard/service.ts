@@ -1,5 +1,5 @@
 import type { Schemas } from '../../../api/operations.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import { noPermission } from '../../lib/errors.js';
 import { giveWay } from '../../lib/give-way.js';
 import { addDays, siteDay, siteDayStart } from '../../lib/site-time.js';

@@ -1,10 +1,10 @@
 import type { Schemas } from '../../../api/operations.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { lockName } from '../../db/locks.js';
 import { badParams, conflict, notFound, operationFailed, tooManyRequests } from '../../lib/errors.js';
-import * as limits from '../limits/service.js';
-import { keyedHash, sixDigitCode } from '../security/tokens.js';
+import * as limits from '../../support/limits/service.js';
+import { keyedHash, sixDigitCode } from '../../support/security/tokens.js';
 import type { SessionUser } from '../sessions/service.js';
 import * as users from '../users/repo.js';
 import * as repo from './repo.js';

@@ -1,8 +1,8 @@
 import type { Schemas } from '../../../api/operations.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import { mapPage, type Page } from '../../db/paging.js';
 import { conflict, notFound } from '../../lib/errors.js';
-import { writeAudit } from '../audit/repo.js';
+import { writeAudit } from '../../support/audit/repo.js';
 import type { SessionUser } from '../sessions/service.js';
 import * as repo from './repo.js';
 

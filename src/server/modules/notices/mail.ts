@@ -1,7 +1,8 @@
 import type { Schemas } from '../../../api/operations.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import { AppError } from '../../lib/errors.js';
-import * as limits from '../limits/service.js';
+import * as limits from '../../support/limits/service.js';
+import { emailOf } from '../users/repo.js';
 import type { NewNotice } from './repo.js';
 
 /** At most this many notice mails per user an hour: a service failing every minute must not flood a mailbox. */
@@ -25,10 +26,10 @@ export const wantsNotice = (channel: Schemas['NotifyChannel']) => channel === 'i
 export async function mailNotice(app: AppContext, channel: Schemas['NotifyChannel'], notice: NewNotice): Promise<void> {
   if (channel !== 'email') return;
   try {
-    const user = await app.db.selectFrom('users').select('email').where('id', '=', notice.userId).executeTakeFirst();
-    if (!user?.email) return;
+    const email = await emailOf(app.db, notice.userId);
+    if (!email) return;
     await limits.consume(app.db, noticeMailLimit(notice.userId), app.now());
-    await app.mailer.send({ to: user.email, subject: notice.title, text: notice.body });
+    await app.mailer.send({ to: email, subject: notice.title, text: notice.body });
   } catch (err) {
     if (err instanceof AppError) app.log.info({ userId: notice.userId }, 'notice mail over the limit, inbox only');
     else app.log.warn({ err, userId: notice.userId }, 'notice mail failed');

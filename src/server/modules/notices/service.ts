@@ -1,5 +1,5 @@
 import type { Schemas } from '../../../api/operations.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import { mapPage } from '../../db/paging.js';
 import { notFound } from '../../lib/errors.js';
 import { publish } from '../../live/events.js';

@@ -1,15 +1,15 @@
 import * as events from '../notices/events.js';
 import type { Schemas } from '../../../api/operations.js';
-import { readableOrderNo } from '../security/tokens.js';
+import { readableOrderNo } from '../../support/security/tokens.js';
 import { siteDay } from '../../lib/site-time.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import type { Db } from '../../db/database.js';
 import { mapPage, type Page } from '../../db/paging.js';
 import { badParams, conflict, noPermission, notFound } from '../../lib/errors.js';
-import { writeAudit } from '../audit/repo.js';
+import { writeAudit } from '../../support/audit/repo.js';
 import { ownerAndAdmins, publish } from '../../live/events.js';
 import { idempotent } from '../coins/idempotency.js';
-import { moveCoins, type Posting } from '../coins/ledger.js';
+import { moveCoins, type Counted, type Posting } from '../coins/ledger.js';
 import { rebateDescription } from '../coins/ledger-types.js';
 import * as mall from '../mall/repo.js';
 import type { SessionUser } from '../sessions/service.js';
@@ -129,7 +129,8 @@ export async function confirm(
     if (!order) throw notFound(NOT_FOUND);
     if (order.channelId !== null && order.status === 'pending')
       throw conflict('这是在线支付的订单，付款后由支付平台通知自动到账，不能手动确认；用户未付款可以取消');
-    if (!(await settlePaid(trx, app.now(), order, { by: actor.id, tradeNo: null }))) throw conflict(ALREADY_HANDLED);
+    if (!(await settlePaid(trx, app.now(), order, { by: actor.id, tradeNo: null, metrics: app.metrics })))
+      throw conflict(ALREADY_HANDLED);
     return toView((await repo.findOrder(trx, order.id))!);
   });
 }
@@ -146,7 +147,7 @@ export async function settlePaid(
   trx: Db,
   now: number,
   order: repo.OrderRow,
-  payment: { by: number | null; tradeNo: string | null },
+  payment: { by: number | null; tradeNo: string | null } & Counted,
 ): Promise<boolean> {
   const paidBy = payment.by === null ? 'online' : 'manual';
   if (!(await repo.markPaid(trx, order.id, { paidAt: now, handledBy: payment.by, paidBy, tradeNo: payment.tradeNo })))
@@ -172,7 +173,13 @@ export async function settlePaid(
       });
     }
   }
-  const balances = await moveCoins(trx, { postings, reference: order.orderNo, actorId: payment.by, now });
+  const balances = await moveCoins(trx, {
+    postings,
+    reference: order.orderNo,
+    actorId: payment.by,
+    now,
+    metrics: payment.metrics,
+  });
   await events.orderConfirmed(trx, { userId: order.userId, coinName: order.coinName, addCoin }, now);
   if (rebate)
     await events.coinsAdjusted(

@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { keyedHash } from '../security/tokens.js';
+import { keyedHash } from '../../support/security/tokens.js';
 
 // A passkey challenge is handed out signed rather than stored: asking for one writes nothing (visitors ask before
 // they are anyone), and the answer proves the challenge came from here, for this purpose and account, and is fresh.

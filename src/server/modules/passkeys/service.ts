@@ -7,15 +7,15 @@ import {
   type AuthenticatorTransport,
 } from '@simplewebauthn/server';
 import type { Schemas } from '../../../api/operations.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import { lockName } from '../../db/locks.js';
 import type { UserRow } from '../../db/types.js';
 import { badParams, conflict, forbidden, notFound } from '../../lib/errors.js';
 import { cancelClosingOnSignIn } from '../users/closing-cancel.js';
-import * as limits from '../limits/service.js';
-import { keyedHash } from '../security/tokens.js';
-import { takeChallenge } from '../security/repo.js';
-import { writeAudit } from '../audit/repo.js';
+import * as limits from '../../support/limits/service.js';
+import { keyedHash } from '../../support/security/tokens.js';
+import { takeChallenge } from '../../support/security/repo.js';
+import { writeAudit } from '../../support/audit/repo.js';
 import { signInFactorChanged } from '../notices/events.js';
 import {
   endPasskeySessions,

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Schemas } from '../../../api/operations.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import type { PayMethod } from '../../db/types.js';
 import { mapPage, type Page, type PageQuery } from '../../db/paging.js';
 import { badParams, notFound } from '../../lib/errors.js';
 import { isLocalOrigin } from '../../lib/public-origin.js';
-import { writeAudit } from '../audit/repo.js';
+import { writeAudit } from '../../support/audit/repo.js';
 import type { SessionUser } from '../sessions/service.js';
 import type { OpenChannel } from './connectors/index.js';
 import { cashierUrl } from './connectors/sandbox.js';

@@ -1,5 +1,5 @@
 import type { Schemas } from '../../../api/operations.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import { badParams, conflict, noPermission, notFound } from '../../lib/errors.js';
 import * as orders from '../orders/repo.js';
 import { submit as submitOrder, toView, type OnlinePayment } from '../orders/service.js';

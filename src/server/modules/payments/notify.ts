@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import * as orders from '../orders/repo.js';
 import type { EpayParams } from './epay-sign.js';
 import { openChannel } from './channels.js';

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { Schemas } from '../../../api/operations.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import { badParams, conflict, forbidden, notFound } from '../../lib/errors.js';
 import { isOn, openChannel } from './channels.js';
 import { epayVerify, signed } from './epay-sign.js';

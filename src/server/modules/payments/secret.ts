@@ -1,4 +1,4 @@
-import { sealerFor } from '../security/sealed.js';
+import { sealerFor } from '../../support/security/sealed.js';
 
 // A payment channel's merchant key at rest (security/sealed.ts): sealed under SESSION_SECRET for this one use. It is
 // never answered; changing SESSION_SECRET makes stored keys unreadable and the admin enters them again.

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import * as orders from '../orders/repo.js';
 import { settlePaid } from '../orders/service.js';
 
@@ -30,7 +30,7 @@ export async function settleFromGateway(
   const outcome = await app.db.transaction().execute(async (trx): Promise<GatewaySettlement> => {
     const order = (await orders.findOrder(trx, orderId))!;
     if (order.status === 'paid') return order.tradeNo === tradeNo ? 'duplicate' : 'paid_twice';
-    if (!(await settlePaid(trx, app.now(), order, { by: null, tradeNo }))) {
+    if (!(await settlePaid(trx, app.now(), order, { by: null, tradeNo, metrics: app.metrics }))) {
       // Another process settled it between the read and the update: which payment was it?
       const now = await orders.findOrder(trx, orderId);
       return now?.tradeNo === tradeNo ? 'duplicate' : 'paid_twice';

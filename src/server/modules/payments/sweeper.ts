@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import * as orders from '../orders/repo.js';
 import { closeExpired } from '../orders/service.js';
 import { askGateway } from './checkout.js';

@@ -1,10 +1,10 @@
 import type { Schemas } from '../../../api/operations.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import type { Db } from '../../db/database.js';
 import type { PolicyKind } from '../../db/types.js';
 import { conflict } from '../../lib/errors.js';
 import { publish } from '../../live/events.js';
-import { writeAudit } from '../audit/repo.js';
+import { writeAudit } from '../../support/audit/repo.js';
 import type { SessionUser } from '../sessions/service.js';
 import { forgetLiveSite } from '../site/live-site-cache.js';
 import { findSite } from '../site/repo.js';

@@ -1,9 +1,9 @@
 import type { Schemas } from '../../../api/operations.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import type { Db } from '../../db/database.js';
 import { mapPage, type Page } from '../../db/paging.js';
 import { badParams, notFound } from '../../lib/errors.js';
-import { writeAudit } from '../audit/repo.js';
+import { writeAudit } from '../../support/audit/repo.js';
 import { idempotentIn } from '../coins/idempotency.js';
 import { quotaGranted } from '../notices/events.js';
 import { findPlatform } from '../platforms/repo.js';

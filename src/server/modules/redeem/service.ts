@@ -1,17 +1,17 @@
 import * as events from '../notices/events.js';
 import { randomInt } from 'node:crypto';
 import type { Schemas } from '../../../api/operations.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import { mapPage, type Page } from '../../db/paging.js';
 import { badParams, conflict, notFound } from '../../lib/errors.js';
 import { REDEEM_CSV_HEADER, redeemCsvRow } from '../../lib/csv-format.js';
 import type { CsvFile } from '../../lib/csv-file.js';
-import { writeAudit } from '../audit/repo.js';
+import { writeAudit } from '../../support/audit/repo.js';
 import { idempotent, isKeyUsed } from '../coins/idempotency.js';
 import { moveCoins } from '../coins/ledger.js';
-import * as limits from '../limits/service.js';
+import * as limits from '../../support/limits/service.js';
 import type { SessionUser } from '../sessions/service.js';
-import { readableBatchNo } from '../security/tokens.js';
+import { readableBatchNo } from '../../support/security/tokens.js';
 import { siteDay } from '../../lib/site-time.js';
 import * as repo from './repo.js';
 
@@ -198,6 +198,7 @@ export async function use(
         reference: `${claimed.batchId}-${claimed.id}`,
         actorId: actor.id,
         now,
+        metrics: app.metrics,
       });
       await events.redeemUsed(trx, { userId: actor.id, coin: Number(claimed.coin) }, now);
       return { userId: actor.id, userAccount: actor.userAccount, coin: balances.get(actor.id)! };

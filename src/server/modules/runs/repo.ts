@@ -68,3 +68,63 @@ export async function countSucceeded(
     .executeTakeFirstOrThrow();
   return { today: Number(row.today ?? 0), total: Number(row.total) };
 }
+
+/** Runs of a service's day that could take over the day's payment: not failed, holding none; oldest first. */
+export function dayRunsWithoutPayment(trx: Db, serviceId: number, day: string, except: number) {
+  return trx
+    .selectFrom('runs')
+    .select(['id', 'state'])
+    .where('serviceId', '=', serviceId)
+    .where('day', '=', day)
+    .where('id', '!=', except)
+    .where('state', 'in', ['succeeded', 'due', 'running'])
+    .where('chargeReference', 'is', null)
+    .orderBy('id')
+    .execute();
+}
+
+export interface HeldPayment {
+  charged: number;
+  chargeReference: string | null;
+  quotaGrantId: number | null;
+}
+
+/** Gives the run a payment if it is still in `state` and holds none; false when another took it first. */
+export async function takePayment(trx: Db, runId: number, state: RunState, payment: HeldPayment): Promise<boolean> {
+  const taken = await trx
+    .updateTable('runs')
+    .set(payment)
+    .where('id', '=', runId)
+    .where('state', '=', state)
+    .where('chargeReference', 'is', null)
+    .executeTakeFirst();
+  return Number(taken.numUpdatedRows) === 1;
+}
+
+export async function dropPayment(trx: Db, runId: number): Promise<void> {
+  await trx
+    .updateTable('runs')
+    .set({ charged: 0, chargeReference: null, quotaGrantId: null })
+    .where('id', '=', runId)
+    .execute();
+}
+
+export interface NewManualRun {
+  serviceId: number;
+  userId: number;
+  platformId: number;
+  scheduledAt: number;
+  day: string;
+  createdAt: number;
+}
+
+/** A manual run at its time, due now; undefined when the service already has a run at that millisecond. */
+export async function insertManualRun(trx: Db, run: NewManualRun): Promise<number | undefined> {
+  const inserted = await trx
+    .insertInto('runs')
+    .values({ ...run, trigger: 'manual', state: 'due', nextAttemptAt: run.scheduledAt })
+    .onConflict((oc) => oc.columns(['serviceId', 'scheduledAt']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted?.id;
+}

@@ -1,9 +1,10 @@
 import type { Schemas } from '../../../api/operations.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import { mapPage, type Page } from '../../db/paging.js';
 import { notFound } from '../../lib/errors.js';
 import { siteDay } from '../../lib/site-time.js';
 import type { SessionUser } from '../sessions/service.js';
+import { ownerOf } from '../services/repo.js';
 import * as repo from './repo.js';
 
 const nullableNumber = (v: number | string | null) => (v === null ? null : Number(v));
@@ -44,12 +45,7 @@ export async function myRuns(
   query: Schemas['RunQuery'],
 ): Promise<Page<Schemas['Run']>> {
   if (query.serviceId !== undefined) {
-    const owner = await app.db
-      .selectFrom('services')
-      .select('userId')
-      .where('id', '=', query.serviceId)
-      .executeTakeFirst();
-    if (owner?.userId !== actor.id) throw notFound('服务不存在');
+    if ((await ownerOf(app.db, query.serviceId)) !== actor.id) throw notFound('服务不存在');
   }
   return page(app, { ...query, userId: actor.id });
 }

@@ -1,11 +1,14 @@
 import type { Db } from '../../db/database.js';
 import type { BillingUnit } from '../../db/types.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
-import { moveCoins } from '../coins/ledger.js';
+import { moveCoins, type Counted } from '../coins/ledger.js';
 import { useQuota } from '../quotas/ledger.js';
+import * as runs from '../runs/repo.js';
+import type { HeldPayment } from '../runs/repo.js';
+import * as charges from './charges-repo.js';
 
 /** What one charge is asked for: a service, the period it pays for, and the price at that moment. */
-export interface ChargeRequest {
+export interface ChargeRequest extends Counted {
   userId: number;
   serviceId: number;
   platformId: number;
@@ -51,19 +54,14 @@ export const chargeReference = (serviceId: number, period: string, runId: number
 export async function charge(trx: Db, request: ChargeRequest): Promise<ChargeOutcome> {
   if (request.price <= 0) return { kind: 'free' };
   const reference = chargeReference(request.serviceId, request.period, request.runId);
-  const claimed = await trx
-    .insertInto('serviceCharges')
-    .values({
-      serviceId: request.serviceId,
-      period: request.period,
-      runId: request.runId,
-      amount: request.price,
-      reference,
-      createdAt: request.now,
-    })
-    .onConflict((oc) => oc.columns(['serviceId', 'period']).doNothing())
-    .returning('serviceId')
-    .executeTakeFirst();
+  const claimed = await charges.claimPeriod(trx, {
+    serviceId: request.serviceId,
+    period: request.period,
+    runId: request.runId,
+    amount: request.price,
+    reference,
+    createdAt: request.now,
+  });
   if (!claimed) return { kind: 'covered' };
   const grantId = await useQuota(trx, {
     userId: request.userId,
@@ -74,12 +72,7 @@ export async function charge(trx: Db, request: ChargeRequest): Promise<ChargeOut
     now: request.now,
   });
   if (grantId !== null) {
-    await trx
-      .updateTable('serviceCharges')
-      .set({ amount: 0, quotaGrantId: grantId })
-      .where('serviceId', '=', request.serviceId)
-      .where('period', '=', request.period)
-      .execute();
+    await charges.markPaidByQuota(trx, request.serviceId, request.period, grantId);
     return { kind: 'quota', grantId, reference };
   }
   try {
@@ -90,15 +83,12 @@ export async function charge(trx: Db, request: ChargeRequest): Promise<ChargeOut
       reference,
       actorId: null,
       now: request.now,
+      metrics: request.metrics,
     });
   } catch (error) {
     // moveCoins refuses before writing (its conditional update matched nothing), so the transaction is still usable.
     if (!(error instanceof AppError) || error.code !== ErrorCode.BAD_PARAMS) throw error;
-    await trx
-      .deleteFrom('serviceCharges')
-      .where('serviceId', '=', request.serviceId)
-      .where('period', '=', request.period)
-      .execute();
+    await charges.releasePeriod(trx, request.serviceId, request.period);
     return { kind: 'insufficient' };
   }
   return { kind: 'charged', amount: request.price, reference };
@@ -107,7 +97,7 @@ export async function charge(trx: Db, request: ChargeRequest): Promise<ChargeOut
 /** Gives back what a failed run paid, once (its reference is derived from the charge's). */
 export async function refund(
   trx: Db,
-  request: { userId: number; amount: number; chargeReference: string; description: string; now: number },
+  request: { userId: number; amount: number; chargeReference: string; description: string; now: number } & Counted,
 ): Promise<string> {
   const reference = `refund-${request.chargeReference}`;
   await moveCoins(trx, {
@@ -117,16 +107,13 @@ export async function refund(
     reference,
     actorId: null,
     now: request.now,
+    metrics: request.metrics,
   });
   return reference;
 }
 
 /** What a run holds of its period's payment (coins, or a unit of free quota), as stored on the run. */
-export interface RunPayment {
-  charged: number;
-  chargeReference: string | null;
-  quotaGrantId: number | null;
-}
+export type RunPayment = HeldPayment;
 
 export const holdsPayment = (p: RunPayment): boolean =>
   p.chargeReference !== null && (p.charged > 0 || p.quotaGrantId !== null);
@@ -143,42 +130,13 @@ export async function handOverDayPayment(
   trx: Db,
   from: { runId: number; serviceId: number; day: string; payment: RunPayment },
 ): Promise<{ runId: number; succeeded: boolean } | null> {
-  const candidates = await trx
-    .selectFrom('runs')
-    .select(['id', 'state'])
-    .where('serviceId', '=', from.serviceId)
-    .where('day', '=', from.day)
-    .where('id', '!=', from.runId)
-    .where('state', 'in', ['succeeded', 'due', 'running'])
-    .where('chargeReference', 'is', null)
-    .orderBy('id')
-    .execute();
+  const candidates = await runs.dayRunsWithoutPayment(trx, from.serviceId, from.day, from.runId);
   // A run that succeeded first; then the unfinished ones, oldest first.
   candidates.sort((a, b) => Number(b.state === 'succeeded') - Number(a.state === 'succeeded'));
   for (const candidate of candidates) {
-    const taken = await trx
-      .updateTable('runs')
-      .set({
-        charged: from.payment.charged,
-        chargeReference: from.payment.chargeReference,
-        quotaGrantId: from.payment.quotaGrantId,
-      })
-      .where('id', '=', candidate.id)
-      .where('state', '=', candidate.state)
-      .where('chargeReference', 'is', null)
-      .executeTakeFirst();
-    if (Number(taken.numUpdatedRows) !== 1) continue;
-    await trx
-      .updateTable('runs')
-      .set({ charged: 0, chargeReference: null, quotaGrantId: null })
-      .where('id', '=', from.runId)
-      .execute();
-    await trx
-      .updateTable('serviceCharges')
-      .set({ runId: candidate.id })
-      .where('serviceId', '=', from.serviceId)
-      .where('period', '=', `day:${from.day}`)
-      .execute();
+    if (!(await runs.takePayment(trx, candidate.id, candidate.state, from.payment))) continue;
+    await runs.dropPayment(trx, from.runId);
+    await charges.movePeriodToRun(trx, from.serviceId, `day:${from.day}`, candidate.id);
     return { runId: candidate.id, succeeded: candidate.state === 'succeeded' };
   }
   return null;
@@ -186,9 +144,5 @@ export async function handOverDayPayment(
 
 /** After a day's payment was refunded: the day is unpaid again, so the next run that day pays it. */
 export async function releaseDay(trx: Db, serviceId: number, day: string): Promise<void> {
-  await trx
-    .deleteFrom('serviceCharges')
-    .where('serviceId', '=', serviceId)
-    .where('period', '=', `day:${day}`)
-    .execute();
+  await charges.releasePeriod(trx, serviceId, `day:${day}`);
 }

@@ -116,3 +116,29 @@ export async function pauseActiveOfUser(db: Db, userId: number, now: number): Pr
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
+
+/** Pauses one service if it is still active; false when it was not (paused, stopped, or gone meanwhile). */
+export async function pauseIfActive(db: Db, serviceId: number, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('services')
+    .set({ state: 'paused', nextRunAt: null, updatedAt: now })
+    .where('id', '=', serviceId)
+    .where('state', '=', 'active')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Pauses a service whatever its state (its owner cannot pay for its runs). */
+export async function pauseService(db: Db, serviceId: number, now: number): Promise<void> {
+  await db
+    .updateTable('services')
+    .set({ state: 'paused', nextRunAt: null, updatedAt: now })
+    .where('id', '=', serviceId)
+    .execute();
+}
+
+/** Whose service this is; undefined when there is no such service. */
+export async function ownerOf(db: Db, serviceId: number): Promise<number | undefined> {
+  const row = await db.selectFrom('services').select('userId').where('id', '=', serviceId).executeTakeFirst();
+  return row?.userId;
+}

@@ -1,18 +1,18 @@
 import * as events from '../notices/events.js';
 import type { Schemas } from '../../../api/operations.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import type { Db } from '../../db/database.js';
 import { mapPage, type Page } from '../../db/paging.js';
 import type { ServiceState } from '../../db/types.js';
 import { badParams, conflict, notFound } from '../../lib/errors.js';
 import { siteDay } from '../../lib/site-time.js';
-import { writeAudit } from '../audit/repo.js';
+import { writeAudit } from '../../support/audit/repo.js';
 import { balance as quotaBalance } from '../quotas/service.js';
 import { idempotent } from '../coins/idempotency.js';
 import { findKindOr404, kindOf } from '../platforms/kinds.js';
 import * as platforms from '../platforms/repo.js';
 import { requirePlatform, toView as platformView } from '../platforms/service.js';
-import { countSucceeded, findRun } from '../runs/repo.js';
+import * as runs from '../runs/repo.js';
 import { toView as runView } from '../runs/service.js';
 import type { SessionUser } from '../sessions/service.js';
 import { charge } from './billing.js';
@@ -99,6 +99,7 @@ export async function start(app: AppContext, actor: SessionUser, id: number, key
         price: Number(platform.price),
         description: `${platform.name}：开通服务`,
         now,
+        metrics: app.metrics,
       });
       if (paid.kind === 'insufficient') throw badParams('积分不足');
     }
@@ -159,7 +160,7 @@ export async function runNow(app: AppContext, actor: SessionUser, id: number, ke
     const platform = await platforms.findPlatform(trx, service.platformId);
     if (!platform || Number(platform.onShelf) !== 1) throw badParams(CLOSED);
     const runId = await enqueueManualRun(trx, service, app.now(), app.config.jobs.timeZone);
-    return runView((await findRun(trx, runId))!);
+    return runView((await runs.findRun(trx, runId))!);
   });
 }
 
@@ -171,27 +172,19 @@ export async function enqueueManualRun(
   timeZone: string,
 ): Promise<number> {
   // A run's time is its key: two taps in the same millisecond (on two processes) take the next free millisecond.
-  let inserted: { id: number } | undefined;
-  for (let at = now; !inserted; at++) {
-    inserted = await trx
-      .insertInto('runs')
-      .values({
-        serviceId: service.id,
-        userId: service.userId,
-        platformId: service.platformId,
-        trigger: 'manual',
-        scheduledAt: at,
-        day: siteDay(at, timeZone),
-        state: 'due',
-        nextAttemptAt: at,
-        createdAt: now,
-      })
-      .onConflict((oc) => oc.columns(['serviceId', 'scheduledAt']).doNothing())
-      .returning('id')
-      .executeTakeFirst();
+  let id: number | undefined;
+  for (let at = now; id === undefined; at++) {
+    id = await runs.insertManualRun(trx, {
+      serviceId: service.id,
+      userId: service.userId,
+      platformId: service.platformId,
+      scheduledAt: at,
+      day: siteDay(at, timeZone),
+      createdAt: now,
+    });
   }
-  await runChanged(trx, { ...service, id: inserted.id, serviceId: service.id }, 'planned');
-  return inserted.id;
+  await runChanged(trx, { ...service, id, serviceId: service.id }, 'planned');
+  return id;
 }
 
 export const get = async (app: AppContext, actor: SessionUser, id: number) =>
@@ -241,7 +234,7 @@ export async function overview(
   const none = { runs: 0, days: 0 };
   if (!platform) return { kind: { ...kind }, platform: null, service: null, today: 0, total: 0, quota: none };
   const service = await repo.findByUserAndPlatform(app.db, actor.id, platform.id);
-  const counts = await countSucceeded(app.db, actor.id, siteDay(app.now(), app.config.jobs.timeZone), platform.id);
+  const counts = await runs.countSucceeded(app.db, actor.id, siteDay(app.now(), app.config.jobs.timeZone), platform.id);
   const quota = await quotaBalance(app.db, actor.id, app.now(), platform.id);
   return {
     kind: { ...kind },

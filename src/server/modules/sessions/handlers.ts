@@ -1,5 +1,5 @@
 import type { Handlers } from '../handler-types.js';
-import { endDevice, endOtherDevices, listDevices } from './devices.js';
+import { endDevice, endOtherDevices, listDevices } from './service.js';
 
 type SessionHandlers = Pick<Handlers, 'sessionList' | 'sessionEnd' | 'sessionEndOthers'>;
 

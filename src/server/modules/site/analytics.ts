@@ -1,6 +1,5 @@
-import type { AppContext } from '../../context.js';
-import { findSite } from './repo.js';
-import { LIVE_SITE_ID } from './service.js';
+import type { AppContext } from '../context.js';
+import { findSite, LIVE_SITE_ID } from './repo.js';
 
 /** A real DNS host name: dot-separated labels and an alphabetic top-level label (no wildcard, no IP address). */
 const HOST_NAME = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;

@@ -5,6 +5,9 @@ import { direction, paginate, type PageQuery } from '../../db/paging.js';
 import { keyContains, withSearchKeys } from '../../db/search.js';
 import type { Insertable, Updateable } from 'kysely';
 
+/** The record the site shows; the others are an admin's drafts. */
+export const LIVE_SITE_ID = 1;
+
 // Read inside every transfer (its cap): compiled once (db/compiled-once.ts).
 const siteById = compiledOnce(
   (db: Db, id: number) => db.selectFrom('siteInformation').selectAll().where('id', '=', id),

@@ -1,16 +1,19 @@
 import type { Schemas } from '../../../api/operations.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import { mapPage, type Page } from '../../db/paging.js';
 import type { SiteInformationRow } from '../../db/types.js';
 import { badParams, notFound } from '../../lib/errors.js';
-import { writeAudit } from '../audit/repo.js';
+import { writeAudit } from '../../support/audit/repo.js';
 import { publish } from '../../live/events.js';
 import type { SessionUser } from '../sessions/service.js';
 import * as repo from './repo.js';
+import { LIVE_SITE_ID } from './repo.js';
+import { refreshAnalyticsOrigin } from './analytics.js';
+import type { SessionState } from '../sessions/service.js';
 import { forgetLiveSite, liveSiteFromMemory } from './live-site-cache.js';
 
 /** The record the whole app reads: site name, notice bar, announcement, points notification. */
-export const LIVE_SITE_ID = 1;
+export { LIVE_SITE_ID } from './repo.js';
 
 type Fields = Omit<Schemas['BasicInformationUpdateRequest'], 'id'>;
 
@@ -63,6 +66,19 @@ export async function get(app: AppContext, id: number): Promise<Schemas['BasicIn
   if (id === LIVE_SITE_ID)
     return liveSiteFromMemory(app.db, async () => toView(await requireSite(app, id), app.config.jobs.timeZone));
   return toView(await requireSite(app, id), app.config.jobs.timeZone);
+}
+
+/** Record 1 is public; other records are drafts only an admin may read (404 to others, so ids reveal nothing). */
+export async function getFor(
+  app: AppContext,
+  id: number,
+  session: () => Promise<SessionState>,
+): Promise<Schemas['BasicInformation']> {
+  if (id !== LIVE_SITE_ID) {
+    const caller = await session();
+    if (caller.kind !== 'active' || caller.user.userRole !== 'admin') throw notFound('站点信息不存在');
+  }
+  return get(app, id);
 }
 
 export async function add(
@@ -123,6 +139,7 @@ export async function update(
     if (input.id === LIVE_SITE_ID) await publish(trx, { kind: 'site' }, { everyone: true });
   });
   forgetLiveSite();
+  if (input.id === LIVE_SITE_ID) await refreshAnalyticsOrigin(app);
 }
 
 export async function remove(app: AppContext, actor: SessionUser, id: number): Promise<void> {

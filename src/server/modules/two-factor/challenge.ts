@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { keyedHash } from '../security/tokens.js';
+import { keyedHash } from '../../support/security/tokens.js';
 
 // The half-signed-in state between the password and the second step: a token that is not a session. It names the
 // user and its expiry and is signed with the server's secret for this one purpose, over the user's password hash and

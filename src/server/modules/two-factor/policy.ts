@@ -1,4 +1,4 @@
-import type { AppConfig } from '../../config.js';
+import type { AppConfig } from '../../config/config.js';
 
 /**
  * Under ADMIN_2FA=required an admin without two-factor sign-in may do nothing but enrol (the guard refuses every other

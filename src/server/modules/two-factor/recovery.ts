@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { keyedHash } from '../security/tokens.js';
+import { keyedHash } from '../../support/security/tokens.js';
 
 // Ten one-time recovery codes, shown once at enrolment and stored only as keyed hashes. 10 characters of a 32-letter
 // alphabet (50 bits) each: far beyond guessing behind the five-failure lock.

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import type { UserRow } from '../../db/types.js';
-import { writeAudit } from '../audit/repo.js';
+import { writeAudit } from '../../support/audit/repo.js';
 import { closingCancelled } from '../notices/events.js';
 import * as repo from './repo.js';
 

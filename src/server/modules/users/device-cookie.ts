@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { keyedHash } from '../security/tokens.js';
+import { keyedHash } from '../../support/security/tokens.js';
 
 /**
  * The device cookie of OWASP's "Slow Down Online Guessing Attacks with Device Cookies": every sign-in leaves the

@@ -1,5 +1,5 @@
 import type { Schemas } from '../../../api/operations.js';
-import type { AppConfig } from '../../config.js';
+import type { AppConfig } from '../../config/config.js';
 import type { UserRow } from '../../db/types.js';
 import { mustEnrolTwoFactor } from '../two-factor/policy.js';
 import type { UserWithInviter } from './repo.js';

@@ -3,39 +3,33 @@ import { mustEnrolTwoFactor } from '../two-factor/policy.js';
 import * as twoFactor from '../two-factor/service.js';
 import * as passkeys from '../passkeys/service.js';
 import { endSession, type SignInClient } from '../sessions/service.js';
-import * as email from '../email/service.js';
 import { issueDeviceCookie } from './device-cookie.js';
 import { loginUser } from './dto.js';
 import * as users from './service.js';
 
-type UserHandlers = Omit<
+type UserHandlers = Pick<
   Handlers,
-  | `basicInformation${string}`
-  | `coin${string}`
-  | `mall${string}`
-  | `order${string}`
-  | `redeem${string}`
-  | 'userAddCoin'
-  | 'userReduceCoin'
-  | 'userTransferCoin'
-  | `platform${string}`
-  | `service${string}`
-  | `run${string}`
-  | `notice${string}`
-  | `task${string}`
-  | `quota${string}`
-  | `ai${string}`
-  | `dashboard${string}`
-  | 'userClockCount'
-  | 'healthGet'
-  | `session${string}`
-  | 'events'
-  | `twoFactor${string}`
-  | `passkey${string}`
-  | `pay${string}`
-  | `sandboxPay${string}`
-  | `policy${string}`
-  | 'userCloseAccount'
+  | 'userRegister'
+  | 'userLogin'
+  | 'userLoginPasskeyOptions'
+  | 'userLoginPasskey'
+  | 'userLoginSecondStep'
+  | 'userLogout'
+  | 'userGetLogin'
+  | 'userAdd'
+  | 'userDelete'
+  | 'userBan'
+  | 'userUnBan'
+  | 'userUpdate'
+  | 'userGet'
+  | 'userGetUserInfo'
+  | 'userList'
+  | 'userListPage'
+  | 'userUpdateBoss'
+  | 'userBossUpdatePassword'
+  | 'userUpdatePassword'
+  | 'userGetInvitationCode'
+  | 'userSubordinate'
 >;
 
 type SignInOperation = 'userLogin' | 'userLoginSecondStep' | 'userLoginPasskey';
@@ -106,7 +100,4 @@ export const userHandlers: UserHandlers = {
   },
   userGetInvitationCode: ({ app, actor }) => users.ownInvitationCode(app, actor),
   userSubordinate: ({ app, actor, body }) => users.subordinates(app, actor, body),
-  userGetCaptcha: ({ app, actor, query }) => email.sendCaptcha(app, actor, query.emailAccount),
-  userBindEmail: async ({ app, actor, body }) => (await email.bindEmail(app, actor, body), true),
-  userUnbindEmail: async ({ app, actor, body }) => (await email.unbindEmail(app, actor, body), true),
 };

@@ -1,6 +1,6 @@
-import { SqliteAdapter, sql } from 'kysely';
+import { sql } from 'kysely';
 import { compiledOnce } from '../../db/compiled-once.js';
-import type { Db } from '../../db/database.js';
+import { isPostgresDb, type Db } from '../../db/database.js';
 import type { NewUser, UserPatch, UserRow } from '../../db/types.js';
 import { direction, paginate, type Page, type PageQuery } from '../../db/paging.js';
 import { asciiContains, containsPattern, foldForSearch, keyContains, withSearchKeys } from '../../db/search.js';
@@ -88,7 +88,7 @@ export type UserWithInviter = UserRow & { inviterAccount: string | null };
  * (a scan of the users). PostgreSQL always takes the LIKE, which its pg_trgm indexes serve.
  */
 function sqliteTrigramPhrase(db: Db, text: string): string | undefined {
-  if (!(db.getExecutor().adapter instanceof SqliteAdapter)) return undefined;
+  if (isPostgresDb(db)) return undefined;
   const folded = foldForSearch(text);
   // Code points, as the trigram tokenizer counts characters.
   return Array.from(folded).length >= 3 ? `"${folded.replaceAll('"', '""')}"` : undefined;
@@ -97,7 +97,7 @@ function sqliteTrigramPhrase(db: Db, text: string): string | undefined {
 /** The live users a list query matches (its filters and search), before selection, order and paging. */
 /** On PostgreSQL in the form its trigram index on accounts is built on (migration 0012 says why). */
 function accountContains(db: Db, text: string) {
-  if (db.getExecutor().adapter instanceof SqliteAdapter) return asciiContains('users.userAccount', text);
+  if (!isPostgresDb(db)) return asciiContains('users.userAccount', text);
   return sql<boolean>`(lower(${sql.ref('users.userAccount')}) || '') like ${containsPattern(text)} escape '\\'`;
 }
 
@@ -156,4 +156,10 @@ export async function clearClosing(db: Db, userId: number, now: number): Promise
     .where('closedAt', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/** The address bound to the account, or null (also for a closed or unknown account). */
+export async function emailOf(db: Db, id: number): Promise<string | null> {
+  const user = await db.selectFrom('users').select('email').where('id', '=', id).executeTakeFirst();
+  return user?.email ?? null;
 }

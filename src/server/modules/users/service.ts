@@ -1,16 +1,16 @@
 import type { Schemas } from '../../../api/operations.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { mapPage, type Page } from '../../db/paging.js';
 import type { UserRole, UserRow } from '../../db/types.js';
 import { badParams, conflict, forbidden, noPermission, notFound } from '../../lib/errors.js';
-import { writeAudit } from '../audit/repo.js';
+import { writeAudit } from '../../support/audit/repo.js';
 import { servicesPausedByBan, signInFactorChanged } from '../notices/events.js';
 import { countOfUser as countPasskeys } from '../passkeys/repo.js';
 import { pauseActiveOfUser } from '../services/repo.js';
-import * as limits from '../limits/service.js';
-import { DECOY_HASH, hashPassword, verifyPassword } from '../security/passwords.js';
-import { invitationCode } from '../security/tokens.js';
+import * as limits from '../../support/limits/service.js';
+import { DECOY_HASH, hashPassword, verifyPassword } from '../../support/security/passwords.js';
+import { invitationCode } from '../../support/security/tokens.js';
 import { endUserSessions, startSession, type SessionUser, type SignInClient } from '../sessions/service.js';
 import { moveCoins } from '../coins/ledger.js';
 import { findSite } from '../site/repo.js';
@@ -119,6 +119,7 @@ async function createUser(
             reference: `S${id}`,
             actorId: null,
             now,
+            metrics: app.metrics,
           });
         }
         return id;

@@ -1,14 +1,14 @@
 import { useEffect, useRef, useSyncExternalStore } from 'react';
 import { BarChart, LineChart } from 'echarts/charts';
-import { AxisPointerComponent, GridComponent, LegendComponent } from 'echarts/components';
+import { AxisPointerComponent, GridComponent, LegendPlainComponent } from 'echarts/components';
 import * as echarts from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
 import type { ChartKind, ChartTone } from '../../config/types';
 
-// ECharts through echarts/core with only what these charts draw (bars, lines, a grid, a legend, the axis pointer that
-// marks the tapped day, the canvas renderer): the rest of the library stays out of the chunk. This module is reached
-// only by the dynamic import in ChartPartView.
-echarts.use([BarChart, LineChart, GridComponent, LegendComponent, AxisPointerComponent, CanvasRenderer]);
+// ECharts through echarts/core with only what these charts draw (bars, lines, a grid, a plain legend (not the
+// scrolling one LegendComponent adds too), the axis pointer that marks the tapped day, the canvas renderer): the rest
+// of the library stays out of the chunk. This module is reached only by the dynamic import in ChartPartView.
+echarts.use([BarChart, LineChart, GridComponent, LegendPlainComponent, AxisPointerComponent, CanvasRenderer]);
 
 // Series colours told apart by shape too: lines get different symbols, and every series is named in the legend.
 const PALETTE = ['#1677ff', '#00b578', '#ff3141', '#ff8f1f', '#7c3aed'];

@@ -1,9 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Db } from '../../../db/database.js';
 import type { SandboxMode } from '../../../db/types.js';
-import type { SandboxConfig } from '../../config.js';
+import type { SandboxConfig } from '../../../config/jobs.js';
 import type { Connector, ConnectorResult, ConnectorRun, ConnectorService } from '../connector.js';
-import { receiveCheckin } from './platform.js';
+import { receiveCheckin } from './platform-repo.js';
 import { draw } from './random.js';
 
 type Outcome = 'ok' | 'transient' | 'permanent' | 'timeout';

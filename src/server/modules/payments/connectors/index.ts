@@ -1,4 +1,4 @@
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../context.js';
 import type { PaymentConnector } from './connector.js';
 import { epayConnector } from './epay.js';
 import { sandboxConnector } from './sandbox.js';

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { loadConfig } from '../config.js';
-import { restoreSqlite, runningServer, verifySqlite } from './sqlite-backup.js';
+import { loadConfig } from '../config/config.js';
+import { check } from '../modules/coins/service.js';
+import { restoreSqlite, runningServer, verifySqlite } from '../db/sqlite-backup.js';
 
 // `npm run db:restore -- <file>`: puts a backup made by db:backup in the place of DATABASE_URL's database. It refuses
 // while a server runs on that database, checks the backup first (integrity and ledger), and keeps the database it
@@ -22,7 +23,7 @@ if (pid !== undefined) {
   process.exit(1);
 }
 try {
-  const r = await verifySqlite(backup);
+  const r = await verifySqlite(backup, (db) => check({ db }));
   if (r.integrity !== 'ok' || r.mismatches !== 0) {
     console.error(`备份没有通过检查（完整性 ${r.integrity}，账本不符 ${r.mismatches} 个账号），未恢复`);
     process.exit(1);

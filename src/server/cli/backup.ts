@@ -1,5 +1,6 @@
-import { loadConfig } from '../config.js';
-import { backupSqlite, verifySqlite } from './sqlite-backup.js';
+import { loadConfig } from '../config/config.js';
+import { check } from '../modules/coins/service.js';
+import { backupSqlite, verifySqlite } from '../db/sqlite-backup.js';
 
 // `npm run db:backup -- <file>`: an online backup of the embedded database while the server runs, then SQLite's
 // integrity check and the ledger check on the copy. One line says how it went; the exit code says it too (0 good,
@@ -17,7 +18,7 @@ if (database.kind !== 'sqlite') {
 try {
   const started = Date.now();
   await backupSqlite(database.path, target);
-  const r = await verifySqlite(target);
+  const r = await verifySqlite(target, (db) => check({ db }));
   const ok = r.integrity === 'ok' && r.mismatches === 0;
   console.log(
     `${ok ? '备份完成' : '备份有问题'}：${target}，${(r.bytes / 1024 / 1024).toFixed(1)} MB，${r.users} 个账号，` +

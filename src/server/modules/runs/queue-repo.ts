@@ -1,10 +1,10 @@
 import { sql, type Updateable } from 'kysely';
-import type { RunPayment } from '../modules/services/billing.js';
-import type { Db } from '../db/database.js';
-import { lockExpiredLease, takeFirstLocked } from '../db/locks.js';
-import type { RunsTable } from '../db/types.js';
-import { readSettings } from '../modules/services/families.js';
-import type { RunSlot } from '../modules/services/schedules.js';
+import type { RunPayment } from '../services/billing.js';
+import type { Db } from '../../db/database.js';
+import { lockExpiredLease, takeFirstLocked } from '../../db/locks.js';
+import type { RunsTable } from '../../db/types.js';
+import { readSettings } from '../services/families.js';
+import type { RunSlot } from '../services/schedules.js';
 
 // The queue is the runs table (the design of Solid Queue and GoodJob). Every statement here is guarded by the state
 // it expects, so a process that lost its lease or a second planner changes nothing.

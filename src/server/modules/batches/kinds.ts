@@ -1,14 +1,19 @@
 import type { Schemas } from '../../../api/operations.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 import type { Db } from '../../db/database.js';
 import type { BatchKind } from '../../db/types.js';
-import * as batches from '../../modules/batches/repo.js';
-import * as events from '../../modules/notices/events.js';
-import { insertNotices } from '../../modules/notices/repo.js';
-import { grantQuota } from '../../modules/quotas/service.js';
-import { enqueueManualRun } from '../../modules/services/service.js';
-import { findLiveByAccount } from '../../modules/users/repo.js';
-import { shownDescription } from '../../modules/coins/ledger-types.js';
+import { shownDescription } from '../coins/ledger-types.js';
+import * as events from '../notices/events.js';
+import { insertNotices } from '../notices/repo.js';
+import { grantQuota } from '../quotas/service.js';
+import { pauseIfActive } from '../services/repo.js';
+import { enqueueManualRun } from '../services/service.js';
+import { findLiveByAccount } from '../users/repo.js';
+import * as batches from './repo.js';
+import * as targets from './targets-repo.js';
+
+// What each kind of batch works through and what it does to each item; the scheduler's batch runner
+// (jobs/batches/runner.ts) moves a batch through these a chunk per transaction.
 
 /** One unit of a batch: its sequence number (the cursor moves over these), a label to name it in a failure. */
 export interface BatchItem {
@@ -40,7 +45,7 @@ export interface BatchWork {
 export interface BroadcastParams {
   title: string;
   body: string;
-  role: 'all' | 'user' | 'agent' | 'admin';
+  role: targets.Role;
   /** The recipients are the users that existed when it started: ids up to this. */
   maxUserId: number;
 }
@@ -71,29 +76,12 @@ async function eachItem(
   return failures;
 }
 
-export const recipients = (db: Db, p: Pick<BroadcastParams, 'role' | 'maxUserId'>) => {
-  let q = db.selectFrom('users').where('deletedAt', 'is', null).where('id', '<=', p.maxUserId);
-  if (p.role !== 'all') q = q.where('userRole', '=', p.role);
-  return q;
-};
-
-export const activeServices = (db: Db, p: Pick<PlatformParams, 'platformId' | 'maxServiceId'>) =>
-  db
-    .selectFrom('services')
-    .where('services.platformId', '=', p.platformId)
-    .where('services.state', '=', 'active')
-    .where('services.id', '<=', p.maxServiceId);
-
 const broadcast: BatchWork = {
-  next: async (trx, batch, limit) =>
-    (
-      await recipients(trx, batch.params as BroadcastParams)
-        .select(['id', 'userAccount'])
-        .where('id', '>', batch.cursor)
-        .orderBy('id')
-        .limit(limit)
-        .execute()
-    ).map((u) => ({ seq: u.id, label: u.userAccount })),
+  next: async (trx, batch, limit) => {
+    const p = batch.params as BroadcastParams;
+    const users = await targets.recipientsAfter(trx, p.role, p.maxUserId, batch.cursor, limit);
+    return users.map((u) => ({ seq: u.id, label: u.userAccount }));
+  },
   async apply(_app, trx, batch, items, now) {
     const p = batch.params as BroadcastParams;
     // One statement per chunk: a broadcast to 100,000 users is 100,000 rows, written a chunk per transaction.
@@ -108,16 +96,11 @@ const broadcast: BatchWork = {
 };
 
 const platformServices = (effect: 'run' | 'pause'): BatchWork => ({
-  next: async (trx, batch, limit) =>
-    (
-      await activeServices(trx, batch.params as PlatformParams)
-        .innerJoin('users', 'users.id', 'services.userId')
-        .select(['services.id', 'services.userId', 'services.platformId', 'users.userAccount'])
-        .where('services.id', '>', batch.cursor)
-        .orderBy('services.id')
-        .limit(limit)
-        .execute()
-    ).map((s) => ({ seq: s.id, label: s.userAccount, payload: JSON.stringify(s) })),
+  next: async (trx, batch, limit) => {
+    const p = batch.params as PlatformParams;
+    const services = await targets.activeServicesAfter(trx, p.platformId, p.maxServiceId, batch.cursor, limit);
+    return services.map((s) => ({ seq: s.id, label: s.userAccount, payload: JSON.stringify(s) }));
+  },
   apply: (app, trx, batch, items, now) =>
     eachItem(items, async (item) => {
       const s = JSON.parse(item.payload!) as { id: number; userId: number; platformId: number };
@@ -126,13 +109,7 @@ const platformServices = (effect: 'run' | 'pause'): BatchWork => ({
         await enqueueManualRun(trx, s, now, app.config.jobs.timeZone);
         return undefined;
       }
-      const r = await trx
-        .updateTable('services')
-        .set({ state: 'paused', nextRunAt: null, updatedAt: now })
-        .where('id', '=', s.id)
-        .where('state', '=', 'active')
-        .executeTakeFirst();
-      if (Number(r.numUpdatedRows) !== 1) return '服务已不在运行中';
+      if (!(await pauseIfActive(trx, s.id, now))) return '服务已不在运行中';
       await events.servicePaused(trx, { userId: s.userId, platformName: p.platformName }, now);
       return undefined;
     }),
@@ -143,29 +120,7 @@ export const STATEMENT_HEADER = ['账号', '时间', '类型', '变动', '变动
 
 const statements: BatchWork = {
   next: async (trx, batch, limit) =>
-    (
-      await trx
-        .selectFrom('coinEntries')
-        .innerJoin('users', 'users.id', 'coinEntries.userId')
-        .leftJoin('users as counterparty', 'counterparty.id', 'coinEntries.counterpartyId')
-        .select([
-          'counterparty.userAccount as counterpartyAccount',
-          'counterparty.closedAt as counterpartyClosedAt',
-          'coinEntries.id',
-          'users.userAccount',
-          'coinEntries.createdAt',
-          'coinEntries.kind',
-          'coinEntries.amount',
-          'coinEntries.balanceAfter',
-          'coinEntries.description',
-          'coinEntries.reference',
-        ])
-        .where('coinEntries.id', '>', batch.cursor)
-        .where('coinEntries.id', '<=', (batch.params as StatementsParams).maxEntryId)
-        .orderBy('coinEntries.id')
-        .limit(limit)
-        .execute()
-    ).map((e) => ({
+    (await targets.entriesAfter(trx, (batch.params as StatementsParams).maxEntryId, batch.cursor, limit)).map((e) => ({
       seq: e.id,
       label: e.userAccount,
       payload: JSON.stringify([

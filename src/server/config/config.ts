@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
-import { loadJobsConfig, type JobsConfig } from './jobs/config.js';
-import { loadLiveConfig, type LiveConfig } from './live/config.js';
-import { loadMetricsConfig, type MetricsConfig } from './metrics/config.js';
-import { ConfigError, flag, integer } from './lib/config-values.js';
-import { loadPublicOrigin, type PublicOrigin } from './lib/public-origin.js';
+import { loadJobsConfig, type JobsConfig } from './jobs.js';
+import { loadLiveConfig, type LiveConfig } from './live.js';
+import { loadMetricsConfig, type MetricsConfig } from './metrics.js';
+import { ConfigError, flag, integer } from '../lib/config-values.js';
+import { loadPublicOrigin, type PublicOrigin } from '../lib/public-origin.js';
 
 /** Where the database lives: the embedded SQLite file by default, PostgreSQL when DATABASE_URL says so. */
 export type DatabaseConfig =

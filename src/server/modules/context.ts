@@ -1,11 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppConfig } from './config.js';
-import type { Db } from './db/database.js';
-import type { LiveHub } from './live/hub.js';
-import type { Metrics } from './metrics/metrics.js';
-import type { LookupHost } from './modules/ai/target-guard.js';
-import type { Mailer } from './modules/email/mailer.js';
-import type { SettingsValidator } from './modules/services/settings.js';
+import type { AppConfig } from '../config/config.js';
+import type { Db } from '../db/database.js';
+import type { LiveHub } from '../live/hub.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { LookupHost } from './ai/target-guard.js';
+import type { Mailer } from '../support/mailer.js';
+import type { SettingsValidator } from './services/settings.js';
 
 /** What services need from the running app; tests build one with their own clock or mailer. */
 export interface AppContext {
