@@ -152,16 +152,18 @@ describe('paying online through the cashier', () => {
         });
         return (await answer.json()) as unknown;
       }, orderNo);
+      // Held for every page of the phone: the cashier's tab goes on to /pay_result after paying, and that page asks
+      // too. (Aborting its navigation is not enough: the service worker fetches pages itself, out of a route's reach.)
       let held = true;
-      await waiting.route('**/api/order/check', (route) => (held ? route.fulfill({ json: unpaid }) : route.continue()));
+      await context.route('**/api/order/check', (route) => (held ? route.fulfill({ json: unpaid }) : route.continue()));
 
       // Paid, the notification lost on purpose, and the payer never comes back from the cashier.
-      await page.route('**/pay_result**', (route) => route.abort());
       await page.locator('.cashier-notify summary').click();
       await page.getByRole('radio', { name: '不发通知（由站点查单补上）' }).check();
       const acted = page.waitForResponse((r) => r.url().includes('/api/pay/sandbox/act'));
       await page.getByRole('button', { name: '确认付款' }).click();
       expect((await acted).status()).toBe(200);
+      await page.close();
 
       // No notification, no event: the order is still unpaid on the site.
       await waiting.waitForTimeout(1500);
