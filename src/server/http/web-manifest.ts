@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../modules/context.js';
-import { findSite } from '../modules/site/repo.js';
-import { LIVE_SITE_ID } from '../modules/site/service.js';
+import { findLiveSite } from '../modules/site/repo.js';
 
 /** The name a phone shows under the home-screen icon before the site has one (the seed's default). */
 const DEFAULT_NAME = '积分商城';
@@ -41,7 +40,7 @@ export function registerWebManifest(fastify: FastifyInstance, app: AppContext): 
   fastify.get('/manifest.webmanifest', { schema: { hide: true } }, async (request, reply) => {
     let siteName = '';
     try {
-      siteName = (await findSite(app.db, LIVE_SITE_ID))?.websiteName ?? '';
+      siteName = (await findLiveSite(app.db))?.websiteName ?? '';
     } catch (error) {
       // A database that cannot answer must not make the app uninstallable: the default name will do.
       request.log.warn({ err: error }, 'web manifest: site name unavailable');

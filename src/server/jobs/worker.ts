@@ -2,7 +2,7 @@ import type { AppContext } from '../modules/context.js';
 import * as events from '../modules/notices/events.js';
 import { mailNotice, wantsNotice } from '../modules/notices/mail.js';
 import { insertNotice, type NewNotice } from '../modules/notices/repo.js';
-import { pauseService } from '../modules/services/repo.js';
+import { pauseIfActive } from '../modules/services/repo.js';
 import { refundQuota } from '../modules/quotas/ledger.js';
 import {
   charge,
@@ -109,7 +109,8 @@ export class Worker {
           metrics: app.metrics,
         });
         if (outcome.kind === 'insufficient') {
-          await pauseService(trx, run.serviceId, now);
+          // Only a running service: one its owner stopped meanwhile stays stopped.
+          await pauseIfActive(trx, run.serviceId, now);
           notice = {
             userId: run.userId,
             kind: 'run_skipped',

@@ -8,7 +8,7 @@ import { shownDescription } from './ledger-types.js';
 import { STATEMENT_CSV_HEADER, statementCsvRow } from '../../lib/csv-format.js';
 import type { CsvFile } from '../../lib/csv-file.js';
 import type { SessionUser } from '../sessions/service.js';
-import { LIVE_SITE_ID } from '../site/service.js';
+import { LIVE_SITE_ID } from '../site/repo.js';
 import { timeOrderedId } from '../../support/security/tokens.js';
 import { maskName } from '../users/dto.js';
 import * as users from '../users/repo.js';

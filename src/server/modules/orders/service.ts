@@ -13,8 +13,7 @@ import { moveCoins, type Counted, type Posting } from '../coins/ledger.js';
 import { rebateDescription } from '../coins/ledger-types.js';
 import * as mall from '../mall/repo.js';
 import type { SessionUser } from '../sessions/service.js';
-import { findSite } from '../site/repo.js';
-import { LIVE_SITE_ID } from '../site/service.js';
+import { findLiveSite } from '../site/repo.js';
 import * as users from '../users/repo.js';
 import * as repo from './repo.js';
 
@@ -160,7 +159,7 @@ export async function settlePaid(
   const buyer = await users.findLiveById(trx, order.userId);
   const inviter = buyer?.inviterId ? await users.findLiveById(trx, buyer.inviterId) : undefined;
   if (inviter && inviter.userRole === 'agent') {
-    const percent = (await findSite(trx, LIVE_SITE_ID))?.rebatePercent ?? 0;
+    const percent = (await findLiveSite(trx))?.rebatePercent ?? 0;
     const coin = Math.floor((addCoin * percent) / 100);
     if (percent > 0 && coin >= 1) {
       rebate = { agentId: inviter.id, coin, percent };

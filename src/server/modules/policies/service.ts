@@ -7,8 +7,7 @@ import { publish } from '../../live/events.js';
 import { writeAudit } from '../../support/audit/repo.js';
 import type { SessionUser } from '../sessions/service.js';
 import { forgetLiveSite } from '../site/live-site-cache.js';
-import { findSite } from '../site/repo.js';
-import { LIVE_SITE_ID } from '../site/service.js';
+import { findLiveSite, LIVE_SITE_ID } from '../site/repo.js';
 import { DEFAULT_POLICIES, POLICY_TITLES } from './defaults.js';
 import * as repo from './repo.js';
 
@@ -65,4 +64,4 @@ export async function accept(app: AppContext, actor: SessionUser, version: numbe
 }
 
 /** The version both texts are at: a field of the live site record (read through its compiled lookup). */
-const currentVersion = async (db: Db) => (await findSite(db, LIVE_SITE_ID))?.policyVersion ?? 1;
+const currentVersion = async (db: Db) => (await findLiveSite(db))?.policyVersion ?? 1;

@@ -128,15 +128,6 @@ export async function pauseIfActive(db: Db, serviceId: number, now: number): Pro
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Pauses a service whatever its state (its owner cannot pay for its runs). */
-export async function pauseService(db: Db, serviceId: number, now: number): Promise<void> {
-  await db
-    .updateTable('services')
-    .set({ state: 'paused', nextRunAt: null, updatedAt: now })
-    .where('id', '=', serviceId)
-    .execute();
-}
-
 /** Whose service this is; undefined when there is no such service. */
 export async function ownerOf(db: Db, serviceId: number): Promise<number | undefined> {
   const row = await db.selectFrom('services').select('userId').where('id', '=', serviceId).executeTakeFirst();

@@ -15,6 +15,8 @@ const siteById = compiledOnce(
 );
 
 export const findSite = async (db: Db, id: number) => (await siteById(db, id))[0];
+/** The record the site shows (its name, cap, rebate, policy version); undefined only before the first start seeds it. */
+export const findLiveSite = (db: Db) => findSite(db, LIVE_SITE_ID);
 
 const SEARCH_KEYS = {
   coinNameKey: 'coinName',

@@ -12,9 +12,6 @@ import { refreshAnalyticsOrigin } from './analytics.js';
 import type { SessionState } from '../sessions/service.js';
 import { forgetLiveSite, liveSiteFromMemory } from './live-site-cache.js';
 
-/** The record the whole app reads: site name, notice bar, announcement, points notification. */
-export { LIVE_SITE_ID } from './repo.js';
-
 type Fields = Omit<Schemas['BasicInformationUpdateRequest'], 'id'>;
 
 /** `timeZone`: the site's (TZ_SITE), which the web app shows every time in. */

@@ -13,8 +13,7 @@ import { DECOY_HASH, hashPassword, verifyPassword } from '../../support/security
 import { invitationCode } from '../../support/security/tokens.js';
 import { endUserSessions, startSession, type SessionUser, type SignInClient } from '../sessions/service.js';
 import { moveCoins } from '../coins/ledger.js';
-import { findSite } from '../site/repo.js';
-import { LIVE_SITE_ID } from '../site/service.js';
+import { findLiveSite } from '../site/repo.js';
 import { issueChallenge } from '../two-factor/challenge.js';
 import { cancelClosingOnSignIn } from './closing-cancel.js';
 import { knownDeviceNonce } from './device-cookie.js';
@@ -141,7 +140,7 @@ export async function register(app: AppContext, input: Schemas['UserRegisterRequ
     if (!inviter || inviter.status !== 'active') throw badParams('邀请码不存在，请检查后重试');
     inviterId = inviter.id;
   }
-  const site = await findSite(app.db, LIVE_SITE_ID);
+  const site = await findLiveSite(app.db);
   // The register screen sends the version its user read: a text changed in between is read again first.
   if (input.policyVersion !== undefined && input.policyVersion !== (site?.policyVersion ?? 1))
     throw conflict('用户协议或隐私政策刚刚更新过，请重新阅读后再注册');
