@@ -133,7 +133,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   );
   // The API speaks JSON only; without this a text/plain body would reach validation and get a vaguer message.
   fastify.removeContentTypeParser('text/plain');
-  await registerSecurityHeaders(fastify, () => live.analyticsOrigin);
+  registerSecurityHeaders(fastify, () => live.analyticsOrigin);
   // First of the request hooks after the headers: while the process stops, a new request is answered before any other.
   const closing = registerClosingAnswers(fastify);
   await fastify.register(fastifyCookie);
