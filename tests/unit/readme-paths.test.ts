@@ -16,6 +16,24 @@ describe('README', () => {
     expect(named.filter((path) => !existsSync(join(ROOT, path)))).toEqual([]);
   });
 
+  it('names, beside a file, only functions that file holds', () => {
+    // "`src/…/repo.ts` `pauseIfActive`" or "`…/connector.ts` — `SandboxConnector.run`": the reader opens the file for that
+    // name, so a renamed or removed function leaves the README pointing at nothing.
+    const pairs = [
+      ...README.matchAll(
+        /`((?:src|tests|codegen|tools|vite)\/[\w./-]+\.(?:ts|tsx|mjs|sh))`(?: —|,)? `([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?)`/g,
+      ),
+    ]
+      .map((m) => ({ path: m[1]!, name: m[2]! }))
+      .filter(({ name }) => !/\.(ts|tsx|mjs|sh)$/.test(name));
+    expect(pairs.length).toBeGreaterThan(30);
+    const missing = pairs.filter(({ path, name }) => {
+      const source = readFileSync(join(ROOT, path), 'utf8');
+      return name.split('.').some((part) => !new RegExp(`\\b${part.replaceAll('$', '\\$')}\\b`).test(source));
+    });
+    expect(missing).toEqual([]);
+  });
+
   it('adds a platform page with a code nothing else uses', () => {
     const code = /`\{ code: '(\w+)', title: '[^']+', settings: '\w+' \}` gives/.exec(README)?.[1];
     expect(code).toBeDefined();
