@@ -98,13 +98,7 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'es2022',
     // No inline polyfill script: the server's CSP allows scripts from this origin only.
-    modulePreload: {
-      polyfill: false,
-      // The entry's own imports (the boot chunk and the bundler's runtime) have run before any screen is imported:
-      // naming them again in every screen's list of files to preload cost /login 489 B brotli in the entry chunk
-      // (issue 36: 113,105 → 112,616 B, the budget being 112,640).
-      resolveDependencies: (_file, deps) => deps.filter((dep) => !/^assets\/(boot|rolldown-runtime)-/.test(dep)),
-    },
+    modulePreload: { polyfill: false },
     // Minified kB (the largest chunks: the dashboard's chart, about 505, FormRenderer about 350, the boot chunk about
     // 340). The chart is ECharts through echarts/core with only the parts DrawnChart.tsx draws, and no smaller build of
     // it exists; it loads only on the dashboard, on its own, and is never precached (vite.pwa.ts). 400 warned of it on

@@ -75,6 +75,6 @@ export type MenuIconName = keyof typeof menuIcons;
 
 /**
  * The palette of icon tints: six hues of one lightness, each defined as a CSS variable (--app-tint-NAME) in
- * global.css and again, lighter, in theme-dark.css.
+ * shell/frame.css, once for each theme.
  */
 export type Tint = 'blue' | 'green' | 'orange' | 'red' | 'purple' | 'cyan';

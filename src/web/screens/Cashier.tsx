@@ -10,6 +10,7 @@ import { useOperation } from '../operations/useOperation';
 import { leavePage } from '../renderers/leave';
 import { HeaderBar } from '../shell/HeaderBar';
 import './pay.css';
+import '../shell/frame.css';
 
 const C = w.pay.cashier;
 type Trade = Schemas['SandboxTrade'];

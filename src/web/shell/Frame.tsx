@@ -35,6 +35,7 @@ function useAfterFirstPaint(): boolean {
 /** The watermark is drawn on a canvas, out of CSS's reach: as faint on a dark page as antd-mobile's default on a light one. */
 const WATERMARK_INK = { light: 'rgba(0, 0, 0, 0.15)', dark: 'rgba(255, 255, 255, 0.15)' } as const;
 import { SubjectLine } from './SubjectLine';
+import './frame.css';
 
 // The same page as 404's (says why, offers 返回首页), loaded only when a role opens a screen it may not.
 const Forbidden = lazy(() => import('./NotFound').then((m) => ({ default: m.Forbidden })));
