@@ -2,17 +2,24 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-// The dark theme's colours, read from src/web/app/theme-dark.css itself: every text colour against every surface it
+// The dark theme's colours, read from the stylesheets themselves (src/web/app/theme-dark.css, and the frame's
+// src/web/shell/frame.css for the icon tints only signed-in screens draw): every text colour against every surface it
 // is drawn on reaches WCAG AA (4.5:1), and the icon tints, which always sit beside their label, reach 3:1 (non-text).
 
-const css = readFileSync(resolve(import.meta.dirname, '../../src/web/app/theme-dark.css'), 'utf8');
+const sheets = ['../../src/web/app/theme-dark.css', '../../src/web/shell/frame.css'].map((file) =>
+  readFileSync(resolve(import.meta.dirname, file), 'utf8'),
+);
 
-/** The custom properties and plain colour properties of the rule whose selector ends with `selectorEnd`. */
+/** The custom properties of the rules whose selector ends with `selectorEnd`, in every sheet that has one. */
 function rule(selectorEnd: string): Record<string, string> {
-  const at = css.indexOf(`${selectorEnd} {`);
-  if (at < 0) throw new Error(`no rule for ${selectorEnd}`);
-  const body = css.slice(at, css.indexOf('}', at));
-  return Object.fromEntries([...body.matchAll(/(--[\w-]+):\s*(#[0-9a-f]{6})\b/gi)].map(([, k, v]) => [k!, v!]));
+  const bodies = sheets.flatMap((css) => {
+    const at = css.indexOf(`${selectorEnd} {`);
+    return at < 0 ? [] : [css.slice(at, css.indexOf('}', at))];
+  });
+  if (bodies.length === 0) throw new Error(`no rule for ${selectorEnd}`);
+  return Object.fromEntries(
+    bodies.flatMap((body) => [...body.matchAll(/(--[\w-]+):\s*(#[0-9a-f]{6})\b/gi)].map(([, k, v]) => [k!, v!])),
+  );
 }
 
 function luminance(hex: string): number {
