@@ -108,6 +108,7 @@ function openApp(path: string, user: object = USER, answers: Record<string, unkn
     if (op === 'basicInformationGet') return { websiteName: '测试站', noticeBar: '', coinName: '积分' };
     if (op === 'quotaMy') return { runs: 0, days: 0 };
     if (op === 'platformList' || op === 'serviceMy' || op === 'mallList') return [];
+    if (op === 'payMethods') return { orderTimeoutMinutes: 15, methods: [] };
     if (/List|My$|Page|Get/.test(op)) return { records: [], total: 0, current: 1, pageSize: 20 };
     return [];
   });
@@ -187,7 +188,9 @@ describe('/my_orders cancel', () => {
         .map((b) => b.textContent);
       expect(buttons).toEqual(['再想想', '取消订单']);
       fireEvent.click(within(dialog).getByRole('button', { name: '再想想' }));
-      await waitFor(() => expect(view.queryByRole('dialog')).toBeNull());
+      // The dialog leaves after its closing animation: on a busy machine that outlasts waitFor's default second, and a
+      // dialog still on its way out would be found by the next test of this file.
+      await waitFor(() => expect(view.queryByRole('dialog')).toBeNull(), { timeout: 5000 });
       expect(call).not.toHaveBeenCalledWith('orderCancel', expect.anything());
 
       dialog = await askToCancel();
@@ -336,6 +339,7 @@ describe('error pages show only themselves', () => {
         throw new ApiError('请先登录', 'envelope', { code: 40100, status: 401 });
       }
       if (op === 'platformList' || op === 'serviceMy' || op === 'mallList') return [];
+      if (op === 'payMethods') return { orderTimeoutMinutes: 15, methods: [] };
       if (/List|My$|Page|Get/.test(op)) return { records: [], total: 0, current: 1, pageSize: 20 };
       return [];
     });
