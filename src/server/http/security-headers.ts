@@ -5,7 +5,7 @@ import helmet, { type HelmetOptions } from 'helmet';
 //
 // helmet itself, not its Fastify plugin: @fastify/helmet adds two onRequest hooks to every route (one async, building
 // a closure per request) even when registered with `global: false`, and those cost every API answer 16 µs of server
-// CPU (issue 36, tests/bench/run.mjs shape: GET /api/basicInformation/get on SQLite, 48.5 → 32.4 µs a request, three
+// CPU (issue 36, tests/bench/run.mjs shape: GET /api/basicInformation/get on SQLite, 48.5 → 33.8 µs a request, three
 // 5-second wrk runs each, server and wrk on separate cores). The plugin only calls helmet's middleware on the raw
 // response; here that middleware is built once and called for pages alone, from the hook that picks the header set.
 
