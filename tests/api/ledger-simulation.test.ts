@@ -236,6 +236,8 @@ interface Keyed {
   apply(data: any): void;
   success?: Answer;
   settled: boolean;
+  /** The order it confirms: its requests in flight are tracked there. */
+  order?: SimOrder;
 }
 
 interface SimOrder {
@@ -246,6 +248,8 @@ interface SimOrder {
   confirmations: number;
   cancelled: boolean;
   settled: boolean;
+  /** Confirmations, their retries and cancellations of this order not yet answered (each settles it when it succeeds). */
+  inFlight: Set<Promise<unknown>>;
 }
 
 interface SimCode {
@@ -274,7 +278,22 @@ describe(`ledger simulation over HTTP (${dbKind()})`, () => {
   const newKey = (worker: number) =>
     `L${SEED.toString(36).padStart(7, '0')}w${worker}n${(keySequence[worker] = (keySequence[worker] ?? 0) + 1).toString(36)}`;
 
-  async function attempt(k: Keyed): Promise<Answer> {
+  /** Runs a request on `order`, tracked as in flight until its answer is applied to the model. */
+  async function onOrder<T>(order: SimOrder, request: () => Promise<T>): Promise<T> {
+    const sending = request();
+    order.inFlight.add(sending);
+    try {
+      return await sending;
+    } finally {
+      order.inFlight.delete(sending);
+    }
+  }
+
+  function attempt(k: Keyed): Promise<Answer> {
+    return k.order ? onOrder(k.order, () => send(k)) : send(k);
+  }
+
+  async function send(k: Keyed): Promise<Answer> {
     const retryOfSuccess = k.success !== undefined;
     const answer = await k.client.call(k.operationId, { body: k.body, key: k.key });
     if (answer.status === 0) return answer;
@@ -417,6 +436,7 @@ describe(`ledger simulation over HTTP (${dbKind()})`, () => {
           confirmations: 0,
           cancelled: false,
           settled: false,
+          inFlight: new Set(),
         };
         orders.push(order);
         pendingOrders.push(order);
@@ -439,6 +459,7 @@ describe(`ledger simulation over HTTP (${dbKind()})`, () => {
       // 40900: already paid or cancelled (also by a concurrent confirmation).
       expected: [OK, CONFLICT],
       settled: false,
+      order,
       apply(data) {
         if (data.status !== 'paid' || data.orderNo !== order.orderNo)
           note('model', `confirmation answered ${JSON.stringify(data)}`);
@@ -629,6 +650,9 @@ describe(`ledger simulation over HTTP (${dbKind()})`, () => {
             attempt(orderConfirmRequest(worker, order)),
             attempt(orderConfirmRequest(worker, order)),
           ]);
+          // Both may be refused rightly when another worker's cancellation or confirmation of the order got there first
+          // and its answer is still on its way: that one settles the order once answered.
+          while (!order.settled && order.inFlight.size > 0) await Promise.race(order.inFlight).catch(() => undefined);
           if (answers.every((a) => a.code === 40900) && !order.settled)
             note('model', `order ${order.orderNo}: both concurrent confirmations refused`);
         } else {
@@ -640,14 +664,16 @@ describe(`ledger simulation over HTTP (${dbKind()})`, () => {
       case 'orderCancel': {
         if (pendingOrders.length === 0) return step(rnd, worker);
         const order = rnd.pick(pendingOrders);
-        const answer = await order.buyer.client.call('orderCancel', { body: { id: order.id } });
-        if (answer.code === 0) {
-          order.cancelled = true;
-          settle(order);
-          if (answer.data.status !== 'cancelled') note('model', `cancel answered ${JSON.stringify(answer.data)}`);
-        } else if (answer.code !== 40900) {
-          note('unexpected', `orderCancel ${order.id} → ${answer.status} ${answer.code} ${answer.message}`);
-        }
+        await onOrder(order, async () => {
+          const answer = await order.buyer.client.call('orderCancel', { body: { id: order.id } });
+          if (answer.code === 0) {
+            order.cancelled = true;
+            settle(order);
+            if (answer.data.status !== 'cancelled') note('model', `cancel answered ${JSON.stringify(answer.data)}`);
+          } else if (answer.code !== 40900) {
+            note('unexpected', `orderCancel ${order.id} → ${answer.status} ${answer.code} ${answer.message}`);
+          }
+        });
         return;
       }
       case 'redeemGenerate':
