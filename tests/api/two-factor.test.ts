@@ -61,6 +61,20 @@ describe('two-factor sign-in, ADMIN_2FA=optional', () => {
     t.clock.advance(STEP);
   });
 
+  it('names the site in the authenticator app: its current name as issuer, the default while it has none', async () => {
+    const t = app();
+    const issuer = async () => {
+      const { client } = await t.newUser();
+      return new URL((await client.ok('twoFactorSetup')).otpauthUri).searchParams.get('issuer');
+    };
+    await (await t.admin()).ok('basicInformationUpdate', { body: { id: 1, websiteName: '星河商城' } });
+    expect(await issuer()).toBe('星河商城');
+    // A name of blanks (an older database may hold one) is no name: the seed's default stands in.
+    await t.built.context.db.updateTable('siteInformation').set({ websiteName: '  ' }).where('id', '=', 1).execute();
+    expect(await issuer()).toBe('积分商城');
+    await (await t.admin()).ok('basicInformationUpdate', { body: { id: 1, websiteName: '积分商城' } });
+  });
+
   it('signs in in two steps: the password answers a challenge that is not a session, a code starts the session', async () => {
     const t = app();
     const { client, userAccount } = await t.newUser();

@@ -1,9 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../modules/context.js';
-import { findLiveSite } from '../modules/site/repo.js';
+import { DEFAULT_SITE_NAME, liveSiteName } from '../modules/site/repo.js';
 
-/** The name a phone shows under the home-screen icon before the site has one (the seed's default). */
-const DEFAULT_NAME = '积分商城';
 /** Launchers cut longer names; the full one stays in `name`. */
 const SHORT_NAME_LENGTH = 12;
 
@@ -12,8 +10,7 @@ const SHORT_NAME_LENGTH = 12;
  * site's own, which an admin may change at any time on /system. Icons and the service worker come from the build
  * (public/icons, vite.pwa.ts).
  */
-export function webManifest(siteName: string) {
-  const name = siteName.trim() || DEFAULT_NAME;
+export function webManifest(name: string) {
   return {
     id: '/',
     name,
@@ -38,9 +35,9 @@ export function webManifest(siteName: string) {
 
 export function registerWebManifest(fastify: FastifyInstance, app: AppContext): void {
   fastify.get('/manifest.webmanifest', { schema: { hide: true } }, async (request, reply) => {
-    let siteName = '';
+    let siteName = DEFAULT_SITE_NAME;
     try {
-      siteName = (await findLiveSite(app.db))?.websiteName ?? '';
+      siteName = await liveSiteName(app.db);
     } catch (error) {
       // A database that cannot answer must not make the app uninstallable: the default name will do.
       request.log.warn({ err: error }, 'web manifest: site name unavailable');

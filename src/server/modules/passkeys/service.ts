@@ -25,7 +25,7 @@ import {
   type SessionUser,
   type SignInClient,
 } from '../sessions/service.js';
-import { findLiveSite } from '../site/repo.js';
+import { liveSiteName } from '../site/repo.js';
 import { toLoginUser } from '../users/dto.js';
 import * as users from '../users/repo.js';
 import { loginFailuresByAddress } from '../users/service.js';
@@ -87,7 +87,7 @@ export async function registrationOptions(app: AppContext, actor: SessionUser) {
   if ((await repo.countOfUser(app.db, actor.id)) >= repo.MAX_PASSKEYS)
     throw conflict(`最多添加 ${repo.MAX_PASSKEYS} 个通行密钥，请先移除不用的`);
   const existing = await repo.credentialsOfUser(app.db, actor.id);
-  const siteName = (await findLiveSite(app.db))?.websiteName || '积分商城';
+  const siteName = await liveSiteName(app.db);
   const options = await generateRegistrationOptions({
     rpName: siteName,
     rpID: app.config.publicOrigin.rpId,

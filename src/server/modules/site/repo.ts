@@ -18,6 +18,12 @@ export const findSite = async (db: Db, id: number) => (await siteById(db, id))[0
 /** The record the site shows (its name, cap, rebate, policy version); undefined only before the first start seeds it. */
 export const findLiveSite = (db: Db) => findSite(db, LIVE_SITE_ID);
 
+/** The seed's name for the site, used wherever it has none (before the first start, or cleared on /system). */
+export const DEFAULT_SITE_NAME = '积分商城';
+/** The name users see: a passkey's site, an authenticator app's issuer, the home-screen icon's label. */
+export const liveSiteName = async (db: Db): Promise<string> =>
+  (await findLiveSite(db))?.websiteName.trim() || DEFAULT_SITE_NAME;
+
 const SEARCH_KEYS = {
   coinNameKey: 'coinName',
   noticeBarKey: 'noticeBar',

@@ -10,7 +10,7 @@ import { signInFactorChanged, twoFactorReset } from '../notices/events.js';
 import { sealerFor } from '../../support/security/sealed.js';
 import { takeChallenge } from '../../support/security/repo.js';
 import { endUserSessions, startSession, type SessionUser, type SignInClient } from '../sessions/service.js';
-import { findLiveSite } from '../site/repo.js';
+import { liveSiteName } from '../site/repo.js';
 import { cancelClosingOnSignIn } from '../users/closing-cancel.js';
 import { toLoginUser } from '../users/dto.js';
 import * as users from '../users/repo.js';
@@ -129,7 +129,7 @@ export async function setup(app: AppContext, actor: SessionUser): Promise<Schema
   if (user.twoFactorAt !== null) throw conflict('两步验证已开启');
   const key = newKey();
   await repo.putKey(app.db, user.id, sealer.seal(app.config.sessionSecret, key), app.now());
-  const issuer = (await findLiveSite(app.db))?.websiteName || '积分商城';
+  const issuer = await liveSiteName(app.db);
   const uri = otpauthUri(key, user.userAccount, issuer);
   return { key, otpauthUri: uri, qrSvg: await qrSvg(uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) };
 }

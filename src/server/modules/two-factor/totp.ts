@@ -6,7 +6,8 @@ export const PERIOD_MS = 30_000;
 /** A code of the step before or after the server's is still taken: a phone's clock may be off by that much. */
 const DRIFT_STEPS = 1;
 
-const totpOf = (key: string, account = '', issuer = '积分商城') =>
+// Checking a code reads only the key; the account and issuer are what an authenticator app shows beside it.
+const totpOf = (key: string, account = '', issuer = '') =>
   new TOTP({
     issuer,
     label: account,
