@@ -34,6 +34,22 @@ async function stream(cookie: string | undefined, lastEventId?: string) {
   return reader;
 }
 
+/**
+ * Grants the user each of `amounts` and waits until the server has heard every grant back, as a stream kept open
+ * does: on PostgreSQL events come back through NOTIFY, and a stream resumed before they have would replay only the
+ * ones heard so far (the later ones reach it live, after ready).
+ */
+async function grantsHeard(user: Awaited<ReturnType<TestApp['newUser']>>, amounts: number[]) {
+  const watcher = await stream(user.client.cookie);
+  for (const amount of amounts) await grant(app(), user.userAccount, amount);
+  await watcher.until(
+    `${amounts.length} balances`,
+    (r) => r.events.filter((e) => e.data.kind === 'balance').length >= amounts.length,
+    5000,
+  );
+  await watcher.close();
+}
+
 /** Long enough for an event that was going to come to have come (they arrive in milliseconds here). */
 const settle = () => new Promise((r) => setTimeout(r, 300));
 
@@ -149,13 +165,7 @@ describe(`the event stream (${dbKind()})`, () => {
     const first = await stream(user.client.cookie);
     const lastId = first.events.at(-1)!.id;
     await first.close();
-    // As below: on PostgreSQL the server hears its own events back through NOTIFY, so the resume waits until it has
-    // both grants (an event it hears after the resume opens reaches that stream live, after ready, instead).
-    const watcher = await stream(user.client.cookie);
-    await grant(app(), user.userAccount, 1);
-    await grant(app(), user.userAccount, 2);
-    await watcher.until('2 balances', (r) => r.events.filter((e) => e.data.kind === 'balance').length >= 2, 5000);
-    await watcher.close();
+    await grantsHeard(user, [1, 2]);
     const again = await stream(user.client.cookie, lastId);
     // Each grant is its balance and its 积分到账 notice, replayed in the order they happened.
     expect(again.events.map((e) => e.data.kind)).toEqual(['balance', 'notice', 'balance', 'notice', 'ready']);
@@ -169,17 +179,7 @@ describe(`the event stream (${dbKind()})`, () => {
     const first = await stream(user.client.cookie);
     const lastId = first.events.at(-1)!.id;
     await first.close();
-    // A stream that stays open hears the grants as the server does: on PostgreSQL they come back through NOTIFY, so
-    // the resume below waits until the server has them all (else it may replay the few it has heard so far).
-    const watcher = await stream(user.client.cookie);
-    for (let i = 0; i < LIVE.replayEvents + 1; i++) await grant(app(), user.userAccount, 1);
-    const heard = LIVE.replayEvents + 1;
-    await watcher.until(
-      `${heard} balances`,
-      (r) => r.events.filter((e) => e.data.kind === 'balance').length >= heard,
-      5000,
-    );
-    await watcher.close();
+    await grantsHeard(user, Array<number>(LIVE.replayEvents + 1).fill(1));
     const late = await stream(user.client.cookie, lastId);
     expect(late.events.map((e) => e.data.kind)).toEqual(['resync', 'ready']);
     const foreign = await stream(user.client.cookie, 'otherprocess-3');

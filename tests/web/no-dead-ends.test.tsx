@@ -100,6 +100,14 @@ const USER = {
   enrolTwoFactor: false,
 };
 
+/** What a read a test says nothing of answers: nothing to show, in the shape its screen expects. */
+function emptyAnswer(op: string): unknown {
+  if (op === 'platformList' || op === 'serviceMy' || op === 'mallList') return [];
+  if (op === 'payMethods') return { orderTimeoutMinutes: 15, methods: [] };
+  if (/List|My$|Page|Get/.test(op)) return { records: [], total: 0, current: 1, pageSize: 20 };
+  return [];
+}
+
 /** The whole app in a browser router (jsdom's own history), signed in as `user`; other reads answer empty. */
 function openApp(path: string, user: object = USER, answers: Record<string, unknown> = {}) {
   call.mockImplementation(async (op: string) => {
@@ -107,10 +115,7 @@ function openApp(path: string, user: object = USER, answers: Record<string, unkn
     if (op === 'userGetLogin') return user;
     if (op === 'basicInformationGet') return { websiteName: '测试站', noticeBar: '', coinName: '积分' };
     if (op === 'quotaMy') return { runs: 0, days: 0 };
-    if (op === 'platformList' || op === 'serviceMy' || op === 'mallList') return [];
-    if (op === 'payMethods') return { orderTimeoutMinutes: 15, methods: [] };
-    if (/List|My$|Page|Get/.test(op)) return { records: [], total: 0, current: 1, pageSize: 20 };
-    return [];
+    return emptyAnswer(op);
   });
   window.history.replaceState(null, '', path);
   const router = createBrowserRouter(buildRoutes(screens));
@@ -338,10 +343,7 @@ describe('error pages show only themselves', () => {
         if (signedIn) return USER;
         throw new ApiError('请先登录', 'envelope', { code: 40100, status: 401 });
       }
-      if (op === 'platformList' || op === 'serviceMy' || op === 'mallList') return [];
-      if (op === 'payMethods') return { orderTimeoutMinutes: 15, methods: [] };
-      if (/List|My$|Page|Get/.test(op)) return { records: [], total: 0, current: 1, pageSize: 20 };
-      return [];
+      return emptyAnswer(op);
     });
     window.history.replaceState(null, '', path);
     const router = createBrowserRouter(buildRoutes(screens));

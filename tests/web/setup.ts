@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+
 // jsdom has no canvas; antd-mobile's WaterMark draws its tile on one. A context that draws nothing is enough to
 // render the frame (the watermark itself is checked in the browser tests).
 const noop = () => undefined;
@@ -16,6 +18,5 @@ Element.prototype.scrollIntoView = noop;
 // machine starves: a dialog on its way out outlasted a 5 s wait under the full suite (CI) and was found by the next
 // test. Here they open and leave at once; the browser tests (tests/e2e) see the real animations. antd-mobile is loaded
 // by its CommonJS entry (package.json "main"), so the switch is set on react-spring's CommonJS copy, the one it uses.
-import { createRequire } from 'node:module';
 const { Globals } = createRequire(import.meta.url)('@react-spring/web') as typeof import('@react-spring/web');
 Globals.assign({ skipAnimation: true });
