@@ -73,13 +73,20 @@ const ORDER_TONES: Record<Schemas['Order']['status'], Tone> = {
   paid: 'success',
   cancelled: 'default',
 };
-const orderTag = (status: Schemas['Order']['status']): TagValue => ({
-  text: w.orders.statuses[status] ?? status,
-  tone: ORDER_TONES[status],
-});
+/** An order's state as a tag: a paid order whose payment was refunded reads 已退款. */
+const orderTag = (o: Pick<Schemas['Order'], 'status' | 'refundedAt'>): TagValue =>
+  o.status === 'paid' && o.refundedAt !== null
+    ? { text: w.orders.refunded, tone: 'default' }
+    : { text: w.orders.statuses[o.status] ?? o.status, tone: ORDER_TONES[o.status] };
 const timeOrDash = (ms: number | null) => (ms === null ? '—' : w.format.dateTime(ms));
 
 const PA = w.payAdmin;
+const CHECK_TONES: Record<Schemas['ChannelCheckItem']['state'], Tone> = {
+  ok: 'success',
+  warn: 'warning',
+  fail: 'danger',
+  skipped: 'default',
+};
 type PayChannel = Schemas['PayChannel'];
 const methodWords = (methods: readonly Schemas['PayMethod'][]) => methods.map((m) => w.pay.methods[m] ?? m).join('、');
 /**
@@ -122,6 +129,7 @@ const channelActions: readonly RowAction<PayChannel>[] = [
     done: PA.disabled,
     call: { operation: 'payChannelUpdate', args: (c) => ({ body: switchedTo(c, 0) }) },
   },
+  { label: PA.selfCheck, to: (c) => `/pay_channel_check?id=${c.id}` },
   // What the gateway's merchant backend asks for; the sandbox is built in and needs neither.
   { label: PA.copyNotify, when: (c) => c.kind === 'epay', copy: (c) => c.notifyUrl },
   { label: PA.copyReturn, when: (c) => c.kind === 'epay', copy: (c) => c.returnUrl },
@@ -140,8 +148,124 @@ const channelItem: ListItem<PayChannel> = {
   tag: (c) => [
     { text: PA.states[c.enabled] ?? String(c.enabled), tone: c.enabled === 1 ? 'success' : 'default' },
     ...(c.kind === 'sandbox' ? [{ text: PA.sandbox, tone: 'warning' as const }] : []),
+    // The key cannot be opened (SESSION_SECRET changed): the mall no longer offers the channel until it is entered.
+    ...(c.keySet ? [] : [{ text: PA.needsKey, tone: 'danger' as const }]),
   ],
 };
+
+/** A notification's or a query's verdict in words; an amount that differs names both. */
+const verdictWords = (e: Pick<Schemas['PaymentEvent'], 'verdict' | 'expectedAmount' | 'money'>): string =>
+  e.verdict === 'wrong_amount' && e.expectedAmount !== null && e.money !== null
+    ? PA.wrongAmount(w.mall.yuan(e.expectedAmount), `¥${e.money}`)
+    : e.verdict
+      ? (PA.verdicts[e.verdict] ?? e.verdict)
+      : '';
+/** Verdicts whose money is accounted for (green), and the refusals worth a look (red); the rest are neutral. */
+const VERDICT_TONES: Partial<Record<Schemas['PaymentVerdict'], Tone>> = {
+  credited: 'success',
+  credited_late: 'warning',
+  duplicate: 'default',
+  second_payment: 'warning',
+  not_paid: 'default',
+  bad_signature: 'danger',
+  wrong_merchant: 'danger',
+  wrong_amount: 'danger',
+  wrong_order: 'danger',
+  gateway_error: 'warning',
+  gateway_refused: 'warning',
+  key_unusable: 'danger',
+  insecure: 'danger',
+};
+const verdictTag = (e: Schemas['PaymentEvent']): TagValue | null =>
+  e.verdict ? { text: PA.verdicts[e.verdict] ?? e.verdict, tone: VERDICT_TONES[e.verdict] ?? 'default' } : null;
+/** The details of a payment event, one line: where, how much, from whom, by whom, what the gateway said. */
+const eventLine = (e: Schemas['PaymentEvent']) =>
+  PA.eventLine([
+    w.format.dateTime(e.at),
+    e.channelName,
+    e.method ? (w.pay.methods[e.method] ?? e.method) : null,
+    e.tradeNo ? PA.tradeLine(e.tradeNo) : null,
+    e.money ? PA.moneyLine(e.money) : null,
+    // A notification's own row needs no 异步通知; the credit it caused says where it came from.
+    e.source && e.kind !== 'notify' ? PA.sources[e.source] : null,
+    e.actorAccount && e.source !== 'admin'
+      ? PA.byLine(e.actorAccount)
+      : e.source === 'admin' && e.actorAccount
+        ? e.actorAccount
+        : null,
+    e.sender ? PA.senderLine(e.sender) : null,
+    e.detail,
+  ]);
+/** 补单's conclusion: what the answers mean and what to do next. */
+const reconcileConclusion = (r: Schemas['OrderReconciled']): string =>
+  r.answers.some((a) => a.verdict === 'credited' || a.verdict === 'credited_late')
+    ? PA.reconcileCredited
+    : r.answers.some((a) => a.verdict === 'second_payment')
+      ? PA.reconcileSecond
+      : r.order.status === 'paid'
+        ? ''
+        : PA.reconcileNothing;
+/** 补单's answer: what each channel said, then what it means. */
+const reconcileAnswer = (r: Schemas['OrderReconciled']) => ({
+  title: PA.reconcileTitle,
+  content:
+    r.answers.length === 0
+      ? PA.reconcileNone
+      : [
+          ...r.answers.map((a) =>
+            PA.reconcileLine(
+              a.channelName,
+              [
+                verdictWords({
+                  verdict: a.verdict,
+                  expectedAmount: a.verdict === 'wrong_amount' ? r.order.amount : null,
+                  money: a.money,
+                }),
+                a.detail,
+              ]
+                .filter(Boolean)
+                .join('：'),
+            ),
+          ),
+          reconcileConclusion(r),
+        ]
+          .filter(Boolean)
+          .join('\n'),
+});
+const reconcileAction: RowAction<Schemas['Order']> = {
+  label: PA.reconcile,
+  color: 'primary',
+  when: (o) => o.channelId !== null,
+  call: { operation: 'orderReconcile', args: (o) => ({ body: { id: o.id } }), show: reconcileAnswer },
+};
+/** Only an offline order waits for the admin's 确认收款; an online one is settled by its gateway (the server refuses). */
+const confirmOfflineAction: RowAction<Schemas['Order']> = {
+  label: w.orders.confirmPaid,
+  color: 'success',
+  when: (o) => o.status === 'pending' && o.channelId === null,
+  confirm: (o) => PA.confirmPaidAsk(o.coinName, o.userAccount, w.mall.yuan(o.amount), o.addCoin),
+  done: w.orders.paidDone,
+  call: { operation: 'orderConfirm', args: (o) => ({ body: { id: o.id } }) },
+};
+const cancelOrderAction: RowAction<Schemas['Order']> = {
+  label: w.orders.cancel,
+  color: 'danger',
+  when: (o) => o.status === 'pending',
+  confirm: (o) => w.orders.cancelAsk(o.orderNo),
+  confirmLabels: w.orders.cancelLabels,
+  done: w.orders.cancelled,
+  call: { operation: 'orderCancel', args: (o) => ({ body: { id: o.id } }) },
+};
+type GatewayPayment = Schemas['GatewayPayment'];
+/** The first account a refund could not take its coins back from, if any. */
+const shortOf = (p: GatewayPayment) => p.takeBack.find((t) => t.balance < t.coins);
+const takeBackWords = (p: GatewayPayment) =>
+  p.takeBack.length === 0
+    ? PA.refundNoCoins
+    : PA.refundTakes(p.takeBack.map((t) => PA.refundTakesPart(t.account, t.coins)).join('、'));
+/** A payment can be refunded when it is not already, no balance falls short, or when it was left 退款中. */
+const refundable = (p: GatewayPayment) =>
+  p.refundState === 'refunding' || (p.refundState === null && shortOf(p) === undefined);
 
 /** How a run reads in a list (mine on a platform page, everyone's for an admin): its outcome is the tag. */
 const runItem = (title: (r: Schemas['Run']) => string, description: (r: Schemas['Run']) => string) => ({
@@ -314,6 +438,17 @@ export const homeAlerts: readonly HomeAlert[] = [
     show: (s) =>
       s.sandboxOnPublicOrigin
         ? { text: PA.sandboxWarning(s.publicOrigin), link: { label: PA.goToSettings, to: '/pay_settings' } }
+        : null,
+  },
+  // Money a payer paid twice waits to go back: the admin meets it on home until every such payment is refunded.
+  {
+    operation: 'paySettingsGet',
+    show: (s) =>
+      s.ordersNeedingRefund > 0
+        ? {
+            text: PA.needsRefundAlert(s.ordersNeedingRefund),
+            link: { label: PA.needsRefundGo, to: '/order_management?needsRefund=true' },
+          }
         : null,
   },
 ];
@@ -677,7 +812,7 @@ export const screens: Screen[] = [
       title: (o) => o.coinName,
       description: (o) => `${w.orders.row(o.orderNo, o.createdAt)}\n${payLine(o)}`,
       extra: (o) => w.mall.yuan(o.amount),
-      tag: (o) => (closedUnpaid(o) ? { text: w.pay.closed, tone: 'default' } : orderTag(o.status)),
+      tag: (o) => (closedUnpaid(o) ? { text: w.pay.closed, tone: 'default' } : orderTag(o)),
     },
     rowActions: [
       // 去支付: a method picked from the channels that are on, then the channel's cashier (outside the app).
@@ -707,15 +842,7 @@ export const screens: Screen[] = [
         }),
       },
       { label: w.orders.copyNo, copy: (o) => o.orderNo },
-      {
-        label: w.orders.cancel,
-        color: 'danger',
-        when: (o) => o.status === 'pending',
-        confirm: (o) => w.orders.cancelAsk(o.orderNo),
-        confirmLabels: w.orders.cancelLabels,
-        done: w.orders.cancelled,
-        call: { operation: 'orderCancel', args: (o) => ({ body: { id: o.id } }) },
-      },
+      cancelOrderAction,
     ],
     empty: w.orders.empty,
   }),
@@ -1560,7 +1687,10 @@ export const screens: Screen[] = [
         from: { operation: 'payChannelListPage', choice: (c) => ({ value: c.id, label: c.name }) },
       },
     ],
-    switches: [{ field: 'paidLate', label: PA.onlyPaidLate }],
+    switches: [
+      { field: 'needsRefund', label: PA.onlyNeedsRefund },
+      { field: 'paidLate', label: PA.onlyPaidLate },
+    ],
     item: {
       title: (o) => w.orders.title(o.coinName, o.userAccount),
       description: (o) =>
@@ -1580,40 +1710,266 @@ export const screens: Screen[] = [
           .filter((line) => line !== null)
           .join('\n'),
       extra: (o) => w.mall.yuan(o.amount),
-      // Money that arrived after the order closed was credited all the same: flagged for the admin to check.
-      tag: (o) => [orderTag(o.status), ...(o.paidLate ? [{ text: PA.paidLate, tone: 'danger' as const }] : [])],
+      // Money that arrived after the order closed was credited all the same: flagged for the admin to check; a second
+      // payment waits to be refunded.
+      tag: (o) => [
+        orderTag(o),
+        ...(o.needsRefund ? [{ text: PA.needsRefund, tone: 'danger' as const }] : []),
+        ...(o.paidLate ? [{ text: PA.paidLate, tone: 'danger' as const }] : []),
+      ],
     },
     rowActions: [
-      {
-        // Only an offline order waits for the admin; an online one is settled by its gateway (the server refuses).
-        label: w.orders.confirmPaid,
-        color: 'success',
-        when: (o) => o.status === 'pending' && o.channelId === null,
-        confirm: (o) => PA.confirmPaidAsk(o.coinName, o.userAccount, w.mall.yuan(o.amount), o.addCoin),
-        done: w.orders.paidDone,
-        call: { operation: 'orderConfirm', args: (o) => ({ body: { id: o.id } }) },
-      },
-      {
-        label: w.orders.cancel,
-        color: 'danger',
-        when: (o) => o.status === 'pending',
-        confirm: (o) => w.orders.cancelAsk(o.orderNo),
-        confirmLabels: w.orders.cancelLabels,
-        done: w.orders.cancelled,
-        call: { operation: 'orderCancel', args: (o) => ({ body: { id: o.id } }) },
-      },
-      {
-        // An online order still waiting: its gateway is asked once, and a payment it reports is credited as a notice is.
-        label: PA.check,
-        color: 'primary',
-        when: (o) => o.status === 'pending' && o.channelId !== null,
-        done: PA.checked,
-        call: { operation: 'orderCheck', args: (o) => ({ body: { orderNo: o.orderNo } }) },
-      },
+      { label: PA.detail, color: 'primary', to: (o) => `/order_detail?id=${o.id}` },
+      // 补单: every channel the order was sent to is asked now, whatever its state; what each said is shown.
+      reconcileAction,
+      confirmOfflineAction,
+      cancelOrderAction,
       { label: w.orders.copyNo, copy: (o) => o.orderNo },
       { label: PA.copyTradeNo, when: (o) => o.tradeNo !== null, copy: (o) => o.tradeNo ?? '' },
     ],
     empty: w.orders.emptyAdmin,
+  }),
+  // 订单详情: the order, what the gateways reported for it (each payment refundable once), and how it got here.
+  composedScreen({
+    path: '/order_detail',
+    title: '订单详情',
+    access: ADMIN,
+    recordOf: '/order_management',
+    kind: 'composed',
+    load: { operation: 'orderGet', args: (q) => ({ query: { id: Number(q.get('id')) } }) },
+    liveOn: ['order'],
+    body: [
+      {
+        type: 'detail',
+        title: (o) => w.orders.title(o.coinName, o.userAccount),
+        note: (o) =>
+          o.needsRefund
+            ? PA.orderNote.needsRefund
+            : o.paidLate
+              ? PA.orderNote.paidLate
+              : o.status === 'pending'
+                ? o.channelId === null
+                  ? PA.orderNote.offline
+                  : PA.orderNote.pendingOnline
+                : null,
+        fields: [
+          { label: PA.fields.state, value: () => '', tag: (o) => orderTag(o) },
+          { label: PA.fields.orderNo, value: (o) => o.orderNo },
+          { label: PA.fields.buyer, value: (o) => o.userAccount },
+          { label: PA.fields.amount, value: (o) => w.mall.yuan(o.amount) },
+          { label: PA.fields.coins, value: (o) => PA.coinsValue(o.addCoin) },
+          {
+            label: PA.fields.channel,
+            value: (o) =>
+              PA.payLine(o.channelName ?? w.pay.offline, o.method ? (w.pay.methods[o.method] ?? o.method) : null, null),
+          },
+          { label: PA.fields.tradeNo, value: (o) => o.tradeNo ?? '' },
+          { label: PA.fields.createdAt, value: (o) => w.format.dateTime(o.createdAt) },
+          { label: PA.fields.paidAt, value: (o) => timeOrDash(o.paidAt) },
+          { label: PA.fields.closedAt, value: (o) => timeOrDash(o.cancelledAt) },
+          { label: PA.fields.refundedAt, value: (o) => timeOrDash(o.refundedAt) },
+        ],
+        actions: [
+          reconcileAction,
+          confirmOfflineAction,
+          cancelOrderAction,
+          { label: w.orders.copyNo, copy: (o) => o.orderNo },
+        ],
+      },
+      {
+        type: 'list',
+        title: PA.payments,
+        operation: 'orderPaymentPage',
+        filter: (o) => ({ orderId: o.id }),
+        item: {
+          title: (p) => PA.paymentTitle(p.channelName, w.mall.yuan(p.amount)),
+          description: (p) => {
+            const short = shortOf(p);
+            return [
+              PA.paymentLine(p.tradeNo, w.format.dateTime(p.receivedAt)),
+              ...(p.refundState === 'refunded' && p.refundMode && p.refundedAt !== null
+                ? [
+                    PA.refundedLine(
+                      PA.refundModes[p.refundMode] ?? p.refundMode,
+                      w.format.dateTime(p.refundedAt),
+                      p.refundedBy,
+                    ),
+                    ...(p.takeBack.length > 0
+                      ? [PA.takenBackLine(p.takeBack.map((t) => PA.refundTakesPart(t.account, t.coins)).join('、'))]
+                      : []),
+                  ]
+                : p.takeBack.length === 0
+                  ? [PA.noCoinsLine]
+                  : p.takeBack.map((t) =>
+                      PA.takeBackLine(PA.takeBackWho[t.kind] ?? t.kind, t.account, t.coins, t.balance),
+                    )),
+              ...(p.refundState === null && short ? [PA.shortLine(short.account, short.coins - short.balance)] : []),
+            ].join('\n');
+          },
+          tag: (p) => [
+            p.credited
+              ? { text: PA.paymentStates.credited, tone: 'success' as const }
+              : { text: PA.paymentStates.second, tone: 'warning' as const },
+            ...(p.refundState ? [{ text: PA.paymentStates[p.refundState], tone: 'default' as const }] : []),
+          ],
+        },
+        rowActions: [
+          {
+            label: PA.refundGateway,
+            color: 'danger',
+            when: refundable,
+            confirm: (p) =>
+              PA.refundAsk(w.mall.yuan(p.amount), p.channelName, p.refundState === 'refunding' ? '' : takeBackWords(p)),
+            confirmLabels: PA.refundLabels,
+            done: PA.refundDone,
+            call: {
+              operation: 'orderRefund',
+              args: (p) => ({ body: { paymentId: p.id, mode: 'gateway' } }),
+              refusalTitle: PA.refundRefused,
+            },
+          },
+          {
+            label: PA.refundOffline,
+            color: 'warning',
+            when: refundable,
+            confirm: (p) =>
+              PA.refundOfflineAsk(w.mall.yuan(p.amount), p.refundState === 'refunding' ? '' : takeBackWords(p)),
+            confirmLabels: PA.refundOfflineLabels,
+            done: PA.refundDone,
+            call: {
+              operation: 'orderRefund',
+              args: (p) => ({ body: { paymentId: p.id, mode: 'offline' } }),
+              refusalTitle: PA.refundRefused,
+            },
+          },
+          {
+            // Where the coins went (spent, transferred): the way forward when a refund cannot take them back.
+            label: PA.statementOfShort,
+            when: (p) => p.refundState === null && shortOf(p) !== undefined,
+            to: (p) => `/coin_detail?userId=${shortOf(p)?.userId ?? ''}`,
+          },
+          { label: PA.copyTradeNo, copy: (p) => p.tradeNo },
+        ],
+        empty: PA.noPayments,
+      },
+      {
+        type: 'list',
+        title: PA.timeline,
+        operation: 'orderEventPage',
+        filter: (o) => ({ orderId: o.id, pageSize: 50 }),
+        item: {
+          title: (e) => [PA.eventKinds[e.kind] ?? e.kind, verdictWords(e)].filter(Boolean).join('：'),
+          description: eventLine,
+          tag: verdictTag,
+        },
+        empty: PA.noTimeline,
+      },
+    ],
+  }),
+  // 回调记录: every notification received, newest first, with its verdict; searchable by order number.
+  listScreen({
+    path: '/pay_notify_log',
+    title: '回调记录',
+    access: ADMIN,
+    notice: w.notice.notifyLog,
+    kind: 'list',
+    menu: 'adminMall',
+    icon: { name: 'FileOutline', tint: 'purple' },
+    operation: 'payNotifyLogPage',
+    liveOn: ['order'],
+    search: true,
+    searchPlaceholder: PA.notifyLogSearch,
+    chips: [
+      { field: 'accepted', label: PA.notifyAccepted, options: PA.acceptedChoices },
+      {
+        field: 'channelId',
+        label: PA.channel,
+        options: [],
+        from: { operation: 'payChannelListPage', choice: (c) => ({ value: c.id, label: c.name }) },
+      },
+    ],
+    item: {
+      title: (e) => e.orderNo ?? PA.unknownOrderNo,
+      // The verdict is the tag; an amount that differs also names both sums.
+      description: (e) => (e.verdict === 'wrong_amount' ? `${verdictWords(e)}\n${eventLine(e)}` : eventLine(e)),
+      tag: verdictTag,
+    },
+    rowActions: [
+      {
+        label: PA.openOrder,
+        color: 'primary',
+        when: (e) => e.orderId !== null,
+        to: (e) => `/order_detail?id=${e.orderId ?? ''}`,
+      },
+      { label: PA.copyOrderNo, when: (e) => e.orderNo !== null, copy: (e) => e.orderNo ?? '' },
+    ],
+    empty: PA.notifyLogEmpty,
+  }),
+  // 渠道自检: the channel checked now, each item in words, and its last notification.
+  composedScreen({
+    path: '/pay_channel_check',
+    title: '渠道自检',
+    access: ADMIN,
+    recordOf: '/pay_settings',
+    kind: 'composed',
+    load: { operation: 'payChannelCheck', args: (q) => ({ body: { id: Number(q.get('id')) } }) },
+    body: [
+      {
+        type: 'detail',
+        title: (c) => PA.checkTitle(c.name),
+        note: (c) => (c.kind === 'sandbox' ? PA.checkNoteSandbox : PA.checkNote),
+        fields: [
+          { label: PA.checkedGateway, value: (c) => c.gateway },
+          { label: PA.checkedPid, value: (c) => c.pid },
+          { label: PA.checkedAt, value: (c) => w.format.dateTime(c.checkedAt) },
+          ...(['key', 'gateway', 'merchant', 'publicOrigin', 'notifyPath'] as const).map((name) => ({
+            label: PA.checkItems[name] ?? name,
+            value: () => '',
+            note: (c: Schemas['ChannelCheck']) => {
+              const found = c.items.find((i) => i.item === name);
+              return found ? PA.checkReason(PA.checkReasons[found.reason] ?? found.reason, found.detail) : null;
+            },
+            tag: (c: Schemas['ChannelCheck']): TagValue | null => {
+              const found = c.items.find((i) => i.item === name);
+              return found
+                ? { text: PA.checkStates[found.state] ?? found.state, tone: CHECK_TONES[found.state] }
+                : null;
+            },
+          })),
+        ],
+        actions: [
+          {
+            label: PA.recheck,
+            color: 'primary',
+            done: PA.rechecked,
+            call: { operation: 'payChannelCheck', args: (c) => ({ body: { id: c.channelId } }) },
+          },
+          { label: PA.editChannel, to: (c) => `/update_pay_channel?id=${c.channelId}` },
+          { label: PA.copyNotify, when: (c) => c.kind === 'epay', copy: (c) => c.notifyUrl },
+        ],
+      },
+      {
+        type: 'detail',
+        title: () => PA.lastNotify,
+        note: (c) => (c.lastNotify ? null : PA.noNotify),
+        fields: [
+          { label: PA.lastNotifyAt, value: (c) => (c.lastNotify ? w.format.dateTime(c.lastNotify.at) : '') },
+          {
+            label: PA.lastNotifyVerdict,
+            value: (c) => (c.lastNotify ? verdictWords(c.lastNotify) : ''),
+          },
+          { label: PA.lastNotifyOrder, value: (c) => c.lastNotify?.orderNo ?? '' },
+        ],
+        actions: [
+          {
+            label: PA.openOrder,
+            when: (c) => c.lastNotify?.orderId != null,
+            to: (c) => `/order_detail?id=${c.lastNotify?.orderId ?? ''}`,
+          },
+          { label: PA.notifyLog, to: () => '/pay_notify_log' },
+        ],
+      },
+    ],
   }),
   composedScreen({
     path: '/pay_settings',
@@ -1632,10 +1988,12 @@ export const screens: Screen[] = [
         fields: [
           { label: PA.siteAddress, value: (s) => s.publicOrigin },
           { label: PA.orderTimeout, value: (s) => PA.minutes(s.orderTimeoutMinutes) },
+          { label: PA.retention, value: (s) => PA.days(s.notifyRetentionDays) },
         ],
         actions: [
           { label: PA.addChannel, color: 'primary', to: () => '/add_pay_channel' },
           { label: PA.editTimeout, to: () => '/pay_settings/timeout' },
+          { label: PA.notifyLog, to: () => '/pay_notify_log' },
         ],
       },
       {
@@ -1698,7 +2056,7 @@ export const screens: Screen[] = [
   }),
   formScreen({
     path: '/pay_settings/timeout',
-    title: '未付款订单关闭时间',
+    title: '订单关闭与记录保存',
     access: ADMIN,
     notice: w.notice.payTimeout,
     kind: 'form',

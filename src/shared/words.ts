@@ -15,6 +15,8 @@ export const coinKindWords: Readonly<Record<Schemas['CoinEntryKind'], string>> =
   service_refund: '服务退款',
   signup_bonus: '注册赠送',
   agent_rebate: '代理返利',
+  order_refund: '订单退款',
+  rebate_refund: '返利退回',
 };
 
 export const redeemStatusWords: Readonly<Record<Schemas['RedeemCode']['status'], string>> = {

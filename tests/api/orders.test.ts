@@ -89,6 +89,8 @@ describe('orderSubmit', () => {
       expiresAt: null,
       paidBy: null,
       paidLate: false,
+      needsRefund: false,
+      refundedAt: null,
       reused: false,
       payUrl: null,
     });
@@ -417,12 +419,12 @@ describe('orderCancel', () => {
     expect(await entriesOf(app(), buyer.id)).toEqual([]);
   });
 
-  it("refuses another user's order with 403 / 40101; an admin cancels any pending order", async () => {
+  it("answers another user's order as a missing one (404 / 40400); an admin cancels any pending order", async () => {
     const buyer = await app().newUser();
     const order = (await submit(buyer.client, await addPackage())).data;
     for (const client of [(await app().newUser()).client, (await app().newUser({ role: 'agent' })).client]) {
       const r = await client.call('orderCancel', { body: { id: order.id } });
-      expect([r.status, r.code]).toEqual([403, 40101]);
+      expect([r.status, r.code, r.message]).toEqual([404, 40400, '订单不存在']);
     }
     const visitor = await app()
       .client()

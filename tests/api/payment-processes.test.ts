@@ -87,5 +87,70 @@ describe(`payment notifications in server processes (${dbKind()})`, () => {
     const logs = servers.map((s) => s.output());
     expect(logs.join('\n')).toContain('payment notification refused');
     for (const log of logs) expect(log).not.toContain(gateway.key);
+    await Promise.all(servers.map((server) => kill(server.child, 'SIGTERM')));
   });
+
+  // The payment checks (asking gateways about orders whose notification may be lost) run in every process: each
+  // order due is claimed by one of them, so a gateway is asked about it once, and a paid one is credited once.
+  it(`${dbKind() === 'postgres' ? 'two processes share' : 'one process makes'} the checks of 60 due orders: each asked once, the paid one credited once`, async () => {
+    await ensureServerBuilt();
+    const database = await createTestDatabase();
+    const slow = await startFakeEpay('20002', `k-${randomBytes(12).toString('hex')}`);
+    slow.latency.ms = 150;
+    const secret = randomBytes(32).toString('base64url');
+    const count = dbKind() === 'postgres' ? 2 : 1;
+    const servers = await Promise.all(Array.from({ length: count }, () => startServer(database, secret)));
+    try {
+      const admin = new HttpClient(() => servers[0]!);
+      await admin.ok('userLogin', { userAccount: 'admin', userPassword: 'AdminPassw0rd!' });
+      const channelId: number = await admin.ok('payChannelAdd', {
+        name: '查单易支付',
+        gateway: slow.gateway,
+        pid: slow.pid,
+        key: slow.key,
+        methods: ['alipay'],
+        enabled: 1,
+      });
+      const orderNos: string[] = [];
+      for (let u = 0; u < 3; u++) {
+        const userAccount = uniqueAccount('q');
+        await admin.ok('userAdd', { userAccount, userPassword: PASSWORD });
+        const buyer = new HttpClient(() => servers[u % servers.length]!);
+        await buyer.ok('userLogin', { userAccount, userPassword: PASSWORD });
+        for (let i = 0; i < 20; i++) {
+          const packageId: number = await admin.ok('mallAdd', {
+            coinName: `查单${u}-${i}`,
+            amount: 100,
+            addCoin: 5,
+            status: 1,
+            sort: 0,
+          });
+          orderNos.push((await buyer.ok('orderSubmit', { packageId, channelId, method: 'alipay' }, newKey())).orderNo);
+        }
+      }
+      const paid = orderNos[37]!;
+      slow.answers.set(paid, { paid: true, tradeNo: 'MP-1', money: '1.00' });
+      // Due now (their first check would come two minutes after they were placed).
+      const view = await inspect(database);
+      await view.built.context.db
+        .updateTable('orders')
+        .set({ nextCheckAt: 0 })
+        .where('orderNo', 'in', orderNos)
+        .execute();
+      const askedFor = (no: string) =>
+        slow.queries.filter((q) => q.get('act') === 'order' && q.get('out_trade_no') === no).length;
+      await expect.poll(() => orderNos.every((no) => askedFor(no) >= 1), { timeout: 30_000, interval: 200 }).toBe(true);
+      // Two more check intervals: nothing is asked twice (each order's next check is a minute away at least).
+      await new Promise((r) => setTimeout(r, 11_000));
+      expect(orderNos.filter((no) => askedFor(no) !== 1)).toEqual([]);
+      const credits = (await entriesOf(view)).filter((e) => e.reference === paid && e.kind === 'order_credit');
+      expect(credits).toHaveLength(1);
+      await expectLedgerConsistent(view);
+      await view.built.fastify.close();
+    } finally {
+      await Promise.all(servers.map((server) => kill(server.child, 'SIGKILL')));
+      await slow.close();
+      await database.drop();
+    }
+  }, 90_000);
 });

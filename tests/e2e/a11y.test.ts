@@ -109,7 +109,7 @@ beforeAll(async () => {
   const packageId = await admin.ok('mallAdd', {
     body: { coinName: '无障碍测试套餐', amount: 1000, addCoin: 100, status: 1, sort: 0 },
   });
-  await keyed(user.api, 'orderSubmit', { packageId });
+  const order = await keyed(user.api, 'orderSubmit', { packageId });
   await keyed(admin, 'userAddCoin', { userAccount: user.userAccount, coin: 50, description: '无障碍测试' });
   // A kind no other browser test shelves or opens (they share one server): 职教通.
   const platformId = await admin.ok('platformAdd', {
@@ -141,6 +141,8 @@ beforeAll(async () => {
     taskGet: { id: task.id },
     payChannelGet: { id: payChannelId },
     payChannelUpdate: { id: payChannelId },
+    payChannelCheck: { id: payChannelId },
+    orderGet: { id: order.id },
     quotaGrant: { userAccount: user.userAccount },
   };
 });

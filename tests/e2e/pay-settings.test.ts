@@ -244,7 +244,9 @@ describe('支付设置', () => {
       await page.getByRole('button', { name: '提交' }).click();
       await page.waitForURL((u) => u.pathname === '/pay_settings');
       await page.locator('.composed-detail', { hasText: '20 分钟' }).waitFor();
-      await env.adminApi.ok('paySettingsUpdate', { body: { orderTimeoutMinutes: Number(before) } });
+      await env.adminApi.ok('paySettingsUpdate', {
+        body: { orderTimeoutMinutes: Number(before), notifyRetentionDays: 90 },
+      });
 
       expect(pathOf(page)).toBe('/pay_settings');
       await expectNoKey(page);
@@ -334,15 +336,16 @@ describe('订单管理 and online payments', () => {
       await page.locator('.adm-action-sheet').waitFor();
       await overlaysSettled(page);
       expect(await page.locator('.adm-action-sheet-button-item').allTextContents()).toEqual([
+        '详情',
+        '补单（查询并入账）',
         '取消订单',
-        '向支付渠道查询',
         '复制订单号',
         '取消',
       ]);
       await shot(page, 'order-management-online-actions');
-      // Asking its gateway: not paid yet, so it stays waiting (the sandbox trade was never paid).
-      await page.locator('.adm-action-sheet-button-item', { hasText: '向支付渠道查询' }).click();
-      await toast(page, '已向支付渠道查询').waitFor();
+      // 补单: its channel is asked; not paid yet (the sandbox trade was never paid), said in a dialog, and it waits.
+      await page.locator('.adm-action-sheet-button-item', { hasText: '补单（查询并入账）' }).click();
+      await answerDialog(page, '沙箱支付（测试用）：未支付');
       await calm(page);
       expect(await rowOf(waiting.orderNo).textContent()).toContain('待付款');
 

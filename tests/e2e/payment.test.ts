@@ -165,8 +165,9 @@ describe('paying online through the cashier', () => {
       expect((await acted).status()).toBe(200);
       await page.close();
 
-      // No notification, no event: the order is still unpaid on the site.
-      await waiting.waitForTimeout(1500);
+      // No notification, no event: the order is still unpaid on the site. (And the server asks the gateways about an
+      // order at most once every 5 s: the check above had it ask, so 重新查询 comes after that.)
+      await waiting.waitForTimeout(5200);
       expect(await heading(waiting, '等待支付结果').count()).toBe(1);
       expect(await balance()).toBe(before);
 

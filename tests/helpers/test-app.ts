@@ -126,7 +126,7 @@ export async function startTestApp(overrides: Partial<AppConfig> = {}, options: 
   let built: BuiltApp;
   try {
     built = await buildApp(testConfig(options.database ? options.database(db.config) : db.config, overrides), {
-      logger: false,
+      logger: process.env.TEST_LOG ? { level: 'error' } : false,
       ...(options.realMailer ? {} : { mailer }),
       now: clock.now,
     });

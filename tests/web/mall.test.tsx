@@ -88,6 +88,8 @@ const submitted = (id: number, fields: Record<string, unknown> = {}) => ({
   expiresAt: null,
   paidBy: null,
   paidLate: false,
+  needsRefund: false,
+  refundedAt: null,
   reused: false,
   payUrl: null,
   ...fields,

@@ -5,7 +5,7 @@ import { screens } from '../../screens.config';
 import type { Schemas } from '../../src/api/operations';
 import { api } from '../../src/web/api';
 import type { ComposedScreen, ListScreen } from '../../src/web/config/types';
-import { actionSheet, confirm, toast } from '../../src/web/feedback';
+import { actionSheet, alert, confirm, toast } from '../../src/web/feedback';
 import { ComposedRenderer } from '../../src/web/renderers/ComposedRenderer';
 import { FormRenderer, type AnyFormScreen } from '../../src/web/renderers/FormRenderer';
 import { ListRenderer } from '../../src/web/renderers/ListRenderer';
@@ -50,6 +50,8 @@ const sandbox = (fields: Partial<Schemas['PayChannel']> = {}, origin = LOCAL) =>
   );
 const settings = (fields: Partial<Schemas['PaymentSetup']> = {}): Schemas['PaymentSetup'] => ({
   orderTimeoutMinutes: 15,
+  notifyRetentionDays: 90,
+  ordersNeedingRefund: 0,
   sandboxOnPublicOrigin: false,
   publicOrigin: LOCAL,
   ...fields,
@@ -73,6 +75,8 @@ const order = (fields: Partial<Schemas['Order']> = {}): Schemas['Order'] => ({
   expiresAt: null,
   paidBy: null,
   paidLate: false,
+  needsRefund: false,
+  refundedAt: null,
   ...fields,
 });
 
@@ -107,6 +111,7 @@ beforeEach(() => {
   vi.mocked(toast).mockReset();
   vi.mocked(confirm).mockReset();
   vi.mocked(actionSheet).mockReset();
+  vi.mocked(alert).mockReset();
   signIn(anAdmin());
 });
 afterEach(cleanup);
@@ -204,24 +209,59 @@ describe('/order_management', () => {
     ).toEqual(['全部渠道', '线下付款']);
   });
 
-  it('offers 确认收款 only on an offline order waiting for payment; an online one can only be cancelled', async () => {
-    answers([
+  it('offers 确认收款 only on an offline order waiting for payment; an online one gets 补单 instead', async () => {
+    const both = [
       order({ id: 1, orderNo: '261126AAAAAAAA', channelId: 1, channelName: '沙箱支付（测试用）', method: 'alipay' }),
       order({ id: 2, orderNo: '261126BBBBBBBB' }),
-    ]);
+    ];
+    answers(both);
     open('/order_management', <ListRenderer screen={byPath('/order_management') as ListScreen} />);
     fireEvent.click(await view.findByText('261126AAAAAAAA'));
     const online = vi.mocked(actionSheet).mock.calls[0]![0];
-    expect(online.map((a) => a.text)).toEqual(['取消订单', '向支付渠道查询', '复制订单号']);
-    // Instead of a confirmation by hand: its gateway is asked, by the order number.
+    expect(online.map((a) => a.text)).toEqual(['详情', '补单（查询并入账）', '取消订单', '复制订单号']);
+    // Instead of a confirmation by hand: its channels are asked (补单), and what each said is shown, not toasted.
+    call.mockImplementation(async (op: string) =>
+      op === 'orderReconcile'
+        ? {
+            order: order({ id: 1, status: 'paid', channelId: 1, channelName: '沙箱支付（测试用）' }),
+            answers: [
+              {
+                channelId: 1,
+                channelName: '沙箱支付（测试用）',
+                verdict: 'credited',
+                tradeNo: 'SBX1',
+                money: '9.90',
+                detail: null,
+              },
+              {
+                channelId: 2,
+                channelName: '某某易支付',
+                verdict: 'gateway_error',
+                tradeNo: null,
+                money: null,
+                detail: '超时：5 s',
+              },
+            ],
+          }
+        : op === 'payChannelListPage'
+          ? page([sandbox(), channel()])
+          : op === 'orderListPage'
+            ? page(both)
+            : true,
+    );
     online[1]!.onAction();
-    await waitFor(() => expect(bodiesOf('orderCheck')).toEqual([{ orderNo: '261126AAAAAAAA' }]));
-    expect(toast).toHaveBeenCalledWith('已向支付渠道查询，订单状态已刷新', 'success');
+    await waitFor(() => expect(bodiesOf('orderReconcile')).toEqual([{ id: 1 }]));
+    await waitFor(() => expect(alert).toHaveBeenCalled());
+    expect(vi.mocked(alert).mock.calls[0]).toEqual([
+      '补单结果',
+      '沙箱支付（测试用）：已入账\n某某易支付：网关出错：超时：5 s\n已入账：积分已发放给下单人。',
+    ]);
+    expect(toast).not.toHaveBeenCalledWith(expect.anything(), 'success');
     fireEvent.click(await view.findByText('261126BBBBBBBB'));
     const offline = vi.mocked(actionSheet).mock.calls[1]![0];
-    expect(offline.map((a) => a.text)).toEqual(['确认收款', '取消订单', '复制订单号']);
+    expect(offline.map((a) => a.text)).toEqual(['详情', '确认收款', '取消订单', '复制订单号']);
     vi.mocked(confirm).mockResolvedValueOnce(true);
-    offline[0]!.onAction();
+    offline[1]!.onAction();
     await waitFor(() => expect(callsOf('orderConfirm')).toHaveLength(1));
     expect(vi.mocked(confirm).mock.calls[0]![0]).toContain('线下');
   });
@@ -252,11 +292,12 @@ describe('/pay_settings', () => {
     expect(vi.mocked(actionSheet).mock.calls[0]![0].map((a) => a.text)).toEqual([
       '编辑',
       '关闭',
+      '渠道自检',
       '复制异步通知地址',
       '复制同步跳转地址',
     ]);
     fireEvent.click(box);
-    expect(vi.mocked(actionSheet).mock.calls[1]![0].map((a) => a.text)).toEqual(['编辑', '关闭']);
+    expect(vi.mocked(actionSheet).mock.calls[1]![0].map((a) => a.text)).toEqual(['编辑', '关闭', '渠道自检']);
   });
 
   it('switches a channel off after asking, sending the record as it is, and reads the screen again', async () => {
@@ -453,6 +494,22 @@ describe('home', () => {
     const alert = await view.findByRole('alert');
     expect(alert.textContent).toContain(`沙箱支付正在公网地址 ${PUBLIC} 上开启`);
     expect(within(alert).getByRole('link', { name: '去支付设置关闭' }).getAttribute('href')).toBe('/pay_settings');
+  });
+
+  it('tells the admin of money owed back to payers until every second payment is refunded, reading 支付设置 once', async () => {
+    call.mockImplementation(async (op: string) =>
+      op === 'paySettingsGet'
+        ? settings({ publicOrigin: PUBLIC, sandboxOnPublicOrigin: true, ordersNeedingRefund: 3 })
+        : [],
+    );
+    openHome();
+    await waitFor(() => expect(view.getAllByRole('alert')).toHaveLength(2));
+    const owed = view.getAllByRole('alert').find((a) => a.textContent?.includes('第二笔付款'))!;
+    expect(owed.textContent).toContain('有 3 个订单收到了第二笔付款，需要把钱退还给付款人。');
+    expect(within(owed).getByRole('link', { name: '去处理' }).getAttribute('href')).toBe(
+      '/order_management?needsRefund=true',
+    );
+    expect(callsOf('paySettingsGet')).toHaveLength(1);
   });
 
   it('shows nothing once it is off, and never asks for a user', async () => {

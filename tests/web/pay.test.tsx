@@ -93,6 +93,8 @@ const order = (fields: Record<string, unknown> = {}) => ({
   expiresAt: FUTURE,
   paidBy: null,
   paidLate: false,
+  needsRefund: false,
+  refundedAt: null,
   ...fields,
 });
 

@@ -694,6 +694,36 @@ export const formSchemas = {
     ],
     "additionalProperties": false
   },
+  orderEventPage: {
+    "$id": "orderEventPage",
+    "type": "object",
+    "properties": {
+      "orderId": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "current": {
+        "type": "integer",
+        "title": "页码",
+        "default": 1,
+        "minimum": 1,
+        "maximum": 100000
+      },
+      "pageSize": {
+        "type": "integer",
+        "title": "每页条数",
+        "default": 10,
+        "minimum": 1,
+        "maximum": 100
+      }
+    },
+    "required": [
+      "orderId"
+    ],
+    "additionalProperties": false
+  },
   orderListPage: {
     "$id": "orderListPage",
     "type": "object",
@@ -736,6 +766,10 @@ export const formSchemas = {
       "paidLate": {
         "type": "boolean",
         "title": "只看已关单后付款的订单"
+      },
+      "needsRefund": {
+        "type": "boolean",
+        "title": "只看需退款的订单"
       }
     },
     "additionalProperties": false
@@ -782,6 +816,10 @@ export const formSchemas = {
       "paidLate": {
         "type": "boolean",
         "title": "只看已关单后付款的订单"
+      },
+      "needsRefund": {
+        "type": "boolean",
+        "title": "只看需退款的订单"
       }
     },
     "additionalProperties": false
@@ -817,6 +855,78 @@ export const formSchemas = {
       "id",
       "channelId",
       "method"
+    ],
+    "additionalProperties": false
+  },
+  orderPaymentPage: {
+    "$id": "orderPaymentPage",
+    "type": "object",
+    "properties": {
+      "orderId": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "current": {
+        "type": "integer",
+        "title": "页码",
+        "default": 1,
+        "minimum": 1,
+        "maximum": 100000
+      },
+      "pageSize": {
+        "type": "integer",
+        "title": "每页条数",
+        "default": 10,
+        "minimum": 1,
+        "maximum": 100
+      }
+    },
+    "required": [
+      "orderId"
+    ],
+    "additionalProperties": false
+  },
+  orderReconcile: {
+    "$id": "orderReconcile",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      }
+    },
+    "required": [
+      "id"
+    ],
+    "additionalProperties": false
+  },
+  orderRefund: {
+    "$id": "orderRefund",
+    "type": "object",
+    "properties": {
+      "paymentId": {
+        "type": "integer",
+        "title": "付款",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "mode": {
+        "type": "string",
+        "title": "退款方式",
+        "description": "gateway 通过支付平台原路退回；offline 已在别处退款，只记录",
+        "enum": [
+          "gateway",
+          "offline"
+        ]
+      }
+    },
+    "required": [
+      "paymentId",
+      "mode"
     ],
     "additionalProperties": false
   },
@@ -1060,6 +1170,22 @@ export const formSchemas = {
     ],
     "additionalProperties": false
   },
+  payChannelCheck: {
+    "$id": "payChannelCheck",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "编号",
+        "minimum": 1,
+        "maximum": 2147483647
+      }
+    },
+    "required": [
+      "id"
+    ],
+    "additionalProperties": false
+  },
   payChannelListPage: {
     "$id": "payChannelListPage",
     "type": "object",
@@ -1157,6 +1283,43 @@ export const formSchemas = {
     ],
     "additionalProperties": false
   },
+  payNotifyLogPage: {
+    "$id": "payNotifyLogPage",
+    "type": "object",
+    "properties": {
+      "current": {
+        "type": "integer",
+        "title": "页码",
+        "default": 1,
+        "minimum": 1,
+        "maximum": 100000
+      },
+      "pageSize": {
+        "type": "integer",
+        "title": "每页条数",
+        "default": 10,
+        "minimum": 1,
+        "maximum": 100
+      },
+      "searchText": {
+        "type": "string",
+        "title": "订单号",
+        "maxLength": 32,
+        "pattern": "^[^\\p{C}]*$"
+      },
+      "channelId": {
+        "type": "integer",
+        "title": "渠道",
+        "minimum": 1,
+        "maximum": 2147483647
+      },
+      "accepted": {
+        "type": "boolean",
+        "title": "只看入账的（true）或只看被拒绝的（false）"
+      }
+    },
+    "additionalProperties": false
+  },
   paySettingsUpdate: {
     "$id": "paySettingsUpdate",
     "type": "object",
@@ -1166,10 +1329,18 @@ export const formSchemas = {
         "title": "未付款订单关闭时间（分钟）",
         "minimum": 5,
         "maximum": 1440
+      },
+      "notifyRetentionDays": {
+        "type": "integer",
+        "title": "回调记录保存天数",
+        "description": "回调记录和向支付平台的查询保存这么多天；订单自己的经过（下单、到账、关闭、退款）一直保留",
+        "minimum": 7,
+        "maximum": 3650
       }
     },
     "required": [
-      "orderTimeoutMinutes"
+      "orderTimeoutMinutes",
+      "notifyRetentionDays"
     ],
     "additionalProperties": false
   },
@@ -2945,17 +3116,23 @@ export const formPatternMessages: Record<FormSchemaId, Readonly<Record<string, s
   orderCancel: {},
   orderCheck: {"orderNo":"订单号是 14 位数字和大写字母"},
   orderConfirm: {},
+  orderEventPage: {},
   orderListPage: {"searchText":"不能包含控制字符"},
   orderMy: {"searchText":"不能包含控制字符"},
   orderPay: {},
+  orderPaymentPage: {},
+  orderReconcile: {},
+  orderRefund: {},
   orderSubmit: {},
   passkeyAdd: {},
   passkeyRemove: {},
   passkeyRemoveOfUser: {},
   payChannelAdd: {"gateway":"应以 http:// 或 https:// 开头，不含空格、? 和 #","key":"8 到 128 位，只能包含字母、数字和英文符号，不能有空格","methods":"至少选择一种付款方式","name":"不能包含控制字符或换行","pid":"只能包含字母、数字、- 和 _"},
+  payChannelCheck: {},
   payChannelListPage: {},
   payChannelUpdate: {"gateway":"应以 http:// 或 https:// 开头，不含空格、? 和 #","key":"8 到 128 位，只能包含字母、数字和英文符号，不能有空格","methods":"至少选择一种付款方式","name":"不能包含控制字符或换行","pid":"只能包含字母、数字、- 和 _"},
-  paySettingsUpdate: {"orderTimeoutMinutes":"请输入 5 到 1440 之间的分钟数"},
+  payNotifyLogPage: {"searchText":"不能包含控制字符"},
+  paySettingsUpdate: {"notifyRetentionDays":"请输入 7 到 3650 之间的天数","orderTimeoutMinutes":"请输入 5 到 1440 之间的分钟数"},
   platformAdd: {"description":"不能包含控制字符","kind":"应为 2–8 个小写字母","name":"不能包含控制字符或换行"},
   platformListPage: {"kind":"应为 2–8 个小写字母","searchText":"不能包含控制字符"},
   platformShelf: {},

@@ -1270,7 +1270,7 @@ export interface paths {
         put?: never;
         /**
          * 取消待付款订单
-         * @description 下单人可以取消自己的待付款订单，管理员可以取消任何待付款订单。
+         * @description 下单人可以取消自己的待付款订单（别人的订单与不存在的一样答复 404），管理员可以取消任何待付款订单。
          */
         post: operations["orderCancel"];
         delete?: never;
@@ -1290,7 +1290,9 @@ export interface paths {
         put?: never;
         /**
          * 去支付：为自己的待付款订单选择付款方式，得到收银台地址
-         * @description 只对自己未过期的待付款订单有效；可以换一种付款方式（订单号不变）。价格和积分以下单时的套餐为准，不由客户端提交。
+         * @description 只对自己未过期的待付款订单有效（别人的订单与不存在的一样答复 404）；可以换一种付款方式或渠道（订单号不变），
+         *     之前发往的渠道对这个订单仍然有效：在那边付款同样到账。价格和积分以下单时的套餐为准，不由客户端提交。
+         *     渠道的密钥无法读取（SESSION_SECRET 换过）时答复 409，请换一种付款方式。
          *     手机随后打开 payUrl（支付渠道的收银台），付款后回到 /pay_result。
          */
         post: operations["orderPay"];
@@ -1311,10 +1313,110 @@ export interface paths {
         put?: never;
         /**
          * 查看一个订单的付款结果（按订单号）
-         * @description 自己的订单（管理员：任何订单）。在线支付的订单还未到账时，向支付渠道查询一次（易支付 act=order），
-         *     已付款则按异步通知的同一规则到账（只到账一次）。
+         * @description 自己的订单（管理员：任何订单；别人的订单与不存在的一样答复 404）。在线支付的订单还未到账、或关闭不到 24 小时时，
+         *     向它发往过的每个支付渠道查询（易支付 act=order），已付款则按异步通知的同一规则到账（只到账一次，关闭后付款的标记
+         *     已关单后付款）。同一个订单每 5 秒最多查询一次，其间答复订单现在的状态。
          */
         post: operations["orderCheck"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/order/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** 管理员：一个订单（订单详情） */
+        get: operations["orderGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/order/event/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** 管理员：一个订单的付款经过（下单、发往哪个渠道、每次通知和查询及结论、到账、关闭、退款），按时间先后 */
+        post: operations["orderEventPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/order/payment/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员：支付平台为一个订单收到的每一笔付款（到账的那笔，以及需退款的第二笔），可逐笔退款
+         * @description takeBack 列出退款时要扣回的积分（下单人的到账积分、代理的返利）和各自的当前余额；第二笔付款没有积分要扣回。
+         */
+        post: operations["orderPaymentPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/order/reconcile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员：补单（查询并入账）——立即向订单发往过的每个支付渠道查询
+         * @description 任何状态的在线订单都可以补单：逐个渠道查询（易支付 act=order），答复每个渠道说了什么。支付平台说已付款、订单号和金额都对时，
+         *     按异步通知的同一规则入账，只入账一次：订单已关闭或取消的标记「已关单后付款」；已入账的订单收到另一个交易号的付款记为第二笔付款（需退款）。
+         *     写入审计日志。入账只发生一次由订单的条件更新保证，所以不需要 Idempotency-Key：再点一次只是再问一次。
+         */
+        post: operations["orderReconcile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/order/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员：退款一笔在线付款（原路退回或记为已线下退款）
+         * @description mode=gateway 通过支付平台的退款接口原路退回（易支付 act=refund；沙箱支付支持）；mode=offline 只记录已在别处退款。
+         *     退到账的那笔付款时，这个订单到账的积分（下单人的积分和代理的返利）在同一个事务里扣回（order_refund / rebate_refund），
+         *     余额不够时不退款，说明差多少积分；退第二笔付款不动积分。原路退款被支付平台拒绝时，扣回的积分退回，答复 409 和平台的原话。
+         *     每笔付款只退一次。同一个 Idempotency-Key 重试不重复退款。写入审计日志。
+         */
+        post: operations["orderRefund"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1352,9 +1454,11 @@ export interface paths {
          * 支付渠道的异步通知（易支付协议，GET）
          * @description 只给支付网关调用：没有会话，不要求防伪请求头，保护它的是签名。参数按易支付协议：pid、trade_no、out_trade_no、
          *     type、name、money、trade_status、sign、sign_type（以及网关附带的其他参数，一并参与签名）。
-         *     全部核对通过（MD5 签名、商户号、TRADE_SUCCESS、该渠道的在线订单、金额精确到分）才到账，在一个事务里：订单已付款、
-         *     积分入账一次、代理返利、站内信、实时事件，答复纯文本 success；重复通知只到账一次，也答复 success。
-         *     其他情况答复 fail，什么都不改，记录日志（不含密钥）并计入 /metrics 的 payment_notify_total。
+         *     按 pid 找到订单发往过的渠道，用那个渠道的密钥核对 MD5 签名；全部核对通过（签名、商户号、TRADE_SUCCESS、金额精确到分）
+         *     才到账，在一个事务里：订单已付款、积分入账一次、代理返利、站内信、实时事件，答复纯文本 success；重复通知只到账一次，
+         *     也答复 success；订单关闭或取消后才到的付款照样到账并标记已关单后付款；已到账的订单收到另一个交易号的付款记为第二笔付款
+         *     （需退款，不动积分），答复 success。其他情况答复 fail，什么都不改。每条通知连同发送方地址和结论写入回调记录（不含密钥和签名），
+         *     计入 /metrics 的 payment_notify_total。只接受查询字符串（GET）或 application/x-www-form-urlencoded 表单（POST），JSON 答复 fail。
          */
         get: operations["payNotify"];
         put?: never;
@@ -1438,6 +1542,48 @@ export interface paths {
          *     confirmPublic: true（它到账的是真积分），开启期间管理员首页显示警告。
          */
         post: operations["payChannelUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pay/notify/log/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员：回调记录——收到的每一条异步通知和结论，新的在前
+         * @description 时间、渠道、订单号、交易号、金额、付款方式、发送方地址和结论（已入账、重复通知、签名不符、商户号不符、金额不符、订单不存在、
+         *     未支付状态、第二笔付款……）。从不包含密钥和签名。保存支付设置里的天数（notifyRetentionDays）。按订单号搜索。
+         */
+        post: operations["payNotifyLogPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pay/channel/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 管理员：渠道自检——网关地址、商户号和密钥、异步通知地址是否正确，以及这个渠道最近一次通知
+         * @description 用渠道的商户号和密钥向网关查询商户信息（易支付 act=query），说明地址、商户号、密钥是否正确；检查站点地址（PUBLIC_ORIGIN）是否
+         *     https、服务器能否经站点地址访问到 /api/pay/notify（代理规则）；附上这个渠道最近一次异步通知及结论。每项 5 秒内答复。
+         */
+        post: operations["payChannelCheck"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3338,7 +3484,7 @@ export interface components {
          * 类型
          * @enum {string}
          */
-        CoinEntryKind: "admin_add" | "admin_reduce" | "transfer_out" | "transfer_in" | "order_credit" | "redeem" | "service_charge" | "service_refund" | "signup_bonus" | "agent_rebate";
+        CoinEntryKind: "admin_add" | "admin_reduce" | "transfer_out" | "transfer_in" | "order_credit" | "redeem" | "service_charge" | "service_refund" | "signup_bonus" | "agent_rebate" | "order_refund" | "rebate_refund";
         CoinEntry: {
             id: components["schemas"]["Id"];
             userId: components["schemas"]["Id"];
@@ -3503,6 +3649,13 @@ export interface components {
             paidBy: "online" | "manual" | null;
             /** 已关单后付款（订单关闭或取消后才收到付款，款已到账，请核对） */
             paidLate: boolean;
+            /** 需退款（已到账的订单又收到另一笔付款，请退还） */
+            needsRefund: boolean;
+            /**
+             * 退款时间
+             * @description 到账的那笔付款退款的时间；订单仍是 paid（它的积分已在退款时扣回）
+             */
+            refundedAt: number | null;
         };
         OrderSubmitRequest: {
             /** 套餐 */
@@ -3520,6 +3673,8 @@ export interface components {
             channelId?: number;
             /** 只看已关单后付款的订单 */
             paidLate?: boolean;
+            /** 只看需退款的订单 */
+            needsRefund?: boolean;
         };
         OrderPage: {
             records: components["schemas"]["Order"][];
@@ -3573,6 +3728,210 @@ export interface components {
             /** 未付款订单多少分钟后关闭 */
             orderTimeoutMinutes: number;
             methods: components["schemas"]["PayMethodOption"][];
+        };
+        /**
+         * 经过
+         * @description created 下单；sent 发往渠道（付款方式）；notify 收到异步通知；query 向支付平台查询；credited 到账；closed 超时关闭；
+         *     cancelled 取消；refunded 退款；refund_failed 原路退款被拒绝（积分已退回）
+         * @enum {string}
+         */
+        PaymentEventKind: "created" | "sent" | "notify" | "query" | "credited" | "closed" | "cancelled" | "refunded" | "refund_failed";
+        /**
+         * 结论
+         * @description 异步通知和查询的结论：credited 已入账；credited_late 已入账（关单后付款）；duplicate 重复（同一笔已入账）；second_payment
+         *     第二笔付款（需退款）；wrong_amount 金额不符；wrong_order 答复的订单号不符；bad_signature 签名不符；wrong_merchant 商户号不符；
+         *     unknown_order 订单不存在；not_paid 未支付；malformed 格式不对；gateway_error 网关出错（超时、HTTP 错误、答复无法读取）；
+         *     gateway_refused 网关拒绝（它的原话在 detail）；key_unusable 密钥无法读取，没有查询；insecure 网关是 http 地址，没有发送密钥；
+         *     closed_account 买家账号已注销，不再入账
+         * @enum {string}
+         */
+        PaymentVerdict: "credited" | "credited_late" | "duplicate" | "second_payment" | "wrong_amount" | "wrong_order" | "bad_signature" | "wrong_merchant" | "unknown_order" | "not_paid" | "malformed" | "gateway_error" | "gateway_refused" | "key_unusable" | "insecure" | "closed_account";
+        /**
+         * @example {
+         *       "id": 7,
+         *       "at": 1795940000000,
+         *       "kind": "notify",
+         *       "orderId": 12,
+         *       "orderNo": "261129K7P2MQXA",
+         *       "channelId": 2,
+         *       "channelName": "某某易支付",
+         *       "method": "alipay",
+         *       "tradeNo": "2026112912345678",
+         *       "money": "9.99",
+         *       "verdict": "wrong_amount",
+         *       "expectedAmount": 990,
+         *       "source": null,
+         *       "sender": "203.0.113.7",
+         *       "actorAccount": null,
+         *       "detail": null
+         *     }
+         */
+        PaymentEvent: {
+            id: components["schemas"]["Id"];
+            at: components["schemas"]["Timestamp"];
+            kind: components["schemas"]["PaymentEventKind"];
+            /** 订单 */
+            orderId: number | null;
+            /** 订单号（通知里写的） */
+            orderNo: string | null;
+            /** 渠道 */
+            channelId: number | null;
+            /** 渠道名称 */
+            channelName: string | null;
+            /** 付款方式 */
+            method: string | null;
+            /** 交易号 */
+            tradeNo: string | null;
+            /** 金额（元，支付平台写的） */
+            money: string | null;
+            /** 结论 */
+            verdict: components["schemas"]["PaymentVerdict"] | null;
+            /** 应付金额（分，金额不符时） */
+            expectedAmount: number | null;
+            /**
+             * 来源（notify 异步通知，sweep 定时查单，check 用户重新查询，admin 管理员补单）
+             * @enum {string|null}
+             */
+            source: "notify" | "sweep" | "check" | "admin" | null;
+            /** 通知发送方地址 */
+            sender: string | null;
+            /** 操作人 */
+            actorAccount: string | null;
+            /** 支付平台的原话或出错原因 */
+            detail: string | null;
+        };
+        PaymentEventPage: {
+            records: components["schemas"]["PaymentEvent"][];
+            total: number;
+            current: number;
+            pageSize: number;
+        };
+        OrderEventQuery: {
+            orderId: components["schemas"]["Id"];
+            current?: components["schemas"]["Current"];
+            pageSize?: components["schemas"]["PageSize"];
+        };
+        NotifyLogQuery: {
+            current?: components["schemas"]["Current"];
+            pageSize?: components["schemas"]["PageSize"];
+            /** 订单号 */
+            searchText?: components["schemas"]["SearchText"];
+            /** 渠道 */
+            channelId?: number & components["schemas"]["Id"];
+            /** 只看入账的（true）或只看被拒绝的（false） */
+            accepted?: boolean;
+        };
+        /**
+         * 退款方式
+         * @description gateway 通过支付平台原路退回；offline 已在别处退款，只记录
+         * @enum {string}
+         */
+        RefundMode: "gateway" | "offline";
+        CoinTakeBack: {
+            userId: components["schemas"]["Id"];
+            /** 账号 */
+            account: string;
+            /**
+             * 下单人或代理
+             * @enum {string}
+             */
+            kind: "buyer" | "agent";
+            /** 退款时扣回的积分 */
+            coins: number;
+            /** 当前余额 */
+            balance: number;
+        };
+        GatewayPayment: {
+            id: components["schemas"]["Id"];
+            orderId: components["schemas"]["Id"];
+            /** 订单号 */
+            orderNo: string;
+            channelId: components["schemas"]["Id"];
+            /** 渠道 */
+            channelName: string;
+            /** 交易号 */
+            tradeNo: string;
+            /** 金额（分） */
+            amount: number;
+            /** 是否为到账的那笔（false 为第二笔付款） */
+            credited: boolean;
+            receivedAt: components["schemas"]["Timestamp"];
+            /**
+             * 退款状态
+             * @enum {string|null}
+             */
+            refundState: "refunding" | "refunded" | null;
+            refundMode: components["schemas"]["RefundMode"] | null;
+            /** 退款时间 */
+            refundedAt: number | null;
+            /** 退款的管理员 */
+            refundedBy: string | null;
+            /** 退款时扣回的积分 */
+            takeBack: components["schemas"]["CoinTakeBack"][];
+        };
+        GatewayPaymentPage: {
+            records: components["schemas"]["GatewayPayment"][];
+            total: number;
+            current: number;
+            pageSize: number;
+        };
+        OrderRefundRequest: {
+            /** 付款 */
+            paymentId: number & components["schemas"]["Id"];
+            mode: components["schemas"]["RefundMode"];
+        };
+        ChannelAnswer: {
+            channelId: components["schemas"]["Id"];
+            /** 渠道 */
+            channelName: string;
+            verdict: components["schemas"]["PaymentVerdict"];
+            /** 交易号 */
+            tradeNo: string | null;
+            /** 金额（元） */
+            money: string | null;
+            /** 支付平台的原话或出错原因 */
+            detail: string | null;
+        };
+        OrderReconciled: {
+            order: components["schemas"]["Order"];
+            /** 每个渠道的答复 */
+            answers: components["schemas"]["ChannelAnswer"][];
+        };
+        ChannelCheckItem: {
+            /**
+             * 检查项
+             * @description key 密钥能否读取；gateway 网关地址；merchant 商户号和密钥；publicOrigin 站点地址；notifyPath 异步通知地址能否访问
+             * @enum {string}
+             */
+            item: "key" | "gateway" | "merchant" | "publicOrigin" | "notifyPath";
+            /**
+             * 结果
+             * @enum {string}
+             */
+            state: "ok" | "warn" | "fail" | "skipped";
+            /**
+             * 原因
+             * @enum {string}
+             */
+            reason: "builtin" | "readable" | "unreadable" | "answered" | "insecure" | "unreachable" | "timeout" | "http_status" | "not_epay" | "too_large" | "accepted" | "refused" | "https" | "localhost" | "http_public" | "ours" | "not_ours" | "not_checked";
+            /** 细节（HTTP 状态、网关的原话） */
+            detail: string | null;
+        };
+        ChannelCheck: {
+            channelId: components["schemas"]["Id"];
+            /** 渠道 */
+            name: string;
+            kind: components["schemas"]["PayChannelKind"];
+            /** 检查的网关地址 */
+            gateway: string;
+            /** 检查的商户号 */
+            pid: string;
+            checkedAt: components["schemas"]["Timestamp"];
+            /** 异步通知地址 */
+            notifyUrl: string;
+            items: components["schemas"]["ChannelCheckItem"][];
+            /** 最近一次异步通知 */
+            lastNotify: components["schemas"]["PaymentEvent"] | null;
         };
         /** @enum {string} */
         PayNotifyAnswer: "success" | "fail";
@@ -3657,6 +4016,10 @@ export interface components {
         PaymentSetup: {
             /** 未付款订单关闭时间（分钟） */
             orderTimeoutMinutes: number;
+            /** 回调记录保存天数 */
+            notifyRetentionDays: number;
+            /** 需退款的订单数（收到第二笔付款、还没有退还） */
+            ordersNeedingRefund: number;
             /** 沙箱支付正在公网地址上开启 */
             sandboxOnPublicOrigin: boolean;
             /** 站点地址（PUBLIC_ORIGIN） */
@@ -3665,6 +4028,11 @@ export interface components {
         PaySettingsUpdateRequest: {
             /** 未付款订单关闭时间（分钟） */
             orderTimeoutMinutes: number;
+            /**
+             * 回调记录保存天数
+             * @description 回调记录和向支付平台的查询保存这么多天；订单自己的经过（下单、到账、关闭、退款）一直保留
+             */
+            notifyRetentionDays: number;
         };
         SandboxPaySubmitRequest: {
             /** 商户号 */
@@ -3689,7 +4057,7 @@ export interface components {
          * 网关交易状态
          * @enum {string}
          */
-        SandboxTradeStatus: "pending" | "paid" | "failed" | "closed";
+        SandboxTradeStatus: "pending" | "paid" | "failed" | "closed" | "refunded";
         SandboxTrade: {
             /** 网关交易号 */
             tradeNo: string;
@@ -3805,6 +4173,11 @@ export interface components {
         /** 金额（分） */
         Fen: number;
         /**
+         * 收入（分）
+         * @description 当天（或时段内）付款的订单金额之和，减去同一时段内的退款（退款记在退款那天，已结束的一天数字不变），所以可以为负
+         */
+        NetFen: number;
+        /**
          * @example {
          *       "today": "2026-11-23",
          *       "timeZone": "Asia/Shanghai",
@@ -3890,20 +4263,20 @@ export interface components {
                  * @description 今天付款的订单数（在线支付和人工确认）
                  */
                 confirmedToday: number;
-                revenueToday: components["schemas"]["Fen"];
-                revenue30d: components["schemas"]["Fen"];
+                revenueToday: components["schemas"]["NetFen"];
+                revenue30d: components["schemas"]["NetFen"];
                 /**
                  * 今日在线支付收入（分）
-                 * @description 今天由支付渠道的通知或查单到账的订单金额之和（paidBy = online）
+                 * @description 今天由支付渠道的通知或查单到账的订单金额之和（paidBy = online），减去今天的退款（退款都经支付渠道）
                  */
-                revenueTodayOnline: components["schemas"]["Fen"];
+                revenueTodayOnline: components["schemas"]["NetFen"];
                 /**
                  * 今日人工确认收入（分）
                  * @description 今天由管理员确认收款的订单金额之和（paidBy = manual）；revenueTodayOnline + revenueTodayManual = revenueToday
                  */
                 revenueTodayManual: components["schemas"]["Fen"];
                 /** 30 天在线支付收入（分） */
-                revenue30dOnline: components["schemas"]["Fen"];
+                revenue30dOnline: components["schemas"]["NetFen"];
                 /**
                  * 30 天人工确认收入（分）
                  * @description revenue30dOnline + revenue30dManual = revenue30d
@@ -3937,7 +4310,7 @@ export interface components {
         };
         DashboardDay: {
             day: components["schemas"]["Day"];
-            revenue: components["schemas"]["Fen"];
+            revenue: components["schemas"]["NetFen"];
             /** 发放积分 */
             coinsIssued: number;
             /**
@@ -7239,6 +7612,191 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    orderGet: {
+        parameters: {
+            query: {
+                /** @example 1 */
+                id: components["parameters"]["IdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["Order"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    orderEventPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "orderId": 1,
+                 *       "current": 1,
+                 *       "pageSize": 20
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderEventQuery"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["PaymentEventPage"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    orderPaymentPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "orderId": 1,
+                 *       "current": 1,
+                 *       "pageSize": 20
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderEventQuery"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["GatewayPaymentPage"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    orderReconcile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["OrderReconciled"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    orderRefund: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description 每次尝试一个新值（如 UUID）；重试用同一个值，只生效一次；同一个值配不同的请求内容得到 409 / 40900。
+                 * @example 7f3c9a2e-1b4d-4e8f-9a6b-2c1d0e9f8a7b
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "paymentId": 1,
+                 *       "mode": "gateway"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderRefundRequest"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["GatewayPayment"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     payMethods: {
         parameters: {
             query?: never;
@@ -7487,6 +8045,79 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    payNotifyLogPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "current": 1,
+                 *       "pageSize": 20,
+                 *       "searchText": "261129K7P2MQXA"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NotifyLogQuery"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["PaymentEventPage"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    payChannelCheck: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 2
+                 *     }
+                 */
+                "application/json": components["schemas"]["IdRequest"];
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: components["schemas"]["ChannelCheck"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     paySettingsGet: {
         parameters: {
             query?: never;
@@ -7523,7 +8154,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "orderTimeoutMinutes": 15
+                 *       "orderTimeoutMinutes": 15,
+                 *       "notifyRetentionDays": 90
                  *     }
                  */
                 "application/json": components["schemas"]["PaySettingsUpdateRequest"];

@@ -52,7 +52,11 @@ export type CoinEntryKind =
   | 'service_charge'
   | 'service_refund'
   | 'signup_bonus'
-  | 'agent_rebate';
+  | 'agent_rebate'
+  /** A refunded order's coins taken back from its buyer (or given back when the gateway refused the refund). */
+  | 'order_refund'
+  /** The agent's rebate of a refunded order taken back (or given back with it). */
+  | 'rebate_refund';
 
 export interface CoinEntriesTable {
   id: Generated<number>;
@@ -211,6 +215,68 @@ export interface OrdersTable {
   paidBy: Generated<'online' | 'manual' | null>;
   /** 1: the money arrived after the order had closed or been cancelled (credited all the same, flagged for the admin). */
   paidLate: Generated<number>;
+  /** When the payment sweep asks this order's gateways next (null: never again). */
+  nextCheckAt: Generated<EpochMs | null>;
+  /** When a buyer's or admin's check last asked the gateways (重新查询 asks at most once every few seconds). */
+  lastAskedAt: Generated<EpochMs | null>;
+  /** 1 while a second payment for the order (another trade number) waits to be refunded. */
+  needsRefund: Generated<number>;
+  /** When the payment that credited the order was refunded (the order stays `paid`: its coins were taken back). */
+  refundedAt: Generated<EpochMs | null>;
+}
+
+/** A channel and method an order was sent to (migration 0025): each stays valid for the order. */
+export interface PaymentAttemptsTable {
+  orderId: number;
+  channelId: number;
+  method: PayMethod;
+  firstSentAt: EpochMs;
+  lastSentAt: EpochMs;
+}
+
+/** A payment a gateway reported for an order: the one that credited it, or a second one to refund. */
+export interface GatewayPaymentsTable {
+  id: Generated<number>;
+  orderId: number;
+  channelId: number;
+  tradeNo: string;
+  /** Fen. */
+  amount: number;
+  /** 1: this payment credited the order; 0: a second payment (需退款). */
+  credited: number;
+  receivedAt: EpochMs;
+  refundState: 'refunding' | 'refunded' | null;
+  refundMode: 'gateway' | 'offline' | null;
+  refundedAt: EpochMs | null;
+  refundedBy: number | null;
+}
+
+export type PaymentEventKind =
+  'created' | 'sent' | 'notify' | 'query' | 'credited' | 'closed' | 'cancelled' | 'refunded' | 'refund_failed';
+
+/** One step of an order's payment, or a notification that named no order of ours (回调记录). */
+export interface PaymentEventsTable {
+  id: Generated<number>;
+  at: EpochMs;
+  kind: PaymentEventKind;
+  orderId: number | null;
+  /** The order number as the notification named it (also for one that matches no order). */
+  orderNo: string | null;
+  channelId: number | null;
+  method: string | null;
+  tradeNo: string | null;
+  /** The money as the gateway wrote it ("9.90"). */
+  money: string | null;
+  verdict: string | null;
+  /** The order's price in fen, beside a notification of another amount. */
+  expectedAmount: number | null;
+  /** What told of it: a notification, or who asked a gateway (the sweep, the buyer's 重新查询, an admin's 补单). */
+  source: 'notify' | 'sweep' | 'check' | 'admin' | null;
+  /** The notification's sender (its IP address). */
+  sender: string | null;
+  actorId: number | null;
+  /** The gateway's own words (a refusal, an error), cut to 200 characters; never a key or a signature. */
+  detail: string | null;
 }
 
 export type PayMethod = 'alipay' | 'wxpay' | 'qqpay';
@@ -233,6 +299,8 @@ export interface PaymentChannelsTable {
 export interface PaymentSettingsTable {
   id: number;
   orderTimeoutMinutes: number;
+  /** How long 回调记录 and the gateway queries are kept. */
+  notifyRetentionDays: Generated<number>;
 }
 
 export interface SandboxPayTradesTable {
@@ -245,7 +313,7 @@ export interface SandboxPayTradesTable {
   money: string;
   notifyUrl: string;
   returnUrl: string;
-  status: 'pending' | 'paid' | 'failed' | 'closed';
+  status: 'pending' | 'paid' | 'failed' | 'closed' | 'refunded';
   createdAt: EpochMs;
   paidAt: EpochMs | null;
 }
@@ -435,6 +503,9 @@ export interface Database extends QuotaAiTables {
   orders: OrdersTable;
   paymentChannels: PaymentChannelsTable;
   paymentSettings: PaymentSettingsTable;
+  paymentAttempts: PaymentAttemptsTable;
+  gatewayPayments: GatewayPaymentsTable;
+  paymentEvents: PaymentEventsTable;
   sandboxPayTrades: SandboxPayTradesTable;
   redeemCodes: RedeemCodesTable;
   platforms: PlatformsTable;

@@ -10,6 +10,7 @@ import { csvStream, toCsv } from './csv.js';
 import type { CsvFile, CsvRow } from '../lib/csv-file.js';
 import type { EventStreamAnswer } from '../lib/event-stream.js';
 import type { HandlerContext, Handlers } from '../modules/handler-types.js';
+import { recordMalformed } from '../modules/payments/notify.js';
 import type { OperationSpec } from './openapi.js';
 import { clearSessionCookie, setSessionCookie } from './session-cookie.js';
 import { readDeviceCookies, setDeviceCookie } from './device-cookie.js';
@@ -156,13 +157,13 @@ function registerGatewayCallback(
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
       done(null, Object.fromEntries(new URLSearchParams(body as string))),
     );
-    // A body it cannot read (a broken JSON one, another type, too big) is a `fail` like any other refusal.
-    scope.setErrorHandler((error, request, reply) => {
-      app.metrics.payNotifies.inc({ result: 'malformed' });
-      request.log.warn(
-        { operationId: op.operationId, err: (error as Error).message },
-        'payment notification refused: unreadable',
-      );
+    // The contract declares the query string and a form; a JSON body is not a notification of this protocol.
+    scope.removeContentTypeParser(['application/json', 'text/plain']);
+    // A body it cannot read (JSON, another type, too big) is a `fail` like any other refusal, and kept in 回调记录.
+    scope.setErrorHandler(async (error, request, reply) => {
+      const why = (error as Error).message.slice(0, 200);
+      request.log.warn({ operationId: op.operationId, err: why }, 'payment notification refused: unreadable');
+      await recordMalformed(app, request.ip, why).catch((err: unknown) => request.log.error({ err }, 'recording'));
       return reply.code(200).type('text/plain; charset=utf-8').send('fail');
     });
     scope.route({
@@ -178,8 +179,8 @@ function registerGatewayCallback(
       handler: async (request, reply) => {
         reply.type('text/plain; charset=utf-8');
         if (request.validationError) {
-          app.metrics.payNotifies.inc({ result: 'malformed' });
           request.log.warn({ operationId: op.operationId }, 'payment notification refused: malformed parameters');
+          await recordMalformed(app, request.ip, request.validationError.message.slice(0, 200));
           return 'fail';
         }
         return await handler(new RequestContext(app, request, reply));

@@ -7,11 +7,13 @@ import type { Connector } from './connectors/connector.js';
 import { planDue } from './planner.js';
 import { releaseExpiredLeases } from '../modules/runs/queue-repo.js';
 import { Worker, type Claimed } from './worker.js';
-import { sweepPayments } from '../modules/payments/sweeper.js';
+import { PaymentChecks, sweepPayments } from '../modules/payments/sweeper.js';
 import { closeDueAccounts } from '../modules/closing/sweeper.js';
 
-/** How often this process sweeps unpaid online orders (asks gateways, closes expired ones) and due account closings. */
+/** How often this process sweeps unpaid online orders (closes expired ones, purges old records) and due closings. */
 export const SWEEP_MS = 60_000;
+/** How often this process looks for orders whose gateways are due to be asked (each order has its own time). */
+export const PAYMENT_CHECK_MS = 5_000;
 
 /**
  * Plans and executes platform services' runs in this process: a poll loop (planner, then claims up to the configured
@@ -30,6 +32,9 @@ export class Scheduler {
   private running = false;
   private lastSweep = 0;
   private sweeping: Promise<void> | undefined;
+  /** Asking gateways about unpaid orders: a loop of its own, so a hanging gateway holds up none of the sweeps. */
+  readonly paymentChecks: PaymentChecks;
+  private lastPaymentCheck = 0;
 
   constructor(
     private readonly app: AppContext,
@@ -38,6 +43,7 @@ export class Scheduler {
   ) {
     this.worker = new Worker(app, connector, this.owner, postgres);
     this.batches = new BatchRunner(app, this.owner, postgres);
+    this.paymentChecks = new PaymentChecks(app);
   }
 
   /** Starts the loop; runs left by a process that died are handed back first. */
@@ -57,6 +63,7 @@ export class Scheduler {
       ...this.inFlight,
       ...(this.batchSlot ? [this.batchSlot] : []),
       ...(this.sweeping ? [this.sweeping] : []),
+      ...(this.paymentChecks.running ? [this.paymentChecks.running] : []),
     ];
     if (busy.length === 0) return;
     let timer: NodeJS.Timeout | undefined;
@@ -100,6 +107,7 @@ export class Scheduler {
         this.pump();
         this.pumpBatches();
         this.sweep();
+        this.checkPayments();
       })
       .finally(() => {
         if (this.running) {
@@ -132,9 +140,19 @@ export class Scheduler {
     this.batchSlot = slot;
   }
 
+  /** Starts a pass over the orders due for a question to their gateways, unless one is under way. */
+  private checkPayments(): void {
+    const now = this.app.now();
+    if (!this.running || this.paymentChecks.running || now - this.lastPaymentCheck < PAYMENT_CHECK_MS) return;
+    this.lastPaymentCheck = now;
+    void this.paymentChecks
+      .start(() => this.running)
+      .catch((err: unknown) => this.app.log.error({ err }, 'scheduler: payment checks failed'));
+  }
+
   /**
-   * The minute's sweeps, one at a time, beside the runs: unpaid online orders (payments/sweeper.ts), then accounts
-   * whose cooling-off is over (closing/sweeper.ts).
+   * The minute's sweeps, one at a time, beside the runs: unpaid online orders (payments/sweeper.ts: closing expired
+   * ones, never waiting for a gateway), then accounts whose cooling-off is over (closing/sweeper.ts).
    */
   private sweep(): void {
     const now = this.app.now();
@@ -142,7 +160,7 @@ export class Scheduler {
     this.lastSweep = now;
     this.sweeping = sweepPayments(this.app)
       .then((done) => {
-        if (done.settled + done.closed > 0) this.app.log.info(done, 'payment sweep');
+        if (done.closed + done.purged > 0) this.app.log.info(done, 'payment sweep');
       })
       .catch((err: unknown) => this.app.log.error({ err }, 'scheduler: payment sweep failed'))
       .then(() => closeDueAccounts(this.app))

@@ -30,3 +30,24 @@ export function timeSlices(budgetMs: number = SLICE_MS): () => Promise<void> {
     since = performance.now();
   };
 }
+
+/**
+ * The same for several loops at once (the payment checks keep dozens of orders in flight, most of them waiting on a
+ * gateway): once the slice is spent, every loop that reaches its next step waits for the same turn of the event loop,
+ * so together they hold it about as long as one loop would. Measured (tests/bench/payment-sweep.mjs, SQLite, 2,000
+ * orders skipped on a gateway left alone): get/login p99 at 200/s was 39–87 ms with one timeSlices per loop, which
+ * each loop spent alone while the others ran on.
+ */
+export function sharedTimeSlices(budgetMs: number = SLICE_MS): () => Promise<void> {
+  let since = performance.now();
+  let turn: Promise<void> | undefined;
+  return () => {
+    if (turn) return turn;
+    if (performance.now() - since < budgetMs) return Promise.resolve();
+    turn = giveWay().then(() => {
+      since = performance.now();
+      turn = undefined;
+    });
+    return turn;
+  };
+}

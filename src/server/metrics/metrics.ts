@@ -18,6 +18,7 @@ export interface Metrics {
   coinMovements: Counter<'kind'>;
   /** Payment gateways' notifications (and order queries) by result: credited, duplicate, or why one was refused. */
   payNotifies: Counter<'result'>;
+  payQueries: Counter<'result'>;
 }
 
 /** What the registry reads when scraped: things another part of the app counts or holds. */
@@ -83,7 +84,13 @@ export function createMetrics(sources: MetricSources): Metrics {
     }),
     payNotifies: new Counter({
       name: 'payment_notify_total',
-      help: 'Payment notifications and order queries, by result (credited, duplicate, or the reason one was refused)',
+      help: 'Payment notifications received, by verdict (credited, duplicate, or the reason one was refused)',
+      labelNames: ['result'],
+      registers: [registry],
+    }),
+    payQueries: new Counter({
+      name: 'payment_query_total',
+      help: "Questions to payment gateways about an order (sweep, 重新查询, 补单), by verdict of each channel's answer",
       labelNames: ['result'],
       registers: [registry],
     }),

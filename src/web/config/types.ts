@@ -175,7 +175,20 @@ export const choiceAction = <R, Q extends OperationId, V, P extends OperationId>
  * correlated union), so a renderer generic in K sends `args(row)` to `operation` without a cast.
  */
 export type ActionCall<R, K extends OperationId = OperationId> = {
-  [P in K]: { operation: P; args: (row: R) => OperationArgs<P> };
+  [P in K]: {
+    operation: P;
+    args: (row: R) => OperationArgs<P>;
+    /**
+     * What the answer said, shown in a dialog instead of the `done` toast (补单: what each payment channel answered),
+     * for an outcome a toast would lose.
+     */
+    show?: (data: ResponseData<P>, row: R) => { title: string; content: string };
+    /**
+     * A refusal shown in a dialog under this title instead of a toast (a gateway's refusal of a refund, with what to do
+     * next): for refusals too long, or too important, to vanish.
+     */
+    refusalTitle?: string;
+  };
 }[K];
 
 /** A state shown as a coloured tag that also says it in words (colour is never the only signal). */
@@ -248,6 +261,8 @@ export interface ListScreen<K extends PageOperation = PageOperation> extends Scr
   operation: K;
   /** Whether the list takes a search box (the operation must accept searchText). */
   search?: boolean;
+  /** What the search box says while empty, when 输入关键字搜索 would promise more than it finds (订单号 only). */
+  searchPlaceholder?: string;
   sortFields?: readonly { field: string; label: string }[];
   // NoInfer: the operation alone decides K; the row callbacks are then checked against its rows.
   item: ListItem<RowOf<NoInfer<K>>>;
@@ -541,6 +556,8 @@ export interface ShowField<D> {
   label: string;
   value: (data: D) => string;
   tag?: (data: D) => TagValue | null;
+  /** A line under the label saying why the value or tag is what it is (a check's finding, what to do about it). */
+  note?: (data: D) => string | null;
 }
 
 /** The loaded record as a card: a heading, label/value rows and buttons (the same actions as a list's rows). */

@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { createElement, type ReactNode } from 'react';
 import { NOTIFY_MS, TOAST_MS } from '../config/constants';
 import { messages as t } from '../i18n/zh-CN';
 
@@ -41,7 +41,12 @@ export async function confirm(content: string, labels?: { ok: string; cancel: st
 /** A dialog with one OK button; OK, Escape (cancel) and a tap on the overlay all close it. */
 export async function alert(title: string, content: ReactNode): Promise<void> {
   const { Dialog } = await kit();
-  return Dialog.alert({ title, content, confirmText: t.shell.ok, closeOnMaskClick: true, 'aria-label': title });
+  // A text of several lines (what each payment channel answered) keeps its lines, read from the left.
+  const shown =
+    typeof content === 'string' && content.includes('\n')
+      ? createElement('div', { style: { whiteSpace: 'pre-line', textAlign: 'left' } }, content)
+      : content;
+  return Dialog.alert({ title, content: shown, confirmText: t.shell.ok, closeOnMaskClick: true, 'aria-label': title });
 }
 
 /** A proposal the user takes or leaves (an AI draft): answers true when they take it. */

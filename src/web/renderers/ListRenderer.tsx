@@ -114,7 +114,11 @@ export function ListRenderer({ screen: typed }: { screen: ListScreen<any> }) {
       {(screen.search || screen.addLink || screen.download) && (
         <div className="list-toolbar">
           {screen.search && (
-            <SearchBox initial={query.searchText ?? ''} onSearch={(searchText) => update({ searchText })} />
+            <SearchBox
+              initial={query.searchText ?? ''}
+              placeholder={screen.searchPlaceholder}
+              onSearch={(searchText) => update({ searchText })}
+            />
           )}
           {screen.download && (
             <a className="list-download" href={screen.download.href(params)} download>

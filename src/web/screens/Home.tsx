@@ -50,14 +50,21 @@ function useHomeAlerts(role: SignedInRole | 'notLogin'): Alert[] {
     const mine = (homeAlerts as readonly ErasedAlert[]).filter((a) =>
       (OPERATIONS[a.operation].roles as readonly string[]).includes(role),
     );
-    void Promise.all(
-      mine.map((a) =>
-        (api.call as (op: RecordOperation, init: object) => Promise<unknown>)(a.operation, {
-          signal: controller.signal,
-          quiet: true,
-        }).then(a.show, () => null),
-      ),
-    ).then((found) => {
+    // Each operation is read once, however many alerts word themselves from it (支付设置 says two things).
+    const reads = new Map<RecordOperation, Promise<unknown>>();
+    const read = (operation: RecordOperation) => {
+      let found = reads.get(operation);
+      if (!found)
+        reads.set(
+          operation,
+          (found = (api.call as (op: RecordOperation, init: object) => Promise<unknown>)(operation, {
+            signal: controller.signal,
+            quiet: true,
+          })),
+        );
+      return found;
+    };
+    void Promise.all(mine.map((a) => read(a.operation).then(a.show, () => null))).then((found) => {
       if (!controller.signal.aborted) setShown(found.filter((a): a is Alert => a !== null));
     });
     return () => controller.abort();

@@ -188,13 +188,17 @@ export default function PayResult() {
     return (
       <div className="app-page">
         <Result
-          status="success"
-          title={R.paid}
+          status={order.refundedAt === null ? 'success' : 'info'}
+          title={order.refundedAt === null ? R.paid : R.refunded}
           description={
-            <>
-              <span className="pay-credited">{R.credited(order.addCoin)}</span>
-              {user && <span className="pay-balance">{R.balance(user.coin)}</span>}
-            </>
+            order.refundedAt === null ? (
+              <>
+                <span className="pay-credited">{R.credited(order.addCoin)}</span>
+                {user && <span className="pay-balance">{R.balance(user.coin)}</span>}
+              </>
+            ) : (
+              R.refundedHint(order.addCoin)
+            )
           }
           className="pay-result"
         />

@@ -23,6 +23,7 @@ import * as sessionFactors from './2026_11_27_0021_session_factors.js';
 import * as payments from './2026_11_27_0022_payments.js';
 import * as runSlot from './2026_11_27_0023_run_slot.js';
 import * as policiesAndClosing from './2026_11_27_0024_policies_and_closing.js';
+import * as paymentRecords from './2026_11_29_0025_payment_records.js';
 
 /** Listed statically so the bundled server carries its migrations; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_27_0022_payments': payments,
   '2026_11_27_0023_run_slot': runSlot,
   '2026_11_27_0024_policies_and_closing': policiesAndClosing,
+  '2026_11_29_0025_payment_records': paymentRecords,
 };

@@ -170,3 +170,17 @@ export async function balancesWithSums(db: Db, after: number, upTo: number) {
     entryCount: Number(r.entryCount),
   }));
 }
+
+/**
+ * What a movement gave each account, by kind (an order's credit and its agent's rebate, by the order number), with
+ * each account's name and balance now: what a refund would take back.
+ */
+export const creditsOfReference = (db: Db, reference: string, kinds: readonly CoinEntryKind[]) =>
+  db
+    .selectFrom('coinEntries')
+    .innerJoin('users', 'users.id', 'coinEntries.userId')
+    .select(['coinEntries.userId', 'coinEntries.kind', 'coinEntries.amount', 'users.userAccount', 'users.coin'])
+    .where('coinEntries.reference', '=', reference)
+    .where('coinEntries.kind', 'in', kinds)
+    .orderBy('coinEntries.id')
+    .execute();

@@ -72,6 +72,14 @@ export interface DayFigures extends CoinTotals {
 }
 
 /**
+ * Fen refunded in [lo, hi) of payments that had credited their order: revenue is counted on the day an order was paid
+ * and a refund taken off on the day it was made, so a finished day's figures never change (the order stays paid).
+ */
+const refundedIn = (lo: number, hi: number) =>
+  sql`SELECT SUM(amount) FROM gateway_payments
+      WHERE credited = 1 AND refund_state = 'refunded' AND refunded_at >= ${lo} AND refunded_at < ${hi}`;
+
+/**
  * One day's figures, summed over the index ranges [lo, hi) of coin_entries_created, orders_paid and users_created:
  * the rows of a single day, so the statement stays short (a few ms at ~10,000 entries a day).
  */
@@ -86,7 +94,8 @@ export async function figuresBetween(db: Db, lo: number, hi: number): Promise<Da
              SUM(CASE WHEN kind NOT IN ${TRANSFER} AND amount < 0 THEN -amount ELSE 0 END) AS removed,
              SUM(CASE WHEN kind = 'service_charge' THEN -amount ELSE 0 END) AS spent
            FROM coin_entries WHERE created_at >= ${lo} AND created_at < ${hi}) c,
-          (SELECT COUNT(*) AS paid, SUM(amount) AS revenue
+          (SELECT COUNT(*) AS paid,
+             COALESCE(SUM(amount), 0) - COALESCE((${refundedIn(lo, hi)}), 0) AS revenue
            FROM orders WHERE status = 'paid' AND paid_at >= ${lo} AND paid_at < ${hi}) o,
           (SELECT COUNT(*) AS users FROM users WHERE created_at >= ${lo} AND created_at < ${hi}) u`,
   );
@@ -204,7 +213,12 @@ export async function revenueByPaidBy(
         FROM orders WHERE status = 'paid' AND paid_at >= ${lo} AND paid_at < ${hi}
         GROUP BY paid_by`,
   );
-  return found.map((r) => ({ paidBy: r.paidBy, revenue: n(r.revenue) }));
+  // Refunds go through a payment channel: taken off the online revenue of their day.
+  const [refunds] = await rows<{ fen: unknown }>(db, sql`SELECT (${refundedIn(lo, hi)}) AS fen`);
+  return [
+    ...found.map((r) => ({ paidBy: r.paidBy, revenue: n(r.revenue) })),
+    ...(n(refunds?.fen) > 0 ? [{ paidBy: 'online', revenue: -n(refunds?.fen) }] : []),
+  ];
 }
 
 export async function serviceFigures(db: Db, today: string) {
@@ -256,7 +270,7 @@ export async function coinsPerDay(db: Db, days: readonly DayBounds[]): Promise<C
   return found.map((r) => ({ day: r.day, issued: n(r.issued), spent: n(r.spent) }));
 }
 
-/** Revenue (fen) of orders paid on each site day. */
+/** Revenue (fen) of orders paid on each site day, less the refunds made that day. */
 export async function revenuePerDay(db: Db, days: readonly DayBounds[]): Promise<{ day: string; revenue: number }[]> {
   const found = await rows<{ day: string; revenue: unknown }>(
     db,
@@ -265,7 +279,17 @@ export async function revenuePerDay(db: Db, days: readonly DayBounds[]): Promise
         FROM days d JOIN orders o ON o.status = 'paid' AND o.paid_at >= d.lo AND o.paid_at < d.hi
         GROUP BY d.day`,
   );
-  return found.map((r) => ({ day: r.day, revenue: n(r.revenue) }));
+  const refunds = await rows<{ day: string; fen: unknown }>(
+    db,
+    sql`WITH ${daysTable(days)}
+        SELECT d.day AS day, SUM(p.amount) AS fen
+        FROM days d JOIN gateway_payments p ON p.credited = 1 AND p.refund_state = 'refunded'
+          AND p.refunded_at >= d.lo AND p.refunded_at < d.hi
+        GROUP BY d.day`,
+  );
+  const net = new Map(found.map((r) => [r.day, n(r.revenue)]));
+  for (const r of refunds) net.set(r.day, (net.get(r.day) ?? 0) - n(r.fen));
+  return [...net].map(([day, revenue]) => ({ day, revenue }));
 }
 
 /** Accounts created on each site day. */

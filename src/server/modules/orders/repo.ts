@@ -9,6 +9,7 @@ export interface OrderListQuery extends PageQuery {
   /** 0: offline orders (no channel); otherwise that channel's. */
   channelId?: number;
   paidLate?: boolean;
+  needsRefund?: boolean;
 }
 
 /** Orders with the buyer's account name (kept even when the account is later deleted) and their channel's name. */
@@ -46,6 +47,7 @@ function filtered(db: Db, query: OrderListQuery, scope: { userId?: number }) {
   if (query.channelId === 0) q = q.where('orders.channelId', 'is', null);
   else if (query.channelId !== undefined) q = q.where('orders.channelId', '=', query.channelId);
   if (query.paidLate) q = q.where('orders.paidLate', '=', 1);
+  if (query.needsRefund) q = q.where('orders.needsRefund', '=', 1);
   if (query.searchText) {
     const text = query.searchText;
     // A buyer searches its own order numbers and package names; an admin order numbers and buyers' accounts.
@@ -133,6 +135,8 @@ export async function markPaid(
       ...change,
       status: 'paid',
       paidLate: late ? eb.case().when('status', '=', 'cancelled').then(1).else(0).end() : 0,
+      // A paid order's gateways are not asked again.
+      nextCheckAt: null,
     }))
     .where('id', '=', id)
     .where('status', 'in', late ? ['pending', 'cancelled'] : ['pending'])
@@ -173,18 +177,81 @@ export const expiredOnline = (db: Db, now: number, limit: number) =>
     .limit(limit)
     .execute();
 
-/** Unpaid online orders made before `before` and not yet expired (plus a grace period): worth asking the gateway. */
-export const pendingOnlineSince = (db: Db, range: { from: number; before: number }, limit: number) =>
-  db
+/**
+ * Claims up to `limit` orders whose gateways are due to be asked (each order's own next_check_at, the oldest due
+ * first), moving their next check to `leaseUntil`: another process claims other orders, and an order whose asker died
+ * is due again when the lease ends. One statement: of two processes claiming at once, each order goes to one (SKIP
+ * LOCKED on PostgreSQL; SQLite has one writer).
+ */
+export async function claimDueChecks(
+  db: Db,
+  claim: { now: number; leaseUntil: number; limit: number; postgres: boolean },
+): Promise<{ id: number }[]> {
+  let due = db
     .selectFrom('orders')
-    .select(['id', 'orderNo', 'channelId', 'amount'])
-    .where('status', '=', 'pending')
-    .where('channelId', 'is not', null)
-    .where('createdAt', '<', range.before)
-    .where('createdAt', '>=', range.from)
-    .orderBy('createdAt')
-    .limit(limit)
+    .select('id')
+    .where('nextCheckAt', '<=', claim.now)
+    .orderBy('nextCheckAt')
+    .limit(claim.limit);
+  if (claim.postgres) due = due.forUpdate().skipLocked();
+  return db
+    .updateTable('orders')
+    .set({ nextCheckAt: claim.leaseUntil })
+    .where('id', 'in', due)
+    .returning('id')
     .execute();
+}
+
+/** Schedules an order's first check unless one is scheduled already (an order sent to a second channel keeps its own). */
+export async function setNextCheckIfUnset(db: Db, id: number, at: number): Promise<void> {
+  await db
+    .updateTable('orders')
+    .set({ nextCheckAt: at })
+    .where('id', '=', id)
+    .where('nextCheckAt', 'is', null)
+    .execute();
+}
+
+/** When the sweep asks this order's gateways next (null: never again). */
+export async function setNextCheck(db: Db, id: number, at: number | null): Promise<void> {
+  await db.updateTable('orders').set({ nextCheckAt: at }).where('id', '=', id).execute();
+}
+
+/**
+ * Takes the right to ask an order's gateways now for a buyer's 重新查询: answers false when someone asked less than
+ * `gapMs` ago (one conditional update, so of many taps at once one asks).
+ */
+export async function claimAsk(db: Db, id: number, now: number, gapMs: number): Promise<boolean> {
+  const result = await db
+    .updateTable('orders')
+    .set({ lastAskedAt: now })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('lastAskedAt', 'is', null), eb('lastAskedAt', '<=', now - gapMs)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** How many orders wait for a second payment to be refunded (the admin's home says so). */
+export async function countNeedingRefund(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('orders')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('needsRefund', '=', 1)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function setNeedsRefund(db: Db, id: number, needsRefund: boolean): Promise<void> {
+  await db
+    .updateTable('orders')
+    .set({ needsRefund: needsRefund ? 1 : 0 })
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function setRefundedAt(db: Db, id: number, at: number | null): Promise<void> {
+  await db.updateTable('orders').set({ refundedAt: at }).where('id', '=', id).execute();
+}
 
 /**
  * Holds the user's row until the transaction ends (PostgreSQL), so one user's submissions count their pending orders

@@ -5,7 +5,7 @@ import { siteDay } from '../../lib/site-time.js';
 import type { AppContext } from '../context.js';
 import type { Db } from '../../db/database.js';
 import { mapPage, type Page } from '../../db/paging.js';
-import { badParams, conflict, noPermission, notFound } from '../../lib/errors.js';
+import { badParams, conflict, notFound } from '../../lib/errors.js';
 import { writeAudit } from '../../support/audit/repo.js';
 import { ownerAndAdmins, publish } from '../../live/events.js';
 import { idempotent } from '../coins/idempotency.js';
@@ -15,7 +15,11 @@ import * as mall from '../mall/repo.js';
 import type { SessionUser } from '../sessions/service.js';
 import { findLiveSite } from '../site/repo.js';
 import * as users from '../users/repo.js';
+import * as records from './payment-records-repo.js';
 import * as repo from './repo.js';
+
+/** An unpaid online order's gateways are first asked about this long after it was sent (its notification may be lost). */
+export const FIRST_CHECK_AFTER_MS = 60_000;
 
 /** How many unpaid orders one user may have at a time. */
 export const MAX_PENDING_ORDERS = 20;
@@ -46,7 +50,36 @@ export const toView = (o: repo.OrderRow): Schemas['Order'] => ({
   expiresAt: o.expiresAt === null ? null : Number(o.expiresAt),
   paidBy: o.paidBy,
   paidLate: Number(o.paidLate) === 1,
+  needsRefund: Number(o.needsRefund) === 1,
+  refundedAt: o.refundedAt === null ? null : Number(o.refundedAt),
 });
+
+/**
+ * The order was sent to this channel and method (a first purchase, 去支付, the same package bought again): the
+ * channel stays valid for the order beside the earlier ones, the timeline says so, and its gateways are asked about
+ * it from a couple of minutes on.
+ */
+async function sentTo(trx: Db, orderId: number, online: OnlinePayment, now: number): Promise<void> {
+  await records.recordAttempt(trx, { orderId, channelId: online.channelId, method: online.method, now });
+  await records.insertEvent(trx, {
+    at: now,
+    kind: 'sent',
+    orderId,
+    channelId: online.channelId,
+    method: online.method,
+  });
+  await repo.setNextCheckIfUnset(trx, orderId, now + FIRST_CHECK_AFTER_MS);
+}
+
+/** Points a pending order at the buyer's chosen channel and method (去支付); answers whether it was still pending. */
+export async function choosePayment(app: AppContext, orderId: number, online: OnlinePayment): Promise<boolean> {
+  const now = app.now();
+  return app.db.transaction().execute(async (trx) => {
+    if (!(await repo.choosePayment(trx, orderId, { ...online, deadline: now + online.timeoutMs }))) return false;
+    await sentTo(trx, orderId, online, now);
+    return true;
+  });
+}
 
 /** How an order is to be paid online: chosen by the buyer, checked by payments/checkout.ts before it comes here. */
 export interface OnlinePayment {
@@ -74,7 +107,8 @@ export async function submit(
     const now = app.now();
     const open = await repo.findOpenOrderFor(trx, actor.id, pkg.id, now);
     if (open) {
-      if (online) await repo.choosePayment(trx, open.id, { ...online, deadline: now + online.timeoutMs });
+      if (online && (await repo.choosePayment(trx, open.id, { ...online, deadline: now + online.timeoutMs })))
+        await sentTo(trx, open.id, online, now);
       return { order: (await repo.findOrder(trx, open.id))!, reused: true };
     }
     if ((await repo.countPending(trx, actor.id)) >= MAX_PENDING_ORDERS) {
@@ -94,6 +128,8 @@ export async function submit(
       handledBy: null,
       ...(online ? { channelId: online.channelId, method: online.method, expiresAt: now + online.timeoutMs } : {}),
     });
+    await records.insertEvent(trx, { at: now, kind: 'created', orderId: id, actorId: actor.id });
+    if (online) await sentTo(trx, id, online, now);
     await orderChanged(trx, { id, userId: actor.id }, 'created');
     return { order: (await repo.findOrder(trx, id))!, reused: false };
   });
@@ -128,7 +164,9 @@ export async function confirm(
     if (!order) throw notFound(NOT_FOUND);
     if (order.channelId !== null && order.status === 'pending')
       throw conflict('这是在线支付的订单，付款后由支付平台通知自动到账，不能手动确认；用户未付款可以取消');
-    if (!(await settlePaid(trx, app.now(), order, { by: actor.id, tradeNo: null, metrics: app.metrics })))
+    if (
+      !(await settlePaid(trx, app.now(), order, { by: actor.id, tradeNo: null, channelId: null, metrics: app.metrics }))
+    )
       throw conflict(ALREADY_HANDLED);
     return toView((await repo.findOrder(trx, order.id))!);
   });
@@ -146,11 +184,20 @@ export async function settlePaid(
   trx: Db,
   now: number,
   order: repo.OrderRow,
-  payment: { by: number | null; tradeNo: string | null } & Counted,
+  payment: { by: number | null; tradeNo: string | null; channelId: number | null } & Counted,
 ): Promise<boolean> {
   const paidBy = payment.by === null ? 'online' : 'manual';
   if (!(await repo.markPaid(trx, order.id, { paidAt: now, handledBy: payment.by, paidBy, tradeNo: payment.tradeNo })))
     return false;
+  // A gateway's payment is recorded by payments/settle.ts, after the notification or answer that told of it.
+  if (payment.by !== null)
+    await records.insertEvent(trx, {
+      at: now,
+      kind: 'credited',
+      orderId: order.id,
+      actorId: payment.by,
+      source: 'admin',
+    });
   const addCoin = Number(order.addCoin);
   const postings: Posting[] = [
     { userId: order.userId, amount: addCoin, kind: 'order_credit', description: `购买套餐「${order.coinName}」` },
@@ -219,12 +266,14 @@ export async function cancel(app: AppContext, actor: SessionUser, id: number): P
   const order = await repo.findOrder(app.db, id);
   if (!order) throw notFound(NOT_FOUND);
   const isAdmin = actor.userRole === 'admin';
-  if (!isAdmin && order.userId !== actor.id) throw noPermission('只能取消自己的订单');
+  // Another buyer's order answers as a missing one does: its number tells a stranger nothing.
+  if (!isAdmin && order.userId !== actor.id) throw notFound(NOT_FOUND);
   if (order.status !== 'pending') throw conflict(ALREADY_HANDLED);
   const now = app.now();
   return app.db.transaction().execute(async (trx) => {
     if (!(await repo.cancelPending(trx, id, { cancelledAt: now, handledBy: actor.id })))
       throw conflict(ALREADY_HANDLED);
+    await records.insertEvent(trx, { at: now, kind: 'cancelled', orderId: id, actorId: actor.id });
     // The buyer who cancels its own order needs no notice of it; one cancelled by an admin does.
     if (order.userId !== actor.id)
       await events.orderCancelled(trx, { userId: order.userId, coinName: order.coinName, orderNo: order.orderNo }, now);
@@ -256,6 +305,7 @@ export async function closeExpired(app: AppContext, limit = 200): Promise<number
   for (const order of await repo.expiredOnline(app.db, now, limit)) {
     const done = await app.db.transaction().execute(async (trx) => {
       if (!(await repo.cancelPending(trx, order.id, { cancelledAt: now, handledBy: null }))) return false;
+      await records.insertEvent(trx, { at: now, kind: 'closed', orderId: order.id });
       await orderChanged(trx, order, 'cancelled');
       return true;
     });

@@ -8,7 +8,9 @@ import { isLocalOrigin } from '../../lib/public-origin.js';
 import { writeAudit } from '../../support/audit/repo.js';
 import type { SessionUser } from '../sessions/service.js';
 import type { OpenChannel } from './connectors/index.js';
+import { keySafeAt } from './connectors/epay.js';
 import { cashierUrl } from './connectors/sandbox.js';
+import { countNeedingRefund } from '../orders/repo.js';
 import * as repo from './repo.js';
 import * as secret from './secret.js';
 
@@ -98,7 +100,10 @@ export async function get(app: AppContext, id: number): Promise<Schemas['PayChan
 
 /** The methods of every channel that is on, for the mall; no channel names (the payer never reads 沙箱). */
 export async function methods(app: AppContext): Promise<Schemas['PayMethods']> {
-  const on = (await repo.allChannels(app.db)).filter((row) => isOn(app, row));
+  // A channel whose key cannot be opened (SESSION_SECRET changed) cannot sign a payment: not offered until re-entered.
+  const on = (await repo.allChannels(app.db)).filter(
+    (row) => isOn(app, row) && secret.open(app.config.sessionSecret, row.keyCipher) !== null,
+  );
   const offered = on.flatMap((row) => methodsOf(row).map((method) => ({ row, method })));
   // Two channels offering one method are told apart by the channel (the sandbox as 模拟: a payer never reads 沙箱).
   const twice = (method: PayMethod) => offered.filter((o) => o.method === method).length > 1;
@@ -114,11 +119,20 @@ export async function methods(app: AppContext): Promise<Schemas['PayMethods']> {
   };
 }
 
+/** The merchant key rides in every query and refund: a gateway must be https (or this machine, for a local one). */
+function refuseInsecure(gateway: string | undefined): void {
+  if (gateway && !keySafeAt(gateway))
+    throw badParams(
+      '网关地址必须以 https:// 开头：查单和退款要带上商户密钥，http 会让密钥以明文经过网络（只有本机地址可以用 http）',
+    );
+}
+
 export async function add(
   app: AppContext,
   actor: SessionUser,
   input: Schemas['PayChannelAddRequest'],
 ): Promise<number> {
+  refuseInsecure(input.gateway);
   const now = app.now();
   return app.db.transaction().execute(async (trx) => {
     const id = await repo.insertChannel(trx, {
@@ -173,6 +187,7 @@ export async function update(
     );
   if (!sandbox && (!input.name?.trim() || !input.gateway || !input.pid))
     throw badParams('请填写名称、网关地址和商户号');
+  if (!sandbox) refuseInsecure(input.gateway);
   const now = app.now();
   const patch = sandbox
     ? { methods: methodsText(input.methods ?? []), enabled: input.enabled, updatedAt: now }
@@ -207,6 +222,8 @@ export async function settings(app: AppContext): Promise<Schemas['PaymentSetup']
   const sandbox = await repo.findSandboxChannel(app.db);
   return {
     orderTimeoutMinutes: await repo.orderTimeoutMinutes(app.db),
+    notifyRetentionDays: await repo.notifyRetentionDays(app.db),
+    ordersNeedingRefund: await countNeedingRefund(app.db),
     sandboxOnPublicOrigin: !isLocalOrigin(app.config.publicOrigin) && sandbox !== undefined && isOn(app, sandbox),
     publicOrigin: app.config.publicOrigin.origin,
   };
@@ -219,18 +236,15 @@ export async function updateSettings(
 ): Promise<true> {
   const now = app.now();
   await app.db.transaction().execute(async (trx) => {
-    const before = await repo.orderTimeoutMinutes(trx);
-    await repo.setOrderTimeoutMinutes(trx, input.orderTimeoutMinutes);
+    const before = {
+      orderTimeoutMinutes: await repo.orderTimeoutMinutes(trx),
+      notifyRetentionDays: await repo.notifyRetentionDays(trx),
+    };
+    const after = { orderTimeoutMinutes: input.orderTimeoutMinutes, notifyRetentionDays: input.notifyRetentionDays };
+    await repo.setPaymentSettings(trx, after);
     await writeAudit(
       trx,
-      {
-        actorId: actor.id,
-        action: 'paySettings.update',
-        targetType: 'payment',
-        targetId: 1,
-        before: { orderTimeoutMinutes: before },
-        after: { orderTimeoutMinutes: input.orderTimeoutMinutes },
-      },
+      { actorId: actor.id, action: 'paySettings.update', targetType: 'payment', targetId: 1, before, after },
       now,
     );
   });

@@ -47,6 +47,13 @@ export const orderTimeoutMinutes = async (db: Db): Promise<number> =>
   (await db.selectFrom('paymentSettings').select('orderTimeoutMinutes').where('id', '=', 1).executeTakeFirst())
     ?.orderTimeoutMinutes ?? 15;
 
-export async function setOrderTimeoutMinutes(db: Db, minutes: number): Promise<void> {
-  await db.updateTable('paymentSettings').set({ orderTimeoutMinutes: minutes }).where('id', '=', 1).execute();
+export const notifyRetentionDays = async (db: Db): Promise<number> =>
+  (await db.selectFrom('paymentSettings').select('notifyRetentionDays').where('id', '=', 1).executeTakeFirst())
+    ?.notifyRetentionDays ?? 90;
+
+export async function setPaymentSettings(
+  db: Db,
+  settings: { orderTimeoutMinutes: number; notifyRetentionDays: number },
+): Promise<void> {
+  await db.updateTable('paymentSettings').set(settings).where('id', '=', 1).execute();
 }

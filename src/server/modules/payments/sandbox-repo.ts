@@ -20,14 +20,28 @@ export const liveTradeFor = (db: Db, channelId: number, outTradeNo: string) =>
     .orderBy('createdAt', 'desc')
     .executeTakeFirst();
 
+/** A trade the payer paid for the order (refunded later or not: the money was taken), the newest. */
 export const paidTradeFor = (db: Db, channelId: number, outTradeNo: string) =>
   db
     .selectFrom('sandboxPayTrades')
     .selectAll()
     .where('channelId', '=', channelId)
     .where('outTradeNo', '=', outTradeNo)
+    .where('status', 'in', ['paid', 'refunded'])
+    .orderBy('createdAt', 'desc')
+    .executeTakeFirst();
+
+/** Refunds a paid trade; answers false when there is none to refund (unknown, unpaid, refunded already). */
+export async function refundTrade(db: Db, channelId: number, tradeNo: string): Promise<boolean> {
+  const result = await db
+    .updateTable('sandboxPayTrades')
+    .set({ status: 'refunded' })
+    .where('tradeNo', '=', tradeNo)
+    .where('channelId', '=', channelId)
     .where('status', '=', 'paid')
     .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
 
 export async function insertTrade(db: Db, row: Insertable<SandboxPayTradesTable>): Promise<void> {
   await db.insertInto('sandboxPayTrades').values(row).execute();

@@ -46,8 +46,14 @@ export function DetailPartView({
       <List className="composed-fields">
         {part.fields.map((field) => {
           const tag = field.tag?.(data);
+          // A field may also say why (a check's finding): its words go under the label.
+          const note = field.note?.(data);
           return (
-            <List.Item key={field.label} extra={tag ? <StateTag value={tag} /> : field.value(data) || '—'}>
+            <List.Item
+              key={field.label}
+              extra={tag ? <StateTag value={tag} /> : field.value(data) || '—'}
+              description={note || undefined}
+            >
               {field.label}
             </List.Item>
           );

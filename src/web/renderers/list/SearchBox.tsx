@@ -7,12 +7,20 @@ import { signedInMessages as w } from '../../i18n/zh-CN-signed-in';
  * A list's search box. Its clear control is a real 44 px button named 清除搜索: antd-mobile's own is a 23 px div with
  * an aria-label a div may not carry, out of reach of a keyboard and too small for a thumb.
  */
-export function SearchBox({ initial, onSearch }: { initial: string; onSearch: (text: string | undefined) => void }) {
+export function SearchBox({
+  initial,
+  placeholder,
+  onSearch,
+}: {
+  initial: string;
+  placeholder?: string;
+  onSearch: (text: string | undefined) => void;
+}) {
   const [value, setValue] = useState(initial);
   return (
     <div className="list-search">
       <SearchBar
-        placeholder={w.list.searchPlaceholder}
+        placeholder={placeholder ?? w.list.searchPlaceholder}
         value={value}
         onChange={setValue}
         clearable={false}

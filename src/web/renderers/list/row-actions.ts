@@ -1,5 +1,5 @@
 import { useCallback, useRef, useState } from 'react';
-import { confirm, toast } from '../../feedback';
+import { alert, confirm, toast } from '../../feedback';
 import { busyWhile } from '../../feedback/busy';
 import { OPERATIONS } from '../../../api/generated/operations.gen';
 import type { OperationId } from '../../../api/operations';
@@ -38,9 +38,34 @@ export function splitForSwipe<A>(actions: readonly A[], max: number): { swipe: A
 
 type Run = ReturnType<typeof useOperationRunner>['run'];
 
-// Generic in K, so the row's arguments are checked as the arguments of that very operation.
-const send = <R, K extends OperationId>(run: Run, call: ActionCall<R, K>, row: R) =>
-  run(call.operation, call.args(row));
+/**
+ * Generic in K, so the row's arguments are checked as the arguments of that very operation. Answers whether it
+ * succeeded and, for a call with `show` or a refusal of one with `refusalTitle`, the dialog to show once the wait is
+ * over (shown before the busy indicator leaves, it would sit under it).
+ */
+async function send<R, K extends OperationId>(
+  run: Run,
+  call: ActionCall<R, K>,
+  row: R,
+): Promise<{ ok: boolean; dialog?: { title: string; content: string } }> {
+  const { refusalTitle } = call;
+  let refusal: string | undefined;
+  const outcome = await run(
+    call.operation,
+    call.args(row),
+    refusalTitle
+      ? {
+          report: (error) => {
+            refusal = error.message;
+            return true;
+          },
+        }
+      : {},
+  );
+  if (!outcome.ok)
+    return { ok: false, ...(refusalTitle && refusal ? { dialog: { title: refusalTitle, content: refusal } } : {}) };
+  return { ok: true, ...(call.show ? { dialog: call.show(outcome.data, row) } : {}) };
+}
 
 /** Runs a call action after its confirmation; answers true when it changed something (the list then reloads). */
 export function useRowAction() {
@@ -57,9 +82,12 @@ export function useRowAction() {
         return false;
       // A quiet call (marking a notice read behind its dialog) has nothing to wait for on screen.
       const stopBusy = options.quiet || options.ownBusy ? undefined : busyWhile();
-      const outcome = await send(run, action.call, row).finally(stopBusy);
-      if (outcome.ok && !options.quiet) toast(action.done ?? w.list.done, 'success');
-      return outcome.ok;
+      const { ok, dialog } = await send(run, action.call, row).finally(stopBusy);
+      if (dialog) await alert(dialog.title, dialog.content);
+      else if (ok && !options.quiet) toast(action.done ?? w.list.done, 'success');
+      // A refusal worth a dialog says the record is not what the screen showed (a balance spent, a refund given back):
+      // the screen reads it again, as after a success.
+      return ok || (dialog !== undefined && action.call.refusalTitle !== undefined);
     },
     [run],
   );
